@@ -1,0 +1,81 @@
+/**
+ * Error classes grouped by what the caller should do with them. `src/cli/main.ts` is the only
+ * place that turns them into exit codes; everything else throws or returns them with context.
+ *
+ * Messages never contain secrets: API keys are never interpolated, URLs are passed through
+ * `redactUrl` before they are put in a message.
+ */
+
+/** Context attached to errors so an operator can tell where something went wrong. */
+export interface ErrorContext {
+  readonly account?: string;
+  readonly stream?: string;
+  readonly window?: string;
+  readonly page?: number;
+  readonly method?: string;
+  readonly path?: string;
+  readonly status?: number;
+  readonly platformMessage?: string;
+}
+
+/** Base class of every error this project throws on purpose. */
+export class EtlError extends Error {
+  readonly context: ErrorContext;
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.context = context;
+  }
+}
+
+/** Bad flag, bad config, missing env var, unreachable or malformed database URL: nothing was done (exit 2). */
+export class UsageError extends EtlError {}
+
+/** The platform refused the credentials (401): stop every stream of this account (exit 2 when nothing else ran). */
+export class AuthError extends EtlError {}
+
+/** The key lacks a permission (403): skip this stream for this account, others go on. */
+export class PermissionError extends EtlError {}
+
+/** A transient failure worth another attempt (429, 5xx, network, timeout, unparseable body). */
+export class RetryableError extends EtlError {
+  /** Seconds the server asked us to wait (Retry-After), if any. */
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    message: string,
+    context: ErrorContext = {},
+    options?: { cause?: unknown; retryAfterMs?: number },
+  ) {
+    super(message, context, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/** The slice (one window of one stream of one account) cannot be loaded this run; it stays open. */
+export class SliceError extends EtlError {}
+
+/** Another process holds the advisory lock of a stream this run needs (exit 4). */
+export class LockHeldError extends EtlError {}
+
+/** A migration file that was already applied has changed on disk (exit 2). */
+export class MigrationChecksumError extends UsageError {}
+
+/** Removes credentials from a URL (userinfo password, `appid`/`api_key`/`key` query params) for messages and logs. */
+export function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password) url.password = "***";
+    for (const name of ["appid", "api_key", "key", "token", "password"]) {
+      if (url.searchParams.has(name)) url.searchParams.set(name, "***");
+    }
+    return url.toString();
+  } catch {
+    return "<unparseable url>";
+  }
+}
+
+/** A short one-line description of any thrown value, for logs and the CLI's last line. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

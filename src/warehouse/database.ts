@@ -1,0 +1,92 @@
+import type { ColumnType, Generated } from "kysely";
+
+/**
+ * The warehouse as Kysely sees it: one interface per table. Landing tables of schema `platform`
+ * are declared next to their streams' migrations in `platform-tables.ts`.
+ */
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<unknown, string, string>;
+
+/** etl.runs: one row per CLI invocation that touches data. */
+export interface RunsTable {
+  id: Generated<number>;
+  command: string;
+  arguments: ColumnType<unknown, string | undefined, string>;
+  started_at: Timestamp;
+  finished_at: Date | string | null;
+  status: string;
+  exit_code: number | null;
+  host: ColumnType<string, string | undefined, string>;
+  pid: number | null;
+}
+
+/** etl.run_slices: statistics of one slice (window) of one stream of one account in one run. */
+export interface RunSlicesTable {
+  id: Generated<number>;
+  run_id: number;
+  account: string;
+  stream: string;
+  slice: string;
+  window_start: ColumnType<string | null, string | null | undefined, string | null>;
+  window_end: ColumnType<string | null, string | null | undefined, string | null>;
+  status: "succeeded" | "failed" | "skipped";
+  requests: ColumnType<number, number | undefined, number>;
+  retries: ColumnType<number, number | undefined, number>;
+  rows_fetched: ColumnType<number, number | undefined, number>;
+  rows_inserted: ColumnType<number, number | undefined, number>;
+  rows_updated: ColumnType<number, number | undefined, number>;
+  rows_unchanged: ColumnType<number, number | undefined, number>;
+  rows_deleted: ColumnType<number, number | undefined, number>;
+  rows_rejected: ColumnType<number, number | undefined, number>;
+  started_at: Timestamp;
+  finished_at: Timestamp;
+  error: string | null;
+}
+
+/** etl.stream_state: the set of completed windows per (account, stream). */
+export interface StreamStateTable {
+  account: string;
+  stream: string;
+  window_start: ColumnType<string, string, string>;
+  window_end: ColumnType<string, string, string>;
+  completed_at: Timestamp;
+  run_id: number | null;
+}
+
+/** etl.rejects: rows that failed validation, with the raw JSON and the zod issues. */
+export interface RejectsTable {
+  id: Generated<number>;
+  run_id: number | null;
+  account: string;
+  stream: string;
+  slice: string;
+  raw: Json;
+  issues: Json;
+  received_at: Timestamp;
+  replayed_at: Date | string | null;
+}
+
+/** etl.tracked_requests: asynchronous platform requests (transcriptions, validations) being polled. */
+export interface TrackedRequestsTable {
+  kind: string;
+  account: string;
+  external_id: string;
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  last_error: string | null;
+}
+
+/** The control tables of schema `etl`. */
+export interface EtlTables {
+  "etl.runs": RunsTable;
+  "etl.run_slices": RunSlicesTable;
+  "etl.stream_state": StreamStateTable;
+  "etl.rejects": RejectsTable;
+  "etl.tracked_requests": TrackedRequestsTable;
+}
+
+/** Every table the code queries through Kysely. Landing tables are reached through `sql` by stream name. */
+export type Database = EtlTables;

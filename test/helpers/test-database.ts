@@ -1,0 +1,48 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { migrateToLatest } from "../../src/warehouse/migrate.js";
+
+/** A database of its own for one test file: URL, an open warehouse, and a way to drop it. */
+export interface TestDatabase {
+  readonly url: string;
+  readonly name: string;
+  readonly warehouse: Warehouse;
+  drop(): Promise<void>;
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: inject("adminUrl") });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** URL of database `name` on the test server. */
+export function testDatabaseUrl(name: string): string {
+  const url = new URL(inject("adminUrl"));
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates an empty database (optionally migrated) and opens it. */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = testDatabaseUrl(name);
+  const warehouse = await connectWarehouse(url);
+  if (options.migrate !== false) await migrateToLatest(warehouse.db);
+  return {
+    url,
+    name,
+    warehouse,
+    drop: async () => {
+      await warehouse.close();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * Two projects: `unit` (pure, no I/O beyond memory) and `integration` (a real Postgres, the sandbox
+ * over real HTTP, child processes). Integration files each get their own database, so they run in
+ * parallel; the global setup starts one embedded Postgres for the whole run (or uses TEST_DATABASE_URL).
+ */
+export default defineConfig({
+  test: {
+    reporters: ["default"],
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/helpers/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: "forks",
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
