@@ -1,0 +1,213 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { UsageError } from "./errors.js";
+import { Secret } from "./secret.js";
+
+/** Streams the loader knows; the registry in src/streams maps each name to its definition. */
+export const KNOWN_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a date YYYY-MM-DD");
+
+const rateSchema = z.strictObject({
+  requests_per_second: z.number().positive().default(10),
+  burst: z.number().int().positive().default(20),
+  concurrency: z.number().int().positive().max(64).default(4),
+});
+
+const accountSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "expected lower-case letters, digits, - or _"),
+  base_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
+  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "expected the NAME of an environment variable"),
+  rate: rateSchema.prefault({}),
+  streams: z.array(z.enum(KNOWN_STREAMS)).optional(),
+});
+
+/** The YAML file's schema (snake_case, as users write it). */
+export const configFileSchema = z.strictObject({
+  accounts: z.array(accountSchema).default([]),
+  streams: z
+    .array(z.enum(KNOWN_STREAMS))
+    .min(1)
+    .default([...KNOWN_STREAMS]),
+  start_date: isoDate.optional(),
+  window_days: z.number().int().min(1).max(31).default(1),
+  lookback_days: z.number().int().min(0).max(60).default(3),
+  per_page: z.number().int().min(1).max(1000).default(100),
+  timeouts: z
+    .strictObject({
+      connect_ms: z.number().int().positive().default(10_000),
+      total_ms: z.number().int().positive().default(60_000),
+    })
+    .prefault({}),
+  retry: z
+    .strictObject({
+      max_attempts: z.number().int().min(1).max(20).default(6),
+      max_total_wait_ms: z.number().int().positive().default(120_000),
+    })
+    .prefault({}),
+  embedded_dir: z.string().default(".telecom-etl/postgres"),
+});
+
+/** The config file as written. */
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** One platform account, with its key resolved from the environment. */
+export interface AccountConfig {
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly apiKeyEnv: string;
+  readonly apiKey: Secret;
+  readonly rate: { readonly requestsPerSecond: number; readonly burst: number; readonly concurrency: number };
+  readonly streams: readonly string[];
+}
+
+/** The effective configuration every command works from. */
+export interface EtlConfig {
+  readonly accounts: readonly AccountConfig[];
+  readonly startDate: string | undefined;
+  readonly windowDays: number;
+  readonly lookbackDays: number;
+  readonly perPage: number;
+  readonly timeouts: { readonly connectMs: number; readonly totalMs: number };
+  readonly retry: { readonly maxAttempts: number; readonly maxTotalWaitMs: number };
+  readonly databaseUrl: string | undefined;
+  readonly embeddedDir: string;
+  /** Where the file came from, if any. */
+  readonly source: string | undefined;
+}
+
+/** Turns zod issues into one line each: `config: accounts.0.base_url: expected an http(s) URL`. */
+export function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => `${prefix}: ${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`)
+    .join("\n");
+}
+
+/** Environment variables that override the file (documented in the README). */
+function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const overrides: Record<string, unknown> = {};
+  const number = (name: string) => (env[name] === undefined ? undefined : Number(env[name]));
+  if (env.TELECOM_ETL_START_DATE) overrides.start_date = env.TELECOM_ETL_START_DATE;
+  if (env.TELECOM_ETL_WINDOW_DAYS) overrides.window_days = number("TELECOM_ETL_WINDOW_DAYS");
+  if (env.TELECOM_ETL_LOOKBACK_DAYS) overrides.lookback_days = number("TELECOM_ETL_LOOKBACK_DAYS");
+  if (env.TELECOM_ETL_STREAMS) overrides.streams = env.TELECOM_ETL_STREAMS.split(",").map((s) => s.trim());
+  return overrides;
+}
+
+/**
+ * Reads and validates the configuration: the YAML file (from `--config`, TELECOM_ETL_CONFIG, or
+ * ./telecom-etl.yaml when present), then env overrides. With no accounts in the file,
+ * TELECOM_API_URL + TELECOM_API_KEY define a single account `default`. Every problem is a
+ * UsageError with one line per issue; secrets only ever come from the environment.
+ */
+export async function loadConfig(
+  options: { file?: string | undefined; databaseUrl?: string | undefined; requireAccounts?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<EtlConfig> {
+  const file =
+    options.file ??
+    env.TELECOM_ETL_CONFIG ??
+    (existsSync("telecom-etl.yaml") ? "telecom-etl.yaml" : undefined);
+  let raw: unknown = {};
+  if (file) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch {
+      throw new UsageError(`config: cannot read ${file}; check --config or TELECOM_ETL_CONFIG`);
+    }
+    try {
+      raw = parseYaml(text) ?? {};
+    } catch (error) {
+      throw new UsageError(`config: ${file} is not valid YAML: ${(error as Error).message.split("\n")[0]}`);
+    }
+    if (typeof raw !== "object" || Array.isArray(raw))
+      throw new UsageError(`config: ${file} must be a YAML mapping`);
+  }
+  const merged = { ...(raw as Record<string, unknown>), ...envOverrides(env) };
+  if (!(merged.accounts as unknown[] | undefined)?.length && env.TELECOM_API_URL) {
+    merged.accounts = [{ name: "default", base_url: env.TELECOM_API_URL, api_key_env: "TELECOM_API_KEY" }];
+  }
+  const parsed = configFileSchema.safeParse(merged);
+  if (!parsed.success) throw new UsageError(formatIssues("config", parsed.error.issues));
+  const cfg = parsed.data;
+  if (options.requireAccounts !== false && cfg.accounts.length === 0) {
+    throw new UsageError(
+      "config: no accounts; set TELECOM_API_URL and TELECOM_API_KEY, or list accounts in telecom-etl.yaml",
+    );
+  }
+  const names = new Set<string>();
+  const accounts = cfg.accounts.map((account, index): AccountConfig => {
+    if (names.has(account.name))
+      throw new UsageError(`config: accounts.${index}.name: duplicate name ${account.name}`);
+    names.add(account.name);
+    const key = env[account.api_key_env];
+    if (options.requireAccounts !== false && !key) {
+      throw new UsageError(`account ${account.name}: env var ${account.api_key_env} is not set`);
+    }
+    return {
+      name: account.name,
+      baseUrl: account.base_url.replace(/\/+$/, ""),
+      apiKeyEnv: account.api_key_env,
+      apiKey: new Secret(key ?? ""),
+      rate: {
+        requestsPerSecond: account.rate.requests_per_second,
+        burst: account.rate.burst,
+        concurrency: account.rate.concurrency,
+      },
+      streams: account.streams ?? cfg.streams,
+    };
+  });
+  return {
+    accounts,
+    startDate: cfg.start_date,
+    windowDays: cfg.window_days,
+    lookbackDays: cfg.lookback_days,
+    perPage: cfg.per_page,
+    timeouts: { connectMs: cfg.timeouts.connect_ms, totalMs: cfg.timeouts.total_ms },
+    retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
+    databaseUrl: options.databaseUrl ?? env.DATABASE_URL,
+    embeddedDir: cfg.embedded_dir,
+    source: file,
+  };
+}
+
+/** The effective configuration with secrets replaced, for `config show` and logs. */
+export function redactedConfig(config: EtlConfig): Record<string, unknown> {
+  const databaseUrl = config.databaseUrl ? redactDatabaseUrl(config.databaseUrl) : "(embedded)";
+  return {
+    source: config.source ?? "(none: defaults and environment)",
+    database_url: databaseUrl,
+    embedded_dir: config.embeddedDir,
+    start_date: config.startDate ?? "(30 days before the first run)",
+    window_days: config.windowDays,
+    lookback_days: config.lookbackDays,
+    per_page: config.perPage,
+    timeouts: { connect_ms: config.timeouts.connectMs, total_ms: config.timeouts.totalMs },
+    retry: { max_attempts: config.retry.maxAttempts, max_total_wait_ms: config.retry.maxTotalWaitMs },
+    accounts: config.accounts.map((a) => ({
+      name: a.name,
+      base_url: a.baseUrl,
+      api_key_env: a.apiKeyEnv,
+      api_key: a.apiKey.reveal() ? "*** (set)" : "(not set)",
+      rate: {
+        requests_per_second: a.rate.requestsPerSecond,
+        burst: a.rate.burst,
+        concurrency: a.rate.concurrency,
+      },
+      streams: a.streams,
+    })),
+  };
+}
+
+function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(malformed)";
+  }
+}
