@@ -1,0 +1,248 @@
+/**
+ * The platform's HTTP client for one account: Bearer auth, connect and total timeouts, keep-alive,
+ * retries with backoff and Retry-After, every attempt through the key's rate budget, and statuses
+ * mapped by `response-outcome.ts`. Nothing it throws or logs contains the API key.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import type { LookupFunction } from "node:net";
+import { type ErrorContext, RetryableError, redactUrl, UsageError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
+import { createKeepAliveAgent, requestOnce, TransportError } from "./http-transport.js";
+import type { RateBudget } from "./rate-budget.js";
+import {
+  classifyResponse,
+  describeRequest,
+  platformMessageOf,
+  type RequestContext,
+} from "./response-outcome.js";
+import { parseRetryAfter, type RetryPolicy, withRetry } from "./retry-policy.js";
+
+/** Connect timeout (new sockets: DNS + TCP) and total timeout (until the body's last byte) of every attempt. */
+export interface ApiTimeouts {
+  readonly connectMs?: number;
+  readonly totalMs?: number;
+}
+
+/** Everything one account's client needs; side effects (`sleep`, `clock`, `random`, `lookup`) are injectable. */
+export interface ApiClientOptions {
+  /** Base URL of the platform for this account, for example `https://api.example.com`. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** Account name as configured; appears in messages and error context. */
+  readonly account: string;
+  /** Env var the key came from, named in the 401 message. */
+  readonly apiKeyEnvVar?: string;
+  /** The rate budget of this API key, shared with every other client of the same key. */
+  readonly budget?: RateBudget;
+  readonly timeouts?: ApiTimeouts;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly sleep?: Sleep;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+  readonly log?: Logger;
+  /** DNS resolver for new connections; default the system's. */
+  readonly lookup?: LookupFunction;
+  /** Sockets kept per host; default the budget's concurrency, or 8. */
+  readonly maxSockets?: number;
+  /** Bodies larger than this fail the attempt. Default 64 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/** Query parameters; undefined and null values are left out. */
+export type Query = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+/** Per-request options of {@link ApiClient.getJson}. */
+export interface GetJsonOptions {
+  /** Stream on whose behalf the request is made (messages and error context). */
+  readonly stream?: string;
+  /** Permission the stream needs, named when the platform answers 403 (for example `billing:read`). */
+  readonly permission?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** A 2xx (body parsed JSON, null for 204) or a 404 (body parsed if it was JSON, else the text). */
+export interface ApiResponse {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** The platform client of one account. */
+export interface ApiClient {
+  readonly account: string;
+  /**
+   * GETs `path` (relative to the base URL, starting with `/`) and returns 2xx and 404 responses;
+   * throws AuthError (401), PermissionError (403), SliceError (400/422/other 4xx, or
+   * RetriesExhaustedError once retries of 429/5xx/network/timeouts/bad bodies run out).
+   */
+  getJson(path: string, query?: Query, options?: GetJsonOptions): Promise<ApiResponse>;
+  /** Closes idle keep-alive sockets; call once the run is done. */
+  close(): void;
+}
+
+/** Default timeouts: 10 s to connect, 60 s for the whole response. */
+export const DEFAULT_TIMEOUTS = { connectMs: 10_000, totalMs: 60_000 } as const;
+
+/** Creates the client of one account. */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const base = parseBaseUrl(options.baseUrl);
+  if (options.apiKey.trim() === "") {
+    throw new UsageError(`account ${options.account}: the API key is empty`);
+  }
+  const connectMs = options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs;
+  const totalMs = options.timeouts?.totalMs ?? DEFAULT_TIMEOUTS.totalMs;
+  const sleep = options.sleep ?? realSleep;
+  const clock = options.clock ?? systemClock;
+  const budget = options.budget;
+  const agent = createKeepAliveAgent(base.protocol, options.maxSockets ?? budget?.concurrency ?? 8);
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const headers = {
+    authorization: `Bearer ${options.apiKey}`,
+    accept: "application/json",
+    "accept-encoding": "gzip, deflate, br",
+    "user-agent": "telecom-etl",
+  };
+  const scrub = (text: string | undefined) =>
+    text === undefined ? undefined : scrubSecret(text, options.apiKey);
+
+  async function attempt(
+    url: URL,
+    request: RequestContext,
+    signal: AbortSignal | undefined,
+  ): Promise<ApiResponse> {
+    const context: ErrorContext = {
+      account: request.account,
+      stream: request.stream,
+      method: request.method,
+      path: request.path,
+    };
+    let raw: Awaited<ReturnType<typeof requestOnce>>;
+    try {
+      raw = await requestOnce(url, {
+        headers,
+        agent,
+        connectMs,
+        totalMs,
+        maxBodyBytes,
+        lookup: options.lookup,
+        signal,
+      });
+    } catch (error) {
+      if (error instanceof TransportError) {
+        throw new RetryableError(`${describeRequest(request)}: ${scrub(error.message)}`, context, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    const text = raw.body.toString("utf8");
+    let body: unknown = null;
+    let parsed = true;
+    if (text.trim() !== "") {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        parsed = false;
+        body = text;
+      }
+    } else {
+      parsed = raw.status === 204;
+    }
+    const message = scrub(parsed ? platformMessageOf(body) : snippet(text));
+    const retryAfterMs = parseRetryAfter(headerValue(raw.headers["retry-after"]), clock.now());
+    const outcome = classifyResponse(raw.status, message, request, retryAfterMs);
+    if (outcome.kind === "error") throw outcome.error;
+    if (outcome.kind === "ok" && !parsed) {
+      throw new RetryableError(
+        `${describeRequest(request)}: unparseable JSON body (HTTP ${raw.status}, ${raw.body.length} bytes)`,
+        { ...context, status: raw.status },
+      );
+    }
+    return { status: raw.status, body, headers: raw.headers };
+  }
+
+  return {
+    account: options.account,
+    getJson(path, query = {}, requestOptions = {}) {
+      const url = buildUrl(base, path, query);
+      const display = new URL(redactUrl(url.toString()));
+      const request: RequestContext = {
+        account: options.account,
+        stream: requestOptions.stream,
+        method: "GET",
+        path: display.pathname + display.search,
+        permission: requestOptions.permission,
+        apiKeyEnvVar: options.apiKeyEnvVar,
+      };
+      const signal = requestOptions.signal;
+      const once = () => attempt(url, request, signal);
+      return withRetry(() => (budget === undefined ? once() : budget.schedule(once, signal)), {
+        sleep,
+        random: options.random,
+        policy: options.retry,
+        signal,
+        onRetry: (event) => {
+          const fields = {
+            account: options.account,
+            stream: requestOptions.stream,
+            attempt: event.attempt,
+            delayMs: event.delayMs,
+            error: event.error.message,
+          };
+          if (event.error.context.status === 429) options.log?.debug(fields, "request throttled, retrying");
+          else options.log?.warn(fields, "request failed, retrying");
+        },
+      });
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
+
+/** Joins base URL and path and appends the query; refuses `appid` (Bearer is the only auth we send). */
+export function buildUrl(base: URL, path: string, query: Query): URL {
+  if (!path.startsWith("/")) throw new UsageError(`API path must start with "/", got "${path}"`);
+  const url = new URL(base.toString().replace(/\/+$/, "") + path);
+  for (const [name, value] of Object.entries(query)) {
+    if (name.toLowerCase() === "appid")
+      throw new UsageError("the appid query parameter is never sent: Bearer auth only");
+    if (value === undefined || value === null) continue;
+    url.searchParams.append(name, String(value));
+  }
+  return url;
+}
+
+function parseBaseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`API base URL is not a URL: ${redactUrl(raw)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`API base URL must be http or https: ${redactUrl(raw)}`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new UsageError(`API base URL must not carry credentials: ${redactUrl(raw)}`);
+  }
+  url.search = "";
+  url.hash = "";
+  return url;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A short, single-line excerpt of a non-JSON body (an HTML error page from a proxy, say). */
+function snippet(text: string): string | undefined {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat === "" ? undefined : flat.slice(0, 200);
+}
+
+/** Replaces every occurrence of the key, in case the platform echoes it back in a message. */
+export function scrubSecret(text: string, secret: string): string {
+  return secret.length < 4 ? text : text.split(secret).join("***");
+}

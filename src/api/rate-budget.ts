@@ -1,0 +1,214 @@
+/**
+ * The rate budget of one API key, shared by every stream that uses the key: a token bucket
+ * (requests per second + burst) and a concurrency limit, with an adaptive rate (AIMD) that backs off
+ * when the platform answers 429 and creeps back up after runs of successes.
+ */
+import pLimit, { type LimitFunction } from "p-limit";
+import { EtlError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { Clock, Sleep } from "../ports.js";
+
+/** Knobs of a {@link RateBudget}; only `maxRatePerSecond`, `clock` and `sleep` are required. */
+export interface RateBudgetOptions {
+  /** The configured maximum rate; the adaptive rate never goes above it. */
+  readonly maxRatePerSecond: number;
+  /** Tokens the bucket holds when idle (requests that may start back to back). Default 1. */
+  readonly burst?: number;
+  /** Requests in flight at once for this key. Default 4. */
+  readonly concurrency?: number;
+  /** Rate to start at. Default `maxRatePerSecond`. */
+  readonly initialRatePerSecond?: number;
+  /** The rate is never cut below this. Default 0.5 (or the max, if lower). */
+  readonly minRatePerSecond?: number;
+  /** Multiplicative decrease on a 429. Default 0.5. */
+  readonly decreaseFactor?: number;
+  /** Additive increase after a run of successes, in requests/s. Default max(0.1, max/40). */
+  readonly increaseStep?: number;
+  /** Consecutive successes that earn one increase. Default 10. */
+  readonly successesPerIncrease?: number;
+  /** Which failures of a scheduled call mean "slow down". Default: an EtlError whose context.status is 429. */
+  readonly isThrottle?: (error: unknown) => boolean;
+  /** Label used in log lines (for example the account name; never the key). */
+  readonly label?: string;
+  readonly clock: Clock;
+  readonly sleep: Sleep;
+  readonly log?: Logger;
+}
+
+/** Counters of a budget, for logs and run summaries. */
+export interface RateBudgetStats {
+  readonly currentRate: number;
+  readonly maxRate: number;
+  readonly scheduled: number;
+  readonly succeeded: number;
+  readonly throttled: number;
+  readonly decreases: number;
+  readonly increases: number;
+}
+
+/** One object per API key; every request made with that key goes through {@link RateBudget.schedule}. */
+export interface RateBudget {
+  /** The adaptive rate now, in requests per second. */
+  readonly currentRate: number;
+  /** The concurrency limit (requests in flight). */
+  readonly concurrency: number;
+  /** Runs `fn` when a concurrency slot and a token are free; its outcome feeds the adaptive rate. */
+  schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Counters so far. */
+  stats(): RateBudgetStats;
+}
+
+/** True when a failure is the platform asking us to slow down (HTTP 429). */
+export function isThrottleError(error: unknown): boolean {
+  return error instanceof EtlError && error.context.status === 429;
+}
+
+/** Creates the rate budget of one API key. */
+export function createRateBudget(options: RateBudgetOptions): RateBudget {
+  return new AdaptiveRateBudget(options);
+}
+
+/** Token bucket + p-limit + AIMD. Time only through the injected clock and sleep. */
+class AdaptiveRateBudget implements RateBudget {
+  readonly concurrency: number;
+  readonly #maxRate: number;
+  readonly #minRate: number;
+  readonly #burst: number;
+  readonly #decreaseFactor: number;
+  readonly #increaseStep: number;
+  readonly #successesPerIncrease: number;
+  readonly #isThrottle: (error: unknown) => boolean;
+  readonly #limit: LimitFunction;
+  readonly #options: RateBudgetOptions;
+  #rate: number;
+  /** Tokens may go negative: a negative balance is the queue of reservations already handed out. */
+  #tokens: number;
+  #refilledAt: number;
+  /** Bumped on every decrease; 429s of calls started in an older epoch do not cut again. */
+  #epoch = 0;
+  /** Rate at which the last 429 came; increases are quick up to just below it and cautious beyond. */
+  #ceiling: number | undefined;
+  #successRun = 0;
+  #scheduled = 0;
+  #succeeded = 0;
+  #throttled = 0;
+  #decreases = 0;
+  #increases = 0;
+
+  constructor(options: RateBudgetOptions) {
+    const max = options.maxRatePerSecond;
+    if (!(max > 0) || !Number.isFinite(max)) throw new RangeError(`maxRatePerSecond must be > 0, got ${max}`);
+    this.#options = options;
+    this.#maxRate = max;
+    this.#minRate = Math.min(max, options.minRatePerSecond ?? 0.5);
+    this.#burst = Math.max(1, options.burst ?? 1);
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
+    this.#decreaseFactor = options.decreaseFactor ?? 0.5;
+    if (!(this.#decreaseFactor > 0 && this.#decreaseFactor < 1)) {
+      throw new RangeError(`decreaseFactor must be in (0, 1), got ${this.#decreaseFactor}`);
+    }
+    this.#increaseStep = options.increaseStep ?? Math.max(0.1, max / 40);
+    this.#successesPerIncrease = Math.max(1, Math.floor(options.successesPerIncrease ?? 10));
+    this.#isThrottle = options.isThrottle ?? isThrottleError;
+    this.#rate = clamp(options.initialRatePerSecond ?? max, this.#minRate, max);
+    this.#tokens = this.#burst;
+    this.#refilledAt = options.clock.now();
+    this.#limit = pLimit(this.concurrency);
+  }
+
+  get currentRate(): number {
+    return this.#rate;
+  }
+
+  schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    this.#scheduled++;
+    return this.#limit(async () => {
+      signal?.throwIfAborted();
+      const waitMs = this.#reserve();
+      if (waitMs > 0) await this.#options.sleep(waitMs, signal);
+      const epoch = this.#epoch;
+      try {
+        const result = await fn();
+        this.#onSuccess(epoch);
+        return result;
+      } catch (error) {
+        if (this.#isThrottle(error)) this.#onThrottle(epoch);
+        throw error;
+      }
+    });
+  }
+
+  stats(): RateBudgetStats {
+    return {
+      currentRate: this.#rate,
+      maxRate: this.#maxRate,
+      scheduled: this.#scheduled,
+      succeeded: this.#succeeded,
+      throttled: this.#throttled,
+      decreases: this.#decreases,
+      increases: this.#increases,
+    };
+  }
+
+  /** Takes one token and returns how long to wait until it is really ours (0 when one was in the bucket). */
+  #reserve(): number {
+    this.#refill();
+    this.#tokens -= 1;
+    return this.#tokens >= 0 ? 0 : Math.ceil((-this.#tokens / this.#rate) * 1000);
+  }
+
+  #refill(): void {
+    const now = this.#options.clock.now();
+    const elapsed = Math.max(0, now - this.#refilledAt);
+    this.#tokens = Math.min(this.#burst, this.#tokens + (elapsed / 1000) * this.#rate);
+    this.#refilledAt = now;
+  }
+
+  #onSuccess(epoch: number): void {
+    this.#succeeded++;
+    if (epoch !== this.#epoch) return;
+    this.#successRun++;
+    if (this.#successRun < this.#successesPerIncrease || this.#rate >= this.#maxRate) return;
+    this.#successRun = 0;
+    const ceiling = this.#ceiling;
+    const target = ceiling === undefined ? this.#maxRate : ceiling * 0.9;
+    // Below the rate that was refused last time, close half the gap at once; beyond it, probe slowly.
+    const step =
+      this.#rate < target ? Math.max(this.#increaseStep, (target - this.#rate) / 2) : this.#increaseStep;
+    this.#setRate(Math.min(this.#maxRate, this.#rate + step));
+    this.#increases++;
+    this.#options.log?.debug(
+      { budget: this.#options.label, rate: round(this.#rate) },
+      "rate budget: raised rate",
+    );
+  }
+
+  #onThrottle(epoch: number): void {
+    this.#throttled++;
+    this.#successRun = 0;
+    if (epoch !== this.#epoch) return;
+    this.#epoch++;
+    this.#ceiling = this.#rate;
+    this.#setRate(Math.max(this.#minRate, this.#rate * this.#decreaseFactor));
+    // Saved-up burst would defeat the cut: the next request waits a full interval of the new rate.
+    this.#tokens = Math.min(this.#tokens, 0);
+    this.#decreases++;
+    this.#options.log?.info(
+      { budget: this.#options.label, rate: round(this.#rate), refusedAt: round(this.#ceiling) },
+      "rate budget: platform answered 429, rate cut",
+    );
+  }
+
+  #setRate(rate: number): void {
+    this.#refill();
+    this.#rate = rate;
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
