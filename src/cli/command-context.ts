@@ -1,0 +1,108 @@
+import os from "node:os";
+import { type EtlConfig, loadConfig } from "../config.js";
+import { createLogger, type Logger, type LogLevel } from "../log.js";
+import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
+import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
+import { type MigrateResult, migrateToLatest } from "../warehouse/migrate.js";
+import type { ExitCode } from "./exit-codes.js";
+
+/** Options every command accepts (see `telecom-etl --help`). */
+export interface GlobalOptions {
+  readonly config?: string;
+  readonly databaseUrl?: string;
+  readonly logLevel: LogLevel;
+  readonly json: boolean;
+}
+
+/** What a command body works with: nothing global, everything passed in. */
+export interface CommandContext {
+  readonly config: EtlConfig;
+  readonly warehouse: Warehouse;
+  readonly log: Logger;
+  /** Aborted on SIGINT/SIGTERM: stop at the next safe point (between transactions). */
+  readonly signal: AbortSignal;
+  readonly json: boolean;
+  readonly host: string;
+  /** The migrations this command applied before starting (empty when the schema was current). */
+  readonly migrated: MigrateResult | undefined;
+  /** Writes a line of the command's result to stdout. */
+  out(line: string): void;
+}
+
+/** How a command wants its context set up. */
+export interface ContextNeeds {
+  /** The command talks to the platform, so at least one account with its key must be configured. */
+  readonly accounts: boolean;
+  /** Apply pending migrations first (data commands); false leaves the schema alone. */
+  readonly migrate: boolean;
+}
+
+/** Process-wide pieces the CLI entry point owns: the abort signal and the resources to release on exit. */
+export interface Runtime {
+  readonly signal: AbortSignal;
+  /** Registers a cleanup run on exit, including after SIGINT/SIGTERM; returns an unregister function. */
+  onCleanup(cleanup: () => Promise<void>): () => void;
+  /** The logger, created from the global options the first time it is asked for. */
+  logger(options: GlobalOptions): Logger;
+  /** Records the command's exit code (the entry point exits with it). */
+  setExitCode(code: ExitCode): void;
+}
+
+/** Opens the warehouse the config names, or starts (or joins) the embedded one. */
+export async function openWarehouse(
+  config: EtlConfig,
+  log: Logger,
+  runtime: Runtime,
+): Promise<{ warehouse: Warehouse; embedded: EmbeddedWarehouse | undefined }> {
+  if (config.databaseUrl)
+    return { warehouse: await connectWarehouse(config.databaseUrl), embedded: undefined };
+  const embedded = await startEmbeddedWarehouse({ dir: config.embeddedDir, log });
+  const unregister = runtime.onCleanup(() => embedded.stop());
+  try {
+    const warehouse = await connectWarehouse(embedded.url);
+    return { warehouse, embedded: { ...embedded, stop: async () => (unregister(), embedded.stop()) } };
+  } catch (error) {
+    unregister();
+    await embedded.stop();
+    throw error;
+  }
+}
+
+/**
+ * Runs a command body with its context: config loaded and validated, warehouse open (embedded when
+ * no DATABASE_URL), schema migrated if asked, and everything released afterwards, on errors and
+ * on interruption alike.
+ */
+export async function withCommandContext(
+  options: GlobalOptions,
+  runtime: Runtime,
+  needs: ContextNeeds,
+  body: (context: CommandContext) => Promise<ExitCode>,
+): Promise<ExitCode> {
+  const log = runtime.logger(options);
+  const config = await loadConfig({
+    file: options.config,
+    databaseUrl: options.databaseUrl,
+    requireAccounts: needs.accounts,
+  });
+  const { warehouse, embedded } = await openWarehouse(config, log, runtime);
+  const unregister = runtime.onCleanup(() => warehouse.close());
+  try {
+    const migrated = needs.migrate ? await migrateToLatest(warehouse.db) : undefined;
+    if (migrated?.applied.length) log.info({ applied: migrated.applied }, "applied migrations");
+    return await body({
+      config,
+      warehouse,
+      log,
+      signal: runtime.signal,
+      json: options.json,
+      host: os.hostname(),
+      migrated,
+      out: (line) => process.stdout.write(`${line}\n`),
+    });
+  } finally {
+    unregister();
+    await warehouse.close();
+    await embedded?.stop();
+  }
+}

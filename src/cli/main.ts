@@ -1,0 +1,92 @@
+import { Command, CommanderError, Option } from "commander";
+import { AuthError, describeError, LockHeldError, UsageError } from "../errors.js";
+import { createLogger, LOG_LEVELS, type Logger } from "../log.js";
+import type { GlobalOptions, Runtime } from "./command-context.js";
+import { EXIT, type ExitCode } from "./exit-codes.js";
+import { registerCommands } from "./register-commands.js";
+
+/** Maps anything a command threw to an exit code. The only place that does so. */
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  if (error instanceof UsageError || error instanceof AuthError) return EXIT.usage;
+  if (error instanceof LockHeldError) return EXIT.locked;
+  return EXIT.workFailed;
+}
+
+/** Builds the commander program with global options and every command. */
+export function buildProgram(runtime: Runtime): Command {
+  const program = new Command("telecom-etl")
+    .description("Load a telecom platform's API into a Postgres warehouse and build reporting marts.")
+    .option("--config <file>", "YAML config file (default: $TELECOM_ETL_CONFIG or ./telecom-etl.yaml)")
+    .option("--database-url <url>", "PostgreSQL URL of the warehouse (default: $DATABASE_URL, else embedded)")
+    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS))
+    .option("--json", "machine-readable output for status-like commands")
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  registerCommands(program, runtime);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` and resolves to the exit code. Handles SIGINT/SIGTERM: the first
+ * aborts the command (it stops between transactions), cleanups run, and the code is 130; a second
+ * signal skips the wait.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const controller = new AbortController();
+  const cleanups = new Set<() => Promise<void>>();
+  let logger: Logger | undefined;
+  let exitCode: ExitCode = EXIT.ok;
+  const runCleanups = async () => {
+    for (const cleanup of [...cleanups].reverse()) {
+      cleanups.delete(cleanup);
+      await cleanup().catch(() => {});
+    }
+  };
+  const runtime: Runtime = {
+    signal: controller.signal,
+    onCleanup: (cleanup) => {
+      cleanups.add(cleanup);
+      return () => cleanups.delete(cleanup);
+    },
+    logger: (options: GlobalOptions) => {
+      logger ??= createLogger(options.logLevel);
+      return logger;
+    },
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  };
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) {
+      void runCleanups().finally(() => process.exit(EXIT.interrupted));
+      return;
+    }
+    interrupted = true;
+    process.stderr.write(
+      `telecom-etl: ${signal} received; stopping after the current step (again to force)\n`,
+    );
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    await buildProgram(runtime).parseAsync(argv, { from: "user" });
+    return interrupted ? EXIT.interrupted : exitCode;
+  } catch (error) {
+    if (interrupted) return EXIT.interrupted;
+    const code = exitCodeFor(error);
+    if (!(error instanceof CommanderError)) {
+      process.stderr.write(`telecom-etl: ${describeError(error)}\n`);
+      if (code === EXIT.workFailed) logger?.debug({ err: error }, "unexpected error");
+    }
+    return code;
+  } finally {
+    await runCleanups();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
