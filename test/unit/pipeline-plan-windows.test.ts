@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import {
+  isCovered,
+  mergeWindows,
+  planBackfillWindows,
+  planWindows,
+  resolveStartDate,
+  windowLabel,
+} from "../../src/pipeline/plan-windows.js";
+import { addDays, daysBetween, isUtcDay } from "../../src/pipeline/utc-days.js";
+
+const base = { windowDays: 1, lookbackDays: 3, completed: [] };
+const labels = (plan: readonly { start: string; end: string }[]) => plan.map(windowLabel);
+
+describe("utc days", () => {
+  it("does calendar arithmetic across months and leap days", () => {
+    expect(addDays("2028-02-28", 1)).toBe("2028-02-29");
+    expect(addDays("2026-03-01", -1)).toBe("2026-02-28");
+    expect(daysBetween("2026-08-01", "2026-09-01")).toBe(31);
+    expect(isUtcDay("2026-02-30")).toBe(false);
+    expect(isUtcDay("2026-2-3")).toBe(false);
+    expect(isUtcDay("2026-12-31")).toBe(true);
+  });
+});
+
+describe("planWindows", () => {
+  it("on the first run covers every day from the start up to today, oldest first; today stays open", () => {
+    const plan = planWindows({ ...base, startDate: "2026-08-01", today: "2026-08-04" });
+    expect(labels(plan)).toEqual([
+      "2026-08-01..2026-08-02",
+      "2026-08-02..2026-08-03",
+      "2026-08-03..2026-08-04",
+      "2026-08-04..2026-08-05",
+    ]);
+    expect(plan.map((w) => w.complete)).toEqual([true, true, true, false]);
+    expect(plan.map((w) => w.reason)).toEqual(["open", "open", "open", "current"]);
+  });
+
+  it("on a nightly run loads only the lookback days and today once everything before is complete", () => {
+    const completed = [{ start: "2026-08-01", end: "2026-08-20" }];
+    const plan = planWindows({ ...base, startDate: "2026-08-01", today: "2026-08-20", completed });
+    expect(labels(plan)).toEqual([
+      "2026-08-17..2026-08-18",
+      "2026-08-18..2026-08-19",
+      "2026-08-19..2026-08-20",
+      "2026-08-20..2026-08-21",
+    ]);
+    expect(plan.map((w) => w.reason)).toEqual(["lookback", "lookback", "lookback", "current"]);
+    expect(plan.slice(0, 3).every((w) => w.complete)).toBe(true);
+  });
+
+  it("never skips a failed window in the middle: it is retried, oldest first, with the lookback", () => {
+    const completed = [
+      { start: "2026-08-01", end: "2026-08-05" },
+      { start: "2026-08-06", end: "2026-08-20" },
+    ];
+    const plan = planWindows({ ...base, startDate: "2026-08-01", today: "2026-08-20", completed });
+    expect(labels(plan)[0]).toBe("2026-08-05..2026-08-06");
+    expect(plan[0]?.reason).toBe("open");
+    expect(plan).toHaveLength(5);
+  });
+
+  it("with lookback 0 loads only open windows and today", () => {
+    const completed = [{ start: "2026-08-01", end: "2026-08-10" }];
+    const plan = planWindows({
+      ...base,
+      lookbackDays: 0,
+      startDate: "2026-08-01",
+      today: "2026-08-10",
+      completed,
+    });
+    expect(labels(plan)).toEqual(["2026-08-10..2026-08-11"]);
+  });
+
+  it("cuts multi-day windows on the grid from the start date and clips the last one at today", () => {
+    const plan = planWindows({ ...base, windowDays: 7, startDate: "2026-08-01", today: "2026-08-17" });
+    expect(labels(plan)).toEqual([
+      "2026-08-01..2026-08-08",
+      "2026-08-08..2026-08-15",
+      "2026-08-15..2026-08-18",
+    ]);
+    expect(plan.map((w) => w.complete)).toEqual([true, true, false]);
+  });
+
+  it("judges completion by coverage, whatever grid the completed windows were cut on", () => {
+    const completed = [
+      { start: "2026-08-01", end: "2026-08-03" },
+      { start: "2026-08-03", end: "2026-08-08" },
+    ];
+    const plan = planWindows({
+      ...base,
+      windowDays: 7,
+      lookbackDays: 0,
+      startDate: "2026-08-01",
+      today: "2026-08-30",
+      completed,
+    });
+    expect(labels(plan)[0]).toBe("2026-08-08..2026-08-15");
+  });
+
+  it("--until caps the plan (inclusive) and windows before today still complete", () => {
+    const plan = planWindows({ ...base, startDate: "2026-08-01", today: "2026-08-20", until: "2026-08-02" });
+    expect(labels(plan)).toEqual(["2026-08-01..2026-08-02", "2026-08-02..2026-08-03"]);
+    expect(plan.every((w) => w.complete)).toBe(true);
+  });
+
+  it("--until in the future changes nothing; a start after today plans nothing", () => {
+    const a = planWindows({ ...base, startDate: "2026-08-18", today: "2026-08-20", until: "2027-01-01" });
+    expect(labels(a)).toEqual(["2026-08-18..2026-08-19", "2026-08-19..2026-08-20", "2026-08-20..2026-08-21"]);
+    expect(planWindows({ ...base, startDate: "2026-08-21", today: "2026-08-20" })).toEqual([]);
+  });
+
+  it("refuses a window size below one day", () => {
+    expect(() =>
+      planWindows({ ...base, windowDays: 0, startDate: "2026-08-01", today: "2026-08-02" }),
+    ).toThrow(RangeError);
+  });
+});
+
+describe("planBackfillWindows", () => {
+  it("is exactly [from, to], every window complete", () => {
+    const plan = planBackfillWindows({
+      from: "2026-08-03",
+      to: "2026-08-05",
+      windowDays: 1,
+      today: "2026-09-01",
+    });
+    expect(labels(plan)).toEqual([
+      "2026-08-03..2026-08-04",
+      "2026-08-04..2026-08-05",
+      "2026-08-05..2026-08-06",
+    ]);
+    expect(plan.every((w) => w.complete)).toBe(true);
+  });
+
+  it("clips at today and leaves today's window open", () => {
+    const plan = planBackfillWindows({
+      from: "2026-08-30",
+      to: "2026-09-10",
+      windowDays: 1,
+      today: "2026-08-31",
+    });
+    expect(labels(plan)).toEqual(["2026-08-30..2026-08-31", "2026-08-31..2026-09-01"]);
+    expect(plan.map((w) => w.complete)).toEqual([true, false]);
+  });
+
+  it("clips the last multi-day window at --to and refuses from after to", () => {
+    const plan = planBackfillWindows({
+      from: "2026-08-01",
+      to: "2026-08-10",
+      windowDays: 7,
+      today: "2026-09-01",
+    });
+    expect(labels(plan)).toEqual(["2026-08-01..2026-08-08", "2026-08-08..2026-08-11"]);
+    expect(() =>
+      planBackfillWindows({ from: "2026-08-02", to: "2026-08-01", windowDays: 1, today: "2026-09-01" }),
+    ).toThrow(/after/);
+  });
+});
+
+describe("resolveStartDate, mergeWindows, isCovered", () => {
+  it("prefers the configured start, then the first known window, then 30 days back", () => {
+    expect(resolveStartDate("2026-01-01", "2026-05-01", "2026-08-31")).toBe("2026-01-01");
+    expect(resolveStartDate(undefined, "2026-05-01", "2026-08-31")).toBe("2026-05-01");
+    expect(resolveStartDate(undefined, undefined, "2026-08-31")).toBe("2026-08-01");
+  });
+
+  it("merges overlapping and adjacent windows, keeps gaps", () => {
+    const merged = mergeWindows([
+      { start: "2026-08-05", end: "2026-08-06" },
+      { start: "2026-08-01", end: "2026-08-03" },
+      { start: "2026-08-03", end: "2026-08-04" },
+      { start: "2026-08-02", end: "2026-08-03" },
+    ]);
+    expect(merged).toEqual([
+      { start: "2026-08-01", end: "2026-08-04" },
+      { start: "2026-08-05", end: "2026-08-06" },
+    ]);
+    expect(isCovered({ start: "2026-08-02", end: "2026-08-04" }, merged)).toBe(true);
+    expect(isCovered({ start: "2026-08-03", end: "2026-08-06" }, merged)).toBe(false);
+  });
+});
