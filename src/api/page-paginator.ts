@@ -7,14 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { type ErrorContext, SliceError } from "../errors.js";
-
-/** The platform's pagination object. */
-export interface Pagination {
-  readonly current_page: number;
-  readonly per_page: number;
-  readonly total: number;
-  readonly total_pages: number;
-}
+import type { Pagination } from "../platform/common.js";
 
 /** One page as the stream extracted it from a response body. */
 export interface Page {

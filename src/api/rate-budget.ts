@@ -20,9 +20,11 @@ export interface RateBudgetOptions {
   readonly initialRatePerSecond?: number;
   /** The rate is never cut below this. Default 0.5 (or the max, if lower). */
   readonly minRatePerSecond?: number;
-  /** Multiplicative decrease on a 429. Default 0.5. */
+  /** Multiplicative decrease on a 429 when no limit is known yet (or it moved down). Default 0.5. */
   readonly decreaseFactor?: number;
-  /** Additive increase after a run of successes, in requests/s. Default max(0.1, max/40). */
+  /** Multiplicative decrease on a 429 near the rate of the previous 429 (a limit already found). Default 0.9. */
+  readonly nearLimitDecreaseFactor?: number;
+  /** Additive increase after a run of successes, in requests/s. Default max(0.1, max/40); 1% of a known limit at most. */
   readonly increaseStep?: number;
   /** Consecutive successes that earn one increase. Default 10. */
   readonly successesPerIncrease?: number;
@@ -58,6 +60,13 @@ export interface RateBudget {
   stats(): RateBudgetStats;
 }
 
+/** After a 429, increases close in fast up to this fraction of the refused rate. */
+const RECOVERY_TARGET = 0.95;
+/** Beyond that, each increase adds at most this fraction of the refused rate. */
+const PROBE_STEP = 0.01;
+/** A 429 at or above this fraction of the previous refused rate counts as the same limit. */
+const NEAR_LIMIT = 0.8;
+
 /** True when a failure is the platform asking us to slow down (HTTP 429). */
 export function isThrottleError(error: unknown): boolean {
   return error instanceof EtlError && error.context.status === 429;
@@ -75,6 +84,7 @@ class AdaptiveRateBudget implements RateBudget {
   readonly #minRate: number;
   readonly #burst: number;
   readonly #decreaseFactor: number;
+  readonly #nearLimitDecreaseFactor: number;
   readonly #increaseStep: number;
   readonly #successesPerIncrease: number;
   readonly #isThrottle: (error: unknown) => boolean;
@@ -88,6 +98,8 @@ class AdaptiveRateBudget implements RateBudget {
   #epoch = 0;
   /** Rate at which the last 429 came; increases are quick up to just below it and cautious beyond. */
   #ceiling: number | undefined;
+  /** Increases in a row above the refused rate. */
+  #beyondCeiling = 0;
   #successRun = 0;
   #scheduled = 0;
   #succeeded = 0;
@@ -103,10 +115,8 @@ class AdaptiveRateBudget implements RateBudget {
     this.#minRate = Math.min(max, options.minRatePerSecond ?? 0.5);
     this.#burst = Math.max(1, options.burst ?? 1);
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
-    this.#decreaseFactor = options.decreaseFactor ?? 0.5;
-    if (!(this.#decreaseFactor > 0 && this.#decreaseFactor < 1)) {
-      throw new RangeError(`decreaseFactor must be in (0, 1), got ${this.#decreaseFactor}`);
-    }
+    this.#decreaseFactor = factor("decreaseFactor", options.decreaseFactor ?? 0.5);
+    this.#nearLimitDecreaseFactor = factor("nearLimitDecreaseFactor", options.nearLimitDecreaseFactor ?? 0.9);
     this.#increaseStep = options.increaseStep ?? Math.max(0.1, max / 40);
     this.#successesPerIncrease = Math.max(1, Math.floor(options.successesPerIncrease ?? 10));
     this.#isThrottle = options.isThrottle ?? isThrottleError;
@@ -171,10 +181,16 @@ class AdaptiveRateBudget implements RateBudget {
     if (this.#successRun < this.#successesPerIncrease || this.#rate >= this.#maxRate) return;
     this.#successRun = 0;
     const ceiling = this.#ceiling;
-    const target = ceiling === undefined ? this.#maxRate : ceiling * 0.9;
-    // Below the rate that was refused last time, close half the gap at once; beyond it, probe slowly.
-    const step =
-      this.#rate < target ? Math.max(this.#increaseStep, (target - this.#rate) / 2) : this.#increaseStep;
+    let step = this.#increaseStep;
+    if (ceiling !== undefined) {
+      // Close half the gap to just below the last refused rate at once, then probe by 1% steps; past
+      // the refused rate itself the limit was underestimated (or has risen): double the step each time.
+      const target = ceiling * RECOVERY_TARGET;
+      const probe = Math.min(this.#increaseStep, ceiling * PROBE_STEP);
+      if (this.#rate < target) step = Math.max(probe, (target - this.#rate) / 2);
+      else if (this.#rate < ceiling) step = probe;
+      else step = Math.min(this.#increaseStep, probe * 2 ** ++this.#beyondCeiling);
+    }
     this.#setRate(Math.min(this.#maxRate, this.#rate + step));
     this.#increases++;
     this.#options.log?.debug(
@@ -188,13 +204,19 @@ class AdaptiveRateBudget implements RateBudget {
     this.#successRun = 0;
     if (epoch !== this.#epoch) return;
     this.#epoch++;
-    this.#ceiling = this.#rate;
-    this.#setRate(Math.max(this.#minRate, this.#rate * this.#decreaseFactor));
+    const refusedAt = this.#rate;
+    // Refused again near the last refused rate: the limit is known, a gentle cut keeps most of the throughput.
+    // Refused far below it (or for the first time): the limit is unknown or moved, cut hard.
+    const nearKnownLimit = this.#ceiling !== undefined && refusedAt >= this.#ceiling * NEAR_LIMIT;
+    const cut = nearKnownLimit ? this.#nearLimitDecreaseFactor : this.#decreaseFactor;
+    this.#ceiling = refusedAt;
+    this.#beyondCeiling = 0;
+    this.#setRate(Math.max(this.#minRate, refusedAt * cut));
     // Saved-up burst would defeat the cut: the next request waits a full interval of the new rate.
     this.#tokens = Math.min(this.#tokens, 0);
     this.#decreases++;
     this.#options.log?.info(
-      { budget: this.#options.label, rate: round(this.#rate), refusedAt: round(this.#ceiling) },
+      { budget: this.#options.label, rate: round(this.#rate), refusedAt: round(refusedAt) },
       "rate budget: platform answered 429, rate cut",
     );
   }
@@ -203,6 +225,11 @@ class AdaptiveRateBudget implements RateBudget {
     this.#refill();
     this.#rate = rate;
   }
+}
+
+function factor(name: string, value: number): number {
+  if (!(value > 0 && value < 1)) throw new RangeError(`${name} must be in (0, 1), got ${value}`);
+  return value;
 }
 
 function clamp(value: number, min: number, max: number): number {
