@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest";
+import type { ApiClient, ApiResponse, Query } from "../../src/api/http-client.js";
+import { SliceError } from "../../src/errors.js";
+import { countDistinctKeys, extractSlice } from "../../src/pipeline/extract-slice.js";
+import { parseRows } from "../../src/pipeline/parse-rows.js";
+import { cdrsStream } from "../../src/streams/cdrs.js";
+import { invoicesStream } from "../../src/streams/invoices.js";
+import type { Slice, StreamDefinition } from "../../src/streams/stream-definition.js";
+
+const stream = cdrsStream as StreamDefinition;
+const slice: Slice = { kind: "window", window: { start: "2026-08-01", end: "2026-08-02" } };
+
+function cdr(uuid: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    date: "2026-08-01T10:00:00Z",
+    from: "15550001",
+    to: "15550002",
+    disposition: "answered",
+    duration: 30,
+    destination: "United States",
+    per_minute: "0.01",
+    charge: "0.005",
+    sip_trunk: null,
+    uuid,
+    parent_uuid: null,
+    answered_by: null,
+    ...extra,
+  };
+}
+
+/**
+ * A platform in memory: `serve(read, type, page, perPage)` returns the rows and total of one page of
+ * the `read`-th read of the request (reads counted per type), so tests can make rows move between reads.
+ */
+function fakeClient(
+  serve: (read: number, type: string, page: number, perPage: number) => { rows: unknown[]; total: number },
+): { client: ApiClient; calls: string[] } {
+  const calls: string[] = [];
+  const reads = new Map<string, number>();
+  const client: ApiClient = {
+    account: "acme",
+    async getJson(path: string, query: Query = {}): Promise<ApiResponse> {
+      const type = String(query.type ?? "all");
+      const page = Number(query.page);
+      const perPage = Number(query.per_page);
+      if (page === 1) reads.set(type, (reads.get(type) ?? 0) + 1);
+      calls.push(`${path} ${type} p${page}`);
+      const { rows, total } = serve(reads.get(type)!, type, page, perPage);
+      const pagination = {
+        current_page: page,
+        per_page: perPage,
+        total,
+        total_pages: Math.ceil(total / perPage),
+      };
+      return {
+        status: 200,
+        headers: {},
+        body: { items: rows, invoices: rows, is_empty: total === 0, pagination },
+      };
+    },
+    close() {},
+  };
+  return { client, calls };
+}
+
+function pageOf(all: readonly unknown[], page: number, perPage: number): unknown[] {
+  return all.slice((page - 1) * perPage, page * perPage);
+}
+
+const options = {
+  stream,
+  slice,
+  perPage: 2,
+  concurrency: 2,
+  context: { account: "acme", window: "2026-08-01..2026-08-02" },
+};
+
+describe("extractSlice: completeness check", () => {
+  it("reads both directions to the end when the distinct keys equal the reported total", async () => {
+    const rows = ["a", "b", "c", "d", "e"].map((u) => cdr(u));
+    const { client, calls } = fakeClient((_read, _type, page, perPage) => ({
+      rows: pageOf(rows, page, perPage),
+      total: 5,
+    }));
+    const result = await extractSlice({ ...options, client });
+    expect(result.requests.map((r) => [r.request.implied.direction, r.rows.length, r.attempts])).toEqual([
+      ["placed", 5, 1],
+      ["received", 5, 1],
+    ]);
+    expect(result.pageRequests).toBe(6);
+    expect(result.rowsFetched).toBe(10);
+    expect(calls.filter((c) => c.endsWith("p1"))).toHaveLength(2);
+  });
+
+  it("reads a window again when a row was served twice in place of another, and keeps the good read", async () => {
+    const rows = ["a", "b", "c", "d"].map((u) => cdr(u));
+    const shifted = [rows[0], rows[1], rows[1], rows[3]];
+    const { client } = fakeClient((read, type, page, perPage) => ({
+      rows: pageOf(read === 1 && type === "placed" ? shifted : rows, page, perPage),
+      total: 4,
+    }));
+    const result = await extractSlice({ ...options, client });
+    expect(result.requests[0]?.attempts).toBe(2);
+    expect(result.requests[0]?.distinctKeys).toBe(4);
+  });
+
+  it("fails the slice with both numbers when reads keep disagreeing (bounded)", async () => {
+    const rows = ["a", "b", "c"].map((u) => cdr(u));
+    const { client, calls } = fakeClient((_read, _type, page, perPage) => ({
+      rows: pageOf(rows, page, perPage).slice(0, page === 2 ? 0 : 2),
+      total: 3,
+    }));
+    const error = await extractSlice({ ...options, client, attempts: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SliceError);
+    expect((error as Error).message).toMatch(/fetched 2 distinct rows but the platform reported total 3/);
+    expect((error as Error).message).toMatch(/after 3 reads/);
+    expect(calls.filter((c) => c.endsWith("p1"))).toHaveLength(3);
+  });
+
+  it("counts malformed rows toward the total (they are rejected later, not lost)", async () => {
+    const rows = [cdr("a"), cdr("b", { duration: "long" }), { garbage: true }];
+    const { client } = fakeClient((_read, _type, page, perPage) => ({
+      rows: pageOf(rows, page, perPage),
+      total: 3,
+    }));
+    const result = await extractSlice({ ...options, client });
+    expect(result.requests[0]?.attempts).toBe(1);
+    const parsed = parseRows(stream, result.requests[0]!.rows, result.requests[0]!.request.implied);
+    expect(parsed.rows).toHaveLength(1);
+    expect(parsed.rejects).toHaveLength(2);
+    expect(parsed.rejects[0]?.issues[0]?.path).toBe("duration");
+  });
+
+  it("retries a window whose pages loop, then gives up with the paginator's message", async () => {
+    const rows = ["a", "b", "c", "d"].map((u) => cdr(u));
+    const { client } = fakeClient((_read, _type, _page, perPage) => ({
+      rows: pageOf(rows, 1, perPage),
+      total: 4,
+    }));
+    const error = await extractSlice({ ...options, client, attempts: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SliceError);
+    expect((error as Error).message).toMatch(/after 2 reads: .*loop detected/);
+  });
+
+  it("accepts an empty invoice list flagged is_empty", async () => {
+    const { client } = fakeClient(() => ({ rows: [], total: 0 }));
+    const result = await extractSlice({
+      ...options,
+      stream: invoicesStream as StreamDefinition,
+      slice: { kind: "full" },
+      client,
+    });
+    expect(result.rowsFetched).toBe(0);
+    expect(result.requests).toHaveLength(1);
+  });
+});
+
+describe("countDistinctKeys", () => {
+  it("identifies CDRs by direction and uuid, and rows without a key by their content", () => {
+    const implied = { direction: "placed" };
+    expect(countDistinctKeys(stream, [cdr("a"), cdr("a", { duration: 99 }), cdr("b")], implied)).toBe(2);
+    expect(countDistinctKeys(stream, [{ x: 1 }, { x: 1 }, { x: 2 }], implied)).toBe(2);
+  });
+});
