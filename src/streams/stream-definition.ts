@@ -31,7 +31,7 @@ export interface StreamRequest {
 /** A typed column of a landing table (besides `_account`, `_run_id`, `_extracted_at`, `_extra`). */
 export interface ColumnSpec {
   readonly name: string;
-  /** PostgreSQL type as written in the migration: text, numeric, integer, timestamptz, date, boolean, double precision, jsonb. */
+  /** PostgreSQL type as written in the migration: text, numeric, integer, bigint, timestamptz, date, boolean, double precision, jsonb. */
   readonly pgType: string;
 }
 
@@ -48,6 +48,11 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   requests(slice: Slice): readonly StreamRequest[];
   /** Field of the list response holding the rows (`items`, `metrics`, `invoices`). */
   readonly itemsField: string;
+  /**
+   * True when a response body is a valid empty answer whatever its items field holds (invoices:
+   * `is_empty: true`); such a page has no rows. Absent: an empty answer is an empty items array.
+   */
+  isEmptyAnswer?(body: Readonly<Record<string, unknown>>): boolean;
   /** Row schema from src/platform (loose about unknown fields, which land in `_extra`). */
   readonly schema: Schema;
   /** Landing table, schema-qualified (`platform.cdrs`). */

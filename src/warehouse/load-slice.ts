@@ -1,0 +1,108 @@
+import type { CompiledQuery } from "kysely";
+import { describeError, SliceError } from "../errors.js";
+import { collapseRows } from "../streams/collapse-rows.js";
+import type { LoadRow } from "../streams/load-row.js";
+import { sliceLabel } from "../streams/slice-label.js";
+import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
+import type { Warehouse } from "./connect-warehouse.js";
+import { mergeStage, replaceWindowFromStage } from "./merge-stage.js";
+import { insertRejectsQuery, markReplayedQuery, type RejectInput } from "./rejects.js";
+import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
+import { stageRows } from "./stage-rows.js";
+import { completeWindowQuery } from "./stream-state.js";
+
+/** Everything one slice brings to the warehouse. */
+export interface LoadSliceInput {
+  readonly stream: StreamDefinition;
+  readonly account: string;
+  readonly runId: number;
+  /** When the slice was extracted (`_extracted_at` of its rows). */
+  readonly extractedAt: Date;
+  readonly slice: Slice;
+  /** Validated rows; the same key may appear more than once (the last one wins). */
+  readonly rows: readonly LoadRow[];
+  /** Rows that failed validation, stored in `etl.rejects`. */
+  readonly rejects: readonly RejectInput[];
+  readonly stats: SliceStats;
+  /** Record the window as completed (never for today's window, a replay, or a full-refresh slice). */
+  readonly completeWindow: boolean;
+  /** Rejects these rows came from (replay): marked replayed in the same transaction. */
+  readonly replayedRejectIds?: readonly number[];
+}
+
+/** What a slice load did to the landing table, plus what it set aside. */
+export interface SliceLoadResult {
+  readonly inserted: number;
+  readonly updated: number;
+  /** Distinct rows whose stored copy was already identical (merge streams). */
+  readonly unchanged: number;
+  /** Rows removed before the insert (replace_window streams). */
+  readonly deleted: number;
+  readonly rejected: number;
+  /** Rows dropped because the same key (or, without a key, the same content) came again. */
+  readonly duplicates: number;
+  /** replace_window rows whose window column lies outside the slice's window: left to their own window. */
+  readonly outsideWindow: number;
+}
+
+async function run(
+  client: { query(text: string, values: unknown[]): Promise<unknown> },
+  q: CompiledQuery | null,
+) {
+  if (q) await client.query(q.sql, [...q.parameters]);
+}
+
+/**
+ * Loads one slice in ONE transaction: COPY into a temporary stage, merge (or replace the window),
+ * store the rejects, record the slice in `etl.run_slices` and, when `completeWindow`, mark the
+ * window completed. A failure anywhere rolls back all of it and throws a SliceError.
+ */
+export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Promise<SliceLoadResult> {
+  const { stream, slice } = input;
+  const { rows, duplicates } = collapseRows(stream, input.rows);
+  const provenance = { account: input.account, runId: input.runId, extractedAt: input.extractedAt };
+  const client = await warehouse.pool.connect();
+  let clientBroken = false;
+  try {
+    await client.query("BEGIN");
+    const staged = await stageRows(client, stream.columns, rows);
+    let result: SliceLoadResult;
+    if (stream.writeMode === "merge") {
+      const counts = await mergeStage(client, stream, provenance);
+      const unchanged = staged - counts.inserted - counts.updated;
+      result = { ...counts, unchanged, deleted: 0, rejected: 0, duplicates, outsideWindow: 0 };
+    } else {
+      const window = slice.kind === "window" ? slice.window : null;
+      const counts = await replaceWindowFromStage(client, stream, provenance, window, staged);
+      result = { ...counts, updated: 0, unchanged: 0, rejected: 0, duplicates };
+    }
+    result = { ...result, rejected: input.rejects.length };
+    const identity = { runId: input.runId, account: input.account, stream: stream.name, slice };
+    await run(client, insertRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
+    await run(client, markReplayedQuery(warehouse.db, input.replayedRejectIds ?? []));
+    await run(
+      client,
+      sliceRecordQuery(warehouse.db, identity, { status: "succeeded", stats: input.stats, counts: result }),
+    );
+    if (input.completeWindow && slice.kind === "window") {
+      await run(client, completeWindowQuery(warehouse.db, { ...identity, window: slice.window }));
+    }
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {
+      clientBroken = true;
+    });
+    throw new SliceError(
+      `loading ${sliceLabel(slice)} of stream ${stream.name} for account ${input.account} failed: ${describeError(error)}`,
+      {
+        account: input.account,
+        stream: stream.name,
+        ...(slice.kind === "window" ? { window: sliceLabel(slice) } : {}),
+      },
+      { cause: error },
+    );
+  } finally {
+    client.release(clientBroken);
+  }
+}

@@ -1,0 +1,103 @@
+import type pg from "pg";
+import type { DateWindow, StreamDefinition } from "../streams/stream-definition.js";
+import { quoteIdent, quoteTable } from "./sql-names.js";
+import { STAGE_TABLE } from "./stage-rows.js";
+
+/** Values every row of a slice shares: its account, the run writing it and when it was extracted. */
+export interface RowProvenance {
+  readonly account: string;
+  readonly runId: number;
+  readonly extractedAt: Date;
+}
+
+/** Rows a merge inserted and updated; the staged rows neither touched were unchanged. */
+export interface MergeCounts {
+  readonly inserted: number;
+  readonly updated: number;
+}
+
+/**
+ * One `INSERT … SELECT … ON CONFLICT (key) DO UPDATE … WHERE` the row actually changed, from the
+ * stage (whose keys are already distinct) into the stream's table. `xmax = 0` marks a fresh insert.
+ */
+export async function mergeStage(
+  client: pg.PoolClient,
+  stream: StreamDefinition,
+  provenance: RowProvenance,
+): Promise<MergeCounts> {
+  const columns = stream.columns.map((column) => column.name);
+  const keySet = new Set(stream.key);
+  const compared = [...columns.filter((name) => !keySet.has(name)), "_extra"].map(quoteIdent);
+  const targetList = ["_account", ...columns, "_run_id", "_extracted_at", "_extra"].map(quoteIdent);
+  const selectList = [
+    "$1::text",
+    ...columns.map((name) => `s.${quoteIdent(name)}`),
+    "$2::bigint",
+    "$3::timestamptz",
+    "s._extra",
+  ];
+  const updates = [...compared, quoteIdent("_run_id"), quoteIdent("_extracted_at")].map(
+    (name) => `${name} = EXCLUDED.${name}`,
+  );
+  const text = `
+    WITH merged AS (
+      INSERT INTO ${quoteTable(stream.table)} AS t (${targetList.join(", ")})
+      SELECT ${selectList.join(", ")} FROM ${STAGE_TABLE} s
+      ON CONFLICT (${stream.key.map(quoteIdent).join(", ")}) DO UPDATE SET ${updates.join(", ")}
+      WHERE (${compared.map((name) => `t.${name}`).join(", ")})
+        IS DISTINCT FROM (${compared.map((name) => `EXCLUDED.${name}`).join(", ")})
+      RETURNING (xmax = 0) AS inserted
+    )
+    SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+    FROM merged`;
+  const result = await client.query<{ inserted: string | number; updated: string | number }>(text, [
+    provenance.account,
+    provenance.runId,
+    provenance.extractedAt,
+  ]);
+  const row = result.rows[0]!;
+  return { inserted: Number(row.inserted), updated: Number(row.updated) };
+}
+
+/** Rows a window replacement deleted and inserted, and staged rows it skipped as outside the window. */
+export interface ReplaceCounts {
+  readonly deleted: number;
+  readonly inserted: number;
+  readonly outsideWindow: number;
+}
+
+/**
+ * Replaces the account's rows of `window` (all its rows when no window) by the staged rows of that
+ * window, numbering each day's rows by content (`_row_ordinal`) so a re-run writes identical rows.
+ * Staged rows of another window are left to that window's own load.
+ */
+export async function replaceWindowFromStage(
+  client: pg.PoolClient,
+  stream: StreamDefinition,
+  provenance: RowProvenance,
+  window: DateWindow | null,
+  staged: number,
+): Promise<ReplaceCounts> {
+  const windowColumn = stream.windowColumn;
+  if (!windowColumn) throw new Error(`stream ${stream.name} writes by window but names no windowColumn`);
+  const table = quoteTable(stream.table);
+  const win = quoteIdent(windowColumn);
+  const inWindow = window ? ` AND ${win} >= $2::date AND ${win} < $3::date` : "";
+  const windowParams = window ? [window.start, window.end] : [];
+  const deleted = await client.query(`DELETE FROM ${table} WHERE _account = $1${inWindow}`, [
+    provenance.account,
+    ...windowParams,
+  ]);
+  const columns = stream.columns.map((column) => quoteIdent(column.name));
+  const ordering = [...columns.map((name) => `s.${name}`), "s._extra::text"].join(", ");
+  const stagedInWindow = window ? ` WHERE s.${win} >= $4::date AND s.${win} < $5::date` : "";
+  const inserted = await client.query(
+    `INSERT INTO ${table} (_account, _row_ordinal, ${columns.join(", ")}, _run_id, _extracted_at, _extra)
+     SELECT $1::text, row_number() OVER (PARTITION BY s.${win} ORDER BY ${ordering}),
+            ${columns.map((name) => `s.${name}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
+     FROM ${STAGE_TABLE} s${stagedInWindow}`,
+    [provenance.account, provenance.runId, provenance.extractedAt, ...windowParams],
+  );
+  const insertedCount = inserted.rowCount ?? 0;
+  return { deleted: deleted.rowCount ?? 0, inserted: insertedCount, outsideWindow: staged - insertedCount };
+}

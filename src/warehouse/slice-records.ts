@@ -1,0 +1,89 @@
+import type { CompiledQuery, Kysely } from "kysely";
+import { describeError } from "../errors.js";
+import { sliceLabel } from "../streams/slice-label.js";
+import type { Slice } from "../streams/stream-definition.js";
+import type { Warehouse } from "./connect-warehouse.js";
+import type { Database } from "./database.js";
+
+/** What extracting a slice cost, as the pipeline measured it. */
+export interface SliceStats {
+  readonly requests: number;
+  readonly retries: number;
+  readonly rowsFetched: number;
+  readonly startedAt: Date;
+}
+
+/** Rows a slice load wrote, for its `etl.run_slices` record. */
+export interface SliceRowCounts {
+  readonly inserted: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly deleted: number;
+  readonly rejected: number;
+}
+
+/** The run, account, stream and slice a record is about. */
+export interface SliceIdentity {
+  readonly runId: number;
+  readonly account: string;
+  /** A stream definition or its name. */
+  readonly stream: string | { readonly name: string };
+  readonly slice: Slice;
+}
+
+/** The name of a stream given as a definition or a name. */
+export function streamName(stream: string | { readonly name: string }): string {
+  return typeof stream === "string" ? stream : stream.name;
+}
+
+/** The `INSERT INTO etl.run_slices` of one slice, compiled so it can run on a transaction's client. */
+export function sliceRecordQuery(
+  db: Kysely<Database>,
+  identity: SliceIdentity,
+  outcome: {
+    status: "succeeded" | "failed" | "skipped";
+    stats: SliceStats;
+    counts?: SliceRowCounts;
+    error?: string;
+  },
+): CompiledQuery {
+  const { slice, stats, counts } = { ...identity, ...outcome };
+  return db
+    .insertInto("etl.run_slices")
+    .values({
+      run_id: identity.runId,
+      account: identity.account,
+      stream: streamName(identity.stream),
+      slice: sliceLabel(slice),
+      window_start: slice.kind === "window" ? slice.window.start : null,
+      window_end: slice.kind === "window" ? slice.window.end : null,
+      status: outcome.status,
+      requests: stats.requests,
+      retries: stats.retries,
+      rows_fetched: stats.rowsFetched,
+      rows_inserted: counts?.inserted ?? 0,
+      rows_updated: counts?.updated ?? 0,
+      rows_unchanged: counts?.unchanged ?? 0,
+      rows_deleted: counts?.deleted ?? 0,
+      rows_rejected: counts?.rejected ?? 0,
+      started_at: stats.startedAt,
+      error: outcome.error ?? null,
+    })
+    .compile();
+}
+
+/**
+ * Records a slice that could not be loaded (status `failed` with the error's message). Its window
+ * stays open: stream state is not touched, so the next run retries it.
+ */
+export async function recordFailedSlice(
+  warehouse: Warehouse,
+  input: SliceIdentity & { readonly stats: SliceStats; readonly error: unknown },
+): Promise<void> {
+  const query = sliceRecordQuery(warehouse.db, input, {
+    status: "failed",
+    stats: input.stats,
+    error: describeError(input.error),
+  });
+  await warehouse.db.executeQuery(query);
+}

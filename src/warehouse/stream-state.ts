@@ -1,0 +1,63 @@
+import { type CompiledQuery, type Kysely, sql } from "kysely";
+import type { DateWindow } from "../streams/stream-definition.js";
+import type { Database } from "./database.js";
+
+export { type StreamStatus, streamStatus, type WindowAttempt } from "./stream-status.js";
+
+/** Starts (`YYYY-MM-DD`) of the windows of (account, stream) that are completed. */
+export async function completedWindows(
+  db: Kysely<Database>,
+  account: string,
+  stream: string,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select("window_start")
+    .where("account", "=", account)
+    .where("stream", "=", stream)
+    .execute();
+  return new Set(rows.map((row) => row.window_start));
+}
+
+/** The upsert marking `window` of (account, stream) completed by `runId`, compiled for a transaction's client. */
+export function completeWindowQuery(
+  db: Kysely<Database>,
+  input: { account: string; stream: string; window: DateWindow; runId: number },
+): CompiledQuery {
+  return db
+    .insertInto("etl.stream_state")
+    .values({
+      account: input.account,
+      stream: input.stream,
+      window_start: input.window.start,
+      window_end: input.window.end,
+      run_id: input.runId,
+    })
+    .onConflict((oc) =>
+      oc.columns(["account", "stream", "window_start"]).doUpdateSet({
+        window_end: (eb) => eb.ref("excluded.window_end"),
+        completed_at: sql`now()`,
+        run_id: (eb) => eb.ref("excluded.run_id"),
+      }),
+    )
+    .compile();
+}
+
+/**
+ * Forgets completed windows of `streams` (of `accounts` when given; those ending after `from` when
+ * given), so the next run loads them again. Returns how many windows were forgotten.
+ */
+export async function resetStreamState(
+  db: Kysely<Database>,
+  options: { streams: readonly string[]; accounts?: readonly string[]; from?: string },
+): Promise<number> {
+  if (options.streams.length === 0) return 0;
+  let query = db.deleteFrom("etl.stream_state").where("stream", "in", options.streams);
+  if (options.accounts) {
+    if (options.accounts.length === 0) return 0;
+    query = query.where("account", "in", options.accounts);
+  }
+  if (options.from) query = query.where("window_end", ">", options.from);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
