@@ -1,0 +1,434 @@
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { Writable } from "node:stream";
+import zlib from "node:zlib";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ApiClient, type ApiClientOptions, createApiClient } from "../../src/api/http-client.js";
+import { createRateBudget } from "../../src/api/rate-budget.js";
+import { RetriesExhaustedError } from "../../src/api/retry-policy.js";
+import { AuthError, EtlError, PermissionError, SliceError, UsageError } from "../../src/errors.js";
+
+/**
+ * The client against a real node:http server on 127.0.0.1 (port 0), so timeouts, resets, truncated
+ * bodies and Retry-After go through real sockets. Only `sleep` (the retry waits) is faked, to record
+ * the waits and keep the tests fast; the connect and total timeouts are real timers.
+ */
+
+const API_KEY = "sk_live_7f3a9c1e5b2d4f6a8c0e";
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, n: number) => void;
+
+interface TestServer {
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly requests: { url: string; authorization: string | undefined }[];
+  connections: number;
+  close(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startServer(handler: Handler): Promise<TestServer> {
+  const sockets = new Set<Socket>();
+  const requests: TestServer["requests"] = [];
+  const server = http.createServer((req, res) => {
+    requests.push({ url: req.url ?? "", authorization: req.headers.authorization });
+    handler(req, res, requests.length);
+  });
+  const state = { connections: 0 };
+  server.on("connection", (socket) => {
+    state.connections++;
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const result: TestServer = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    get connections() {
+      return state.connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  cleanups.push(() => result.close());
+  return result;
+}
+
+function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Log lines written by the client, to check the key never reaches them. */
+function captureLog() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
+  return { lines, log: pino({ level: "debug" }, stream) };
+}
+
+function makeClient(server: TestServer, overrides: Partial<ApiClientOptions> = {}) {
+  const waits: number[] = [];
+  const { lines, log } = captureLog();
+  const client: ApiClient = createApiClient({
+    baseUrl: server.baseUrl,
+    apiKey: API_KEY,
+    account: "acme",
+    apiKeyEnvVar: "TELECOM_ACME_API_KEY",
+    sleep: async (ms) => void waits.push(ms),
+    clock: { now: () => Date.parse("2025-03-01T12:00:00Z") },
+    random: () => 0.5,
+    log,
+    ...overrides,
+  });
+  cleanups.push(() => client.close());
+  return { client, waits, logLines: lines };
+}
+
+async function caught(promise: Promise<unknown>): Promise<EtlError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof EtlError)) throw new Error(`expected an EtlError, got ${String(error)}`);
+  return error;
+}
+
+/** Every text an operator could see of an error: message, stack, context, and the chain of causes. */
+function everythingVisible(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
+    parts.push(String(current));
+    if (current instanceof Error) {
+      parts.push(current.stack ?? "");
+      if (current instanceof EtlError) parts.push(JSON.stringify(current.context));
+      current = current.cause;
+    } else break;
+  }
+  return parts.join("\n");
+}
+
+describe("http client: success path", () => {
+  it("sends Bearer auth only, builds the query, returns status, body and headers", async () => {
+    const server = await startServer((_req, res) =>
+      json(res, 200, { items: [1, 2], pagination: { total: 2 } }),
+    );
+    const { client } = makeClient(server);
+    const response = await client.getJson("/v1/cdr", {
+      from: "2025-03-01",
+      to: "2025-03-01",
+      type: "placed",
+      page: 2,
+      sip_trunk: undefined,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ items: [1, 2], pagination: { total: 2 } });
+    expect(response.headers["content-type"]).toBe("application/json");
+    expect(server.requests).toEqual([
+      { url: "/v1/cdr?from=2025-03-01&to=2025-03-01&type=placed&page=2", authorization: `Bearer ${API_KEY}` },
+    ]);
+  });
+
+  it("refuses to send appid", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    const { client } = makeClient(server);
+    expect(() => client.getJson("/v1/cdr", { appid: API_KEY })).toThrow(UsageError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("reuses one keep-alive connection for sequential requests", async () => {
+    const server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    const { client } = makeClient(server);
+    for (let i = 0; i < 5; i++) await client.getJson("/v1/billing/invoices", { page: i + 1 });
+    expect(server.requests).toHaveLength(5);
+    expect(server.connections).toBe(1);
+  });
+
+  it("decodes a gzip body", async () => {
+    const server = await startServer((_req, res) => {
+      const body = zlib.gzipSync(JSON.stringify({ invoices: [], is_empty: true }));
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": body.length,
+      });
+      res.end(body);
+    });
+    const { client } = makeClient(server);
+    expect((await client.getJson("/v1/billing/invoices")).body).toEqual({ invoices: [], is_empty: true });
+  });
+
+  it("returns a 404 for the stream to interpret, without retrying", async () => {
+    const server = await startServer((_req, res) =>
+      json(res, 404, { success: false, message: "Record not found" }),
+    );
+    const { client, waits } = makeClient(server);
+    const response = await client.getJson("/v1/speech-analytics/abc", {}, { stream: "transcriptions" });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ success: false, message: "Record not found" });
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+});
+
+describe("http client: retries", () => {
+  it("retries 500s with backoff, then succeeds", async () => {
+    const server = await startServer((_req, res, n) =>
+      n <= 2 ? json(res, 500, { success: false, message: "Internal error" }) : json(res, 200, { ok: n }),
+    );
+    const { client, waits } = makeClient(server);
+    const response = await client.getJson("/v1/cdr", { page: 1 }, { stream: "cdrs" });
+    expect(response.body).toEqual({ ok: 3 });
+    expect(server.requests).toHaveLength(3);
+    // Full jitter with random() = 0.5: half of 500 ms, then half of 1000 ms.
+    expect(waits).toEqual([250, 500]);
+  });
+
+  it("honours Retry-After in seconds and as an HTTP date (against the injected clock), capped", async () => {
+    const afterDate = "Sat, 01 Mar 2025 12:00:30 GMT"; // 30 s after the injected now
+    const server = await startServer((_req, res, n) => {
+      if (n === 1)
+        return json(res, 429, { success: false, message: "Too many requests" }, { "retry-after": "7" });
+      if (n === 2)
+        return json(res, 429, { success: false, message: "Too many requests" }, { "retry-after": afterDate });
+      if (n === 3) return json(res, 503, { success: false, message: "down" }, { "retry-after": "86400" });
+      return json(res, 200, { ok: true });
+    });
+    const { client, waits } = makeClient(server, { retry: { maxRetryAfterMs: 45_000 } });
+    await client.getJson("/v1/cdr");
+    expect(waits).toEqual([7000, 30_000, 45_000]);
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it("a 429 cuts the key's rate budget", async () => {
+    const server = await startServer((_req, res, n) =>
+      n === 1 ? json(res, 429, { success: false, message: "slow down" }) : json(res, 200, {}),
+    );
+    const clock = { now: () => 0 };
+    const budget = createRateBudget({
+      maxRatePerSecond: 10,
+      burst: 10,
+      concurrency: 2,
+      clock,
+      sleep: async () => {},
+    });
+    const { client } = makeClient(server, { budget });
+    await client.getJson("/v1/cdr");
+    expect(budget.currentRate).toBe(5);
+    expect(budget.stats()).toMatchObject({ scheduled: 2, throttled: 1, succeeded: 1 });
+  });
+
+  it("a hang longer than the total timeout is retried, then fails with a clear error", async () => {
+    const server = await startServer(() => {
+      // Never answers.
+    });
+    const { client, waits } = makeClient(server, { timeouts: { totalMs: 200 }, retry: { maxAttempts: 3 } });
+    const error = await caught(client.getJson("/v1/cdr", { page: 4 }, { stream: "cdrs" }));
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect(error).toBeInstanceOf(SliceError);
+    expect(error.message).toBe(
+      "account acme, stream cdrs: GET /v1/cdr?page=4: no complete response within 200 ms (total timeout) (gave up after 3 attempt(s), 0.8 s of waiting: 3 attempts allowed)",
+    );
+    expect(error.context).toEqual({ account: "acme", stream: "cdrs", method: "GET", path: "/v1/cdr?page=4" });
+    expect(server.requests).toHaveLength(3);
+    expect(waits).toHaveLength(2);
+  });
+
+  it("a connection that cannot be established within the connect timeout is retried, then fails", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    // A resolver that never answers keeps the socket in its connect phase (a DNS outage, say).
+    const { client } = makeClient(server, {
+      baseUrl: `http://api.platform.test:${server.port}`,
+      lookup: () => {},
+      timeouts: { connectMs: 100, totalMs: 10_000 },
+      retry: { maxAttempts: 2 },
+    });
+    const error = await caught(client.getJson("/v1/cdr"));
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect(error.message).toContain("could not connect within 100 ms (connect timeout)");
+    expect((error as RetriesExhaustedError).attempts).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a connection reset in the middle of the body is retried", async () => {
+    const server = await startServer((_req, res, n) => {
+      if (n === 1) {
+        res.writeHead(200, { "content-type": "application/json", "content-length": 5000 });
+        res.write('{"items": [{"uuid": "a"}, {"uuid"');
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
+      if (n === 2) {
+        res.writeHead(200, { "content-type": "application/json" }); // chunked
+        res.write('{"items": [');
+        setTimeout(() => res.socket?.resetAndDestroy(), 20);
+        return;
+      }
+      json(res, 200, { items: [{ uuid: "a" }] });
+    });
+    const { client, waits } = makeClient(server);
+    const response = await client.getJson("/v1/cdr");
+    expect(response.body).toEqual({ items: [{ uuid: "a" }] });
+    expect(server.requests).toHaveLength(3);
+    expect(waits).toHaveLength(2);
+  });
+
+  it("a complete response with a truncated JSON body is retried", async () => {
+    const server = await startServer((_req, res, n) => {
+      if (n === 1) {
+        const text = '{"items": [{"uuid": "a"}, {"uu';
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        res.end(text);
+        return;
+      }
+      json(res, 200, { items: [] });
+    });
+    const { client, logLines } = makeClient(server);
+    expect((await client.getJson("/v1/cdr")).body).toEqual({ items: [] });
+    expect(server.requests).toHaveLength(2);
+    expect(logLines.join("")).toContain("unparseable JSON body (HTTP 200, 30 bytes)");
+  });
+
+  it("bounds the attempts (default 6) and keeps the last error", async () => {
+    const server = await startServer((_req, res) =>
+      json(res, 503, { success: false, message: "Service Unavailable" }),
+    );
+    const { client, waits } = makeClient(server);
+    const error = await caught(
+      client.getJson("/v1/short-links/metrics", { from: "2025-03-01" }, { stream: "short_link_metrics" }),
+    );
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect(server.requests).toHaveLength(6);
+    expect(waits).toEqual([250, 500, 1000, 2000, 4000]);
+    expect(error.context).toMatchObject({
+      status: 503,
+      platformMessage: "Service Unavailable",
+      stream: "short_link_metrics",
+    });
+  });
+
+  it("stops at once when the caller aborts, without retrying", async () => {
+    const server = await startServer(() => {});
+    const { client } = makeClient(server, { timeouts: { totalMs: 30_000 } });
+    const controller = new AbortController();
+    const pending = client.getJson("/v1/cdr", {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("run cancelled")), 50);
+    await expect(pending).rejects.toThrow("run cancelled");
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("http client: errors that are not retried", () => {
+  it("401 → AuthError at once, naming the env var to check", async () => {
+    const server = await startServer((_req, res) =>
+      json(res, 401, { success: false, error: true, message: "Unauthorized" }),
+    );
+    const { client, waits } = makeClient(server);
+    const error = await caught(client.getJson("/v1/cdr", { type: "placed" }, { stream: "cdrs" }));
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toBe(
+      'account acme: the platform rejected the API key (401 Unauthorized: "Unauthorized") on GET /v1/cdr?type=placed; check the API key in env var TELECOM_ACME_API_KEY',
+    );
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it("403 → PermissionError naming the permission", async () => {
+    const server = await startServer((_req, res) =>
+      json(res, 403, { success: false, message: "The service is not provisioned for your account." }),
+    );
+    const { client } = makeClient(server);
+    const error = await caught(
+      client.getJson("/v1/billing/invoices", {}, { stream: "invoices", permission: "billing:read" }),
+    );
+    expect(error).toBeInstanceOf(PermissionError);
+    expect(error.message).toContain("the API key lacks the permission billing:read");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("422 → SliceError with the platform's message", async () => {
+    const server = await startServer((_req, res) =>
+      json(res, 422, { success: false, message: "Missing or invalid parameter from" }),
+    );
+    const { client } = makeClient(server);
+    const error = await caught(client.getJson("/v1/cdr", { from: "yesterday" }, { stream: "cdrs" }));
+    expect(error).toBeInstanceOf(SliceError);
+    expect(error).not.toBeInstanceOf(RetriesExhaustedError);
+    expect(error.context.platformMessage).toBe("Missing or invalid parameter from");
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("http client: the API key never leaks", () => {
+  it("appears in no error (message, stack, context, causes) nor log line, even when the server echoes it", async () => {
+    const echo = `invalid token ${API_KEY}`;
+    const scenarios: [string, Handler, Partial<ApiClientOptions>][] = [
+      [
+        "401",
+        (_q, res) => json(res, 401, { success: false, error: true, message: `Unauthorized: ${API_KEY}` }),
+        {},
+      ],
+      ["403", (_q, res) => json(res, 403, { success: false, message: echo }), {}],
+      ["400", (_q, res) => json(res, 400, { success: false, message: echo }), {}],
+      [
+        "500 text",
+        (_q, res) => res.writeHead(500, { "content-type": "text/html" }).end(`<h1>${echo}</h1>`),
+        {},
+      ],
+      ["429", (_q, res) => json(res, 429, { message: echo }), {}],
+      ["hang", () => {}, { timeouts: { totalMs: 100 } }],
+      ["reset", (_q, res) => res.socket?.destroy(), {}],
+    ];
+    for (const [name, handler, overrides] of scenarios) {
+      const server = await startServer(handler);
+      const { client, logLines } = makeClient(server, { retry: { maxAttempts: 2 }, ...overrides });
+      const error = await caught(client.getJson("/v1/cdr", { from: "2025-03-01" }, { stream: "cdrs" }));
+      const visible = everythingVisible(error);
+      expect(visible, name).not.toContain(API_KEY);
+      expect(logLines.join("\n"), name).not.toContain(API_KEY);
+      expect(String(error), name).toContain("account acme");
+    }
+  });
+
+  it("rejects credentials in the base URL without echoing them", () => {
+    const attempt = () =>
+      createApiClient({ baseUrl: `http://user:${API_KEY}@127.0.0.1:1`, apiKey: API_KEY, account: "acme" });
+    expect(attempt).toThrow(UsageError);
+    expect(
+      everythingVisible(
+        (() => {
+          try {
+            attempt();
+          } catch (e) {
+            return e;
+          }
+        })(),
+      ),
+    ).not.toContain(API_KEY);
+  });
+});
