@@ -164,7 +164,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   return {
     account: options.account,
-    getJson(path, query = {}, requestOptions = {}) {
+    async getJson(path, query = {}, requestOptions = {}) {
       const url = buildUrl(base, path, query);
       const display = new URL(redactUrl(url.toString()));
       const request: RequestContext = {

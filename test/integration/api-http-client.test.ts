@@ -157,7 +157,7 @@ describe("http client: success path", () => {
   it("refuses to send appid", async () => {
     const server = await startServer((_req, res) => json(res, 200, {}));
     const { client } = makeClient(server);
-    expect(() => client.getJson("/v1/cdr", { appid: API_KEY })).toThrow(UsageError);
+    await expect(client.getJson("/v1/cdr", { appid: API_KEY })).rejects.toThrow(UsageError);
     expect(server.requests).toHaveLength(0);
   });
 
