@@ -46,6 +46,8 @@ export interface Runtime {
   logger(options: GlobalOptions): Logger;
   /** Records the command's exit code (the entry point exits with it). */
   setExitCode(code: ExitCode): void;
+  /** Declares that SIGINT/SIGTERM is this command's normal way to end (`warehouse up`), not an interruption. */
+  endsOnSignal(): void;
 }
 
 /** Opens the warehouse the config names, or starts (or joins) the embedded one. */

@@ -39,6 +39,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const cleanups = new Set<() => Promise<void>>();
   let logger: Logger | undefined;
   let exitCode: ExitCode = EXIT.ok;
+  let signalIsNormalEnd = false;
   const runCleanups = async () => {
     for (const cleanup of [...cleanups].reverse()) {
       cleanups.delete(cleanup);
@@ -58,6 +59,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     setExitCode: (code) => {
       exitCode = code;
     },
+    endsOnSignal: () => {
+      signalIsNormalEnd = true;
+    },
   };
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -75,12 +79,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   try {
     await buildProgram(runtime).parseAsync(argv, { from: "user" });
-    return interrupted ? EXIT.interrupted : exitCode;
+    return interrupted && !signalIsNormalEnd ? EXIT.interrupted : exitCode;
   } catch (error) {
     if (interrupted) return EXIT.interrupted;
     const code = exitCodeFor(error);
     if (!(error instanceof CommanderError)) {
-      process.stderr.write(`telecom-etl: ${describeError(error)}\n`);
+      for (const line of describeError(error).split("\n")) process.stderr.write(`telecom-etl: ${line}\n`);
       if (code === EXIT.workFailed) logger?.debug({ err: error }, "unexpected error");
     }
     return code;

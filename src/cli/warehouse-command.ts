@@ -20,6 +20,7 @@ export function registerWarehouseCommand(program: Command, runtime: Runtime): vo
     .description("start the embedded warehouse, migrate it, print its URL and keep it running until Ctrl-C")
     .action(async (_options, cmd: Command) => {
       const options = globalOptions(cmd);
+      runtime.endsOnSignal();
       const log = runtime.logger(options);
       const config = await loadConfig(
         { file: options.config, requireAccounts: false },

@@ -1,0 +1,66 @@
+# telecom-etl — the two commands of the quick start are `make demo` and `make test`.
+# Every target installs what is missing and skips what is up to date (stamps in .make/).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+.SUFFIXES:
+
+STAMPS  := .make
+VENV    := .venv
+PYTHON  ?= python3
+CLI     := node dist/src/cli/bin.js
+NODE24_VERSION := 24
+ARCH    := $(shell node -p "process.arch")
+NODE24  := $(STAMPS)/node24/node_modules/node-linux-$(ARCH)/bin/node
+SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfig.build.json
+
+.PHONY: help setup demo test typecheck lint unit integration node24 bench clean
+
+help:
+	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
+	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt), Node 24 checks"
+	@echo "make bench  set up, then run the benchmarks and print their figures"
+
+$(STAMPS)/npm: package.json package-lock.json
+	@mkdir -p $(STAMPS)
+	npm ci --no-audit --no-fund
+	@touch $@
+
+$(VENV)/.installed: dbt/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r dbt/requirements.txt
+	@touch $@
+
+$(STAMPS)/build: $(STAMPS)/npm $(SOURCES)
+	npm run build
+	@chmod +x dist/src/cli/bin.js
+	@touch $@
+
+$(NODE24):
+	@mkdir -p $(STAMPS)/node24
+	npm install --prefix $(STAMPS)/node24 --no-save --no-audit --no-fund --no-package-lock node-linux-$(ARCH)@$(NODE24_VERSION)
+	@$(NODE24) --version
+
+setup: $(STAMPS)/npm $(VENV)/.installed $(STAMPS)/build
+
+demo: setup
+	$(CLI) demo
+
+typecheck: $(STAMPS)/npm
+	npm run --silent typecheck
+
+lint: $(STAMPS)/npm
+	npm run --silent lint
+
+# The engines claim: the unit suite and a CLI smoke test under Node 24.
+node24: $(NODE24) $(STAMPS)/build
+	$(NODE24) node_modules/vitest/vitest.mjs run --project unit --reporter=dot
+	NODE_BIN=$(NODE24) bash scripts/cli-smoke.sh
+
+test: setup typecheck lint node24
+	bash scripts/run-tests.sh
+
+bench: setup
+	npm run --silent bench
+
+clean:
+	rm -rf dist $(STAMPS)

@@ -1,0 +1,127 @@
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { collect, postgresPidsUnder, runCli, spawnCli, waitForOutput } from "../helpers/cli.js";
+
+/** A fresh working directory; 0755 because the embedded server runs as user postgres when we are root. */
+async function workdir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "telecom-etl-cli-"));
+  await chmod(dir, 0o755);
+  return dir;
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return check();
+}
+
+describe("CLI spine", () => {
+  it("exits 2 with commander's message for an unknown command or flag", async () => {
+    const unknownCommand = await runCli(["frobnicate"]);
+    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand.stderr).toContain("unknown command 'frobnicate'");
+    const unknownFlag = await runCli(["migrate", "--frobnicate"]);
+    expect(unknownFlag.code).toBe(2);
+    expect(unknownFlag.stderr).toContain("unknown option '--frobnicate'");
+  });
+
+  it("every command's help has an example", async () => {
+    for (const args of [["migrate"], ["warehouse", "up"], ["warehouse", "url"], ["config", "show"]]) {
+      const result = await runCli([...args, "--help"]);
+      expect(result.code, args.join(" ")).toBe(0);
+      expect(result.stdout, args.join(" ")).toContain("Example:");
+    }
+  });
+
+  it("names host and port, never the password, when the database is unreachable or malformed", async () => {
+    const unreachable = await runCli(["migrate"], {
+      env: { DATABASE_URL: "postgres://etl:s3cr3t-pw@127.0.0.1:1/wh" },
+    });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr.trim().split("\n")).toHaveLength(1);
+    expect(unreachable.stderr).toContain("127.0.0.1:1/wh");
+    expect(unreachable.stderr).not.toContain("s3cr3t-pw");
+    const malformed = await runCli(["migrate", "--database-url", "mysql://x"]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain("DATABASE_URL is not a valid PostgreSQL URL");
+  });
+
+  it("gives one line per config problem and exits 2 without touching anything", async () => {
+    const dir = await workdir();
+    await writeFile(
+      path.join(dir, "bad.yaml"),
+      "window_days: -1\naccounts:\n  - name: x\n    base_url: nope\n    api_key_env: K\n",
+    );
+    const result = await runCli(["--config", "bad.yaml", "migrate"], { cwd: dir });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^telecom-etl: config: window_days: .*>=1/),
+        expect.stringMatching(/^telecom-etl: config: accounts\.0\.base_url: expected an http\(s\) URL/),
+      ]),
+    );
+    expect(await postgresPidsUnder(dir)).toEqual([]);
+  });
+
+  it("config show prints no secret", async () => {
+    const result = await runCli(["--json", "config", "show"], {
+      env: {
+        TELECOM_API_URL: "http://127.0.0.1:4010",
+        TELECOM_API_KEY: "sk_live_abcdef123456",
+        DATABASE_URL: "postgres://etl:db-password-42@db:5432/wh",
+      },
+    });
+    expect(result.code).toBe(0);
+    const shown = JSON.parse(result.stdout) as { accounts: { api_key: string }[]; database_url: string };
+    expect(shown.accounts[0]?.api_key).toBe("*** (set)");
+    expect(result.stdout + result.stderr).not.toContain("sk_live_abcdef123456");
+    expect(result.stdout + result.stderr).not.toContain("db-password-42");
+  });
+
+  it("migrates the embedded warehouse, a second migrate is a no-op, and no postgres is left running", async () => {
+    const dir = await workdir();
+    const first = await runCli(["migrate"], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/applied \d+ migration\(s\): 0001_create_etl_schema/);
+    const second = await runCli(["migrate"], { cwd: dir });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/schema is up to date/);
+    expect(await postgresPidsUnder(dir)).toEqual([]);
+  });
+
+  it("stops the embedded warehouse after SIGINT", async () => {
+    const dir = await workdir();
+    const child = spawnCli(["warehouse", "up"], { cwd: dir });
+    const done = collect(child);
+    const url = (await waitForOutput(child, (out) => out.includes("postgres://"))).trim();
+    expect(url).toMatch(/^postgres:\/\/postgres:[0-9a-f]+@127\.0\.0\.1:\d+\/postgres$/);
+    expect(await postgresPidsUnder(dir)).not.toEqual([]);
+    const shown = await runCli(["warehouse", "url"], { cwd: dir });
+    expect(shown.stdout.trim()).toBe(url);
+    child.kill("SIGINT");
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(await postgresPidsUnder(dir)).toEqual([]);
+    const after = await runCli(["warehouse", "url"], { cwd: dir });
+    expect(after.code).toBe(2);
+    expect(after.stderr).toContain("telecom-etl warehouse up");
+  });
+
+  it("leaves no orphaned postgres even when the CLI is killed with SIGKILL", async () => {
+    const dir = await workdir();
+    const child = spawnCli(["warehouse", "up"], { cwd: dir });
+    const done = collect(child);
+    await waitForOutput(child, (out) => out.includes("postgres://"));
+    expect(await postgresPidsUnder(dir)).not.toEqual([]);
+    child.kill("SIGKILL");
+    await done;
+    expect(await eventually(async () => (await postgresPidsUnder(dir)).length === 0)).toBe(true);
+  });
+});

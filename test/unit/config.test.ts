@@ -1,0 +1,93 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig, redactedConfig } from "../../src/config.js";
+import { UsageError } from "../../src/errors.js";
+
+async function configFile(text: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "cfg-"));
+  const file = path.join(dir, "telecom-etl.yaml");
+  await writeFile(file, text);
+  return file;
+}
+
+const minimalEnv = { TELECOM_API_URL: "http://127.0.0.1:4010", TELECOM_API_KEY: "k-123456" };
+
+describe("loadConfig", () => {
+  it("builds a single default account from TELECOM_API_URL and TELECOM_API_KEY", async () => {
+    const config = await loadConfig({}, minimalEnv);
+    expect(config.accounts).toHaveLength(1);
+    expect(config.accounts[0]).toMatchObject({
+      name: "default",
+      baseUrl: "http://127.0.0.1:4010",
+      apiKeyEnv: "TELECOM_API_KEY",
+    });
+    expect(config.accounts[0]?.apiKey.reveal()).toBe("k-123456");
+    expect(config).toMatchObject({ windowDays: 1, lookbackDays: 3, perPage: 100 });
+  });
+
+  it("gives one line per problem, naming the field path and what is expected", async () => {
+    const file = await configFile(
+      [
+        "window_days: 0",
+        "lookback_days: many",
+        "accounts:",
+        "  - name: Main Account",
+        "    base_url: ftp://example",
+        "    api_key_env: main_key",
+        "  - name: other",
+        "    base_url: https://api.example.com",
+        "    api_key_env: OTHER_KEY",
+        "    surprise: 1",
+      ].join("\n"),
+    );
+    const error = await loadConfig({ file }, {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    const lines = (error as Error).message.split("\n");
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^config: window_days: .*>=1/),
+        expect.stringMatching(/^config: lookback_days: .*number/),
+        expect.stringMatching(/^config: accounts\.0\.name: expected lower-case letters/),
+        expect.stringMatching(/^config: accounts\.0\.base_url: expected an http\(s\) URL/),
+        expect.stringMatching(
+          /^config: accounts\.0\.api_key_env: expected the NAME of an environment variable/,
+        ),
+        expect.stringMatching(/^config: accounts\.1: .*surprise/),
+      ]),
+    );
+    expect(lines).toHaveLength(6);
+  });
+
+  it("names the account and the env var when a key is missing", async () => {
+    const file = await configFile(
+      "accounts:\n  - name: main\n    base_url: https://api.example.com\n    api_key_env: MAIN_KEY\n",
+    );
+    await expect(loadConfig({ file }, {})).rejects.toThrow("account main: env var MAIN_KEY is not set");
+  });
+
+  it("rejects a file that is not YAML or does not exist, in one line", async () => {
+    const file = await configFile("accounts: [unclosed\n");
+    await expect(loadConfig({ file }, {})).rejects.toThrow(/^config: .* is not valid YAML: /);
+    await expect(loadConfig({ file: "/nonexistent/telecom-etl.yaml" }, {})).rejects.toThrow(
+      "config: cannot read /nonexistent/telecom-etl.yaml; check --config or TELECOM_ETL_CONFIG",
+    );
+  });
+
+  it("lets the environment override the file", async () => {
+    const file = await configFile("window_days: 2\nlookback_days: 5\n");
+    const config = await loadConfig({ file }, { ...minimalEnv, TELECOM_ETL_LOOKBACK_DAYS: "7" });
+    expect(config.windowDays).toBe(2);
+    expect(config.lookbackDays).toBe(7);
+  });
+
+  it("never shows a secret in the redacted view or when serialised", async () => {
+    const config = await loadConfig({ databaseUrl: "postgres://etl:hunter2@db:5432/wh" }, minimalEnv);
+    const shown = JSON.stringify(redactedConfig(config));
+    expect(shown).not.toContain("k-123456");
+    expect(shown).not.toContain("hunter2");
+    expect(JSON.stringify(config)).not.toContain("k-123456");
+    expect(String(config.accounts[0]?.apiKey)).toBe("***");
+  });
+});
