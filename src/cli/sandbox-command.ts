@@ -1,0 +1,111 @@
+import { type Command, InvalidArgumentError } from "commander";
+import { UsageError } from "../errors.js";
+import { resolveSandboxOptions, type SandboxOptions } from "../sandbox/sandbox-options.js";
+import { startSandbox } from "../sandbox/start-sandbox.js";
+import { withExample } from "./global-options.js";
+
+interface SandboxFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly seed: number;
+  readonly start?: string;
+  readonly days: number;
+  readonly accounts: number;
+  readonly callsPerDay: number;
+  readonly faults: string;
+  readonly latencyMs: number;
+  readonly rateLimit: number;
+  readonly maxPerPage: number;
+  readonly now?: string;
+  readonly lateShare: number;
+  readonly shuffle: boolean;
+}
+
+function integer(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a non-negative integer");
+  return Number(value);
+}
+
+function number(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === "" || !Number.isFinite(parsed) || parsed < 0)
+    throw new InvalidArgumentError("expected a number >= 0");
+  return parsed;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+
+/** `telecom-etl sandbox`: serves the seeded platform simulator until Ctrl-C, printing its URL, keys and admin URL. */
+export function registerSandboxCommand(program: Command): void {
+  const command = program
+    .command("sandbox")
+    .description("serve a seeded simulator of the platform API (with faults and ground truth) until Ctrl-C")
+    .option("--port <n>", "TCP port (0 = any free port)", integer, 4010)
+    .option("--host <addr>", "interface to listen on", "127.0.0.1")
+    .option("--seed <n>", "world seed", integer, 1)
+    .option("--start <date>", "first day of the world, YYYY-MM-DD (default 2026-08-01)")
+    .option("--days <n>", "days of traffic", integer, 90)
+    .option("--accounts <n>", "accounts: a master plus n-1 sub-accounts", integer, 3)
+    .option("--calls-per-day <n>", "mean calls per account per day", integer, 2000)
+    .option("--faults <profile>", "none | flaky | hostile | FILE.json", "none")
+    .option("--latency-ms <n>", "added latency per request", integer, 0)
+    .option("--rate-limit <rps>", "token-bucket limit per API key, requests/s (0 = off)", number, 0)
+    .option("--max-per-page <n>", "largest per_page honoured", integer, 100)
+    .option("--now <iso|real>", "sandbox clock: ISO date-time or 'real' (default: end of the world)")
+    .option("--late-share <x>", "share of CDRs that arrive 1-48 h late", number, 0.02)
+    .option("--shuffle", "shuffle rows within each page", false)
+    .action(async (flags: SandboxFlags) => {
+      const options: SandboxOptions = {
+        port: flags.port,
+        host: flags.host,
+        seed: flags.seed,
+        days: flags.days,
+        accounts: flags.accounts,
+        callsPerDay: flags.callsPerDay,
+        faults: flags.faults,
+        latencyMs: flags.latencyMs,
+        rateLimit: flags.rateLimit,
+        maxPerPage: flags.maxPerPage,
+        lateShare: flags.lateShare,
+        shuffle: flags.shuffle,
+        ...(flags.start === undefined ? {} : { start: flags.start }),
+        ...(flags.now === undefined ? {} : { now: flags.now }),
+      };
+      try {
+        resolveSandboxOptions(options);
+      } catch (error) {
+        throw new UsageError(`sandbox: ${(error as Error).message}`);
+      }
+      const sandbox = await startSandbox(options);
+      const { world, runtime } = sandbox;
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      out(`sandbox listening on ${sandbox.url}`);
+      out(
+        `seed ${world.seed} · ${world.start} + ${world.days} days · ${world.callsPerDay} calls/day/account · ` +
+          `clock ${runtime.clock.isReal ? "real" : new Date(runtime.clock.now()).toISOString()}`,
+      );
+      for (const account of world.accounts) {
+        out(`  ${account.name.padEnd(8)} id ${account.id}  key ${account.apiKey}  (${account.companyName})`);
+      }
+      out(`admin: ${sandbox.url}/_sandbox/world  (truth: ${sandbox.url}/_sandbox/truth/cdrs?account=master)`);
+      const signal = await untilSignal();
+      await sandbox.close();
+      out(`sandbox stopped (${signal})`);
+    });
+  withExample(
+    command,
+    "telecom-etl sandbox --port 4010 --seed 1 --days 30",
+    "telecom-etl sandbox --faults flaky --rate-limit 20 --now real",
+  );
+}

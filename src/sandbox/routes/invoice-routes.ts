@@ -1,0 +1,36 @@
+import { rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { pageSlice, paginationOf, readPaging } from "../http/paging.js";
+import { DAY_MS } from "../sandbox-options.js";
+import type { PageRow } from "./page-body.js";
+import { listBody } from "./page-body.js";
+import type { PlatformHandler, RouteContext } from "./route-types.js";
+
+/** Invoices of the caller's account issued at `nowMs`, newest first. */
+export function selectInvoiceRows(
+  context: Pick<RouteContext, "runtime" | "account">,
+  nowMs: number,
+): PageRow[] {
+  const { invoices } = context.runtime;
+  return invoices.issued(context.account, nowMs).map((invoice) => ({
+    json: invoices.serialize(context.account, invoice),
+    day: Date.parse(`${invoice.fromDate}T00:00:00Z`) / DAY_MS,
+    index: invoice.id,
+  }));
+}
+
+/** `GET /v1/billing/invoices`: paging; `is_empty` is true when the page holds no invoice. */
+function listInvoices(context: RouteContext): SandboxResponse {
+  const paging = readPaging(context.request.query, context.runtime.options.maxPerPage);
+  const rows = selectInvoiceRows(context, context.runtime.clock.now());
+  const page = pageSlice(rows, paging);
+  const leading = `"is_empty":${page.length === 0},`;
+  return rawJson(
+    200,
+    listBody(context, "invoices", "invoices", page, paginationOf(paging, rows.length), leading),
+  );
+}
+
+/** Billing routes. */
+export const invoiceRoutes: readonly PlatformHandler[] = [
+  { method: "GET", path: "/v1/billing/invoices", handle: listInvoices },
+];

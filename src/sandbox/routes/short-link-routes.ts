@@ -1,0 +1,56 @@
+import { ParamError, rawJson, requireDate, type SandboxResponse } from "../http/http-kit.js";
+import { pageSlice, paginationOf, readPaging } from "../http/paging.js";
+import { DAY_MS } from "../sandbox-options.js";
+import { listBody, type PageRow } from "./page-body.js";
+import type { PlatformHandler, RouteContext } from "./route-types.js";
+
+/** Short-link metrics of an account visible at `nowMs` in [fromMs, toMs] (inclusive days), in serving order. */
+export function selectShortLinkRows(
+  context: Pick<RouteContext, "runtime" | "account">,
+  fromMs: number,
+  toMs: number,
+  nowMs: number,
+  phone: string | null,
+  campaign: string | null,
+): PageRow[] {
+  const { world, shortLinks } = context.runtime;
+  const rows: PageRow[] = [];
+  const firstDay = Math.max(fromMs, world.startMs) / DAY_MS;
+  const lastDay = Math.min(toMs, world.endMs - DAY_MS) / DAY_MS;
+  for (let day = firstDay; day <= lastDay && day * DAY_MS <= nowMs; day++) {
+    for (const click of shortLinks.day(context.account, day)) {
+      if (click.createdAtMs > nowMs) break;
+      if (phone !== null && click.phone !== phone) continue;
+      if (campaign !== null && click.utmCampaign !== campaign) continue;
+      rows.push({ json: click.json, day, index: click.index });
+    }
+  }
+  return rows;
+}
+
+/** `GET /v1/short-links/metrics`: from/to (inclusive UTC days), phone, utm_campaign, paging. */
+function listMetrics(context: RouteContext): SandboxResponse {
+  const { query } = context.request;
+  const fromMs = requireDate(query, "from");
+  const toMs = requireDate(query, "to");
+  if (toMs < fromMs) throw new ParamError(422, "to");
+  const paging = readPaging(query, context.runtime.options.maxPerPage);
+  const rows = selectShortLinkRows(
+    context,
+    fromMs,
+    toMs,
+    context.runtime.clock.now(),
+    query.get("phone") || null,
+    query.get("utm_campaign") || null,
+  );
+  const page = pageSlice(rows, paging);
+  return rawJson(
+    200,
+    listBody(context, "short_link_metrics", "metrics", page, paginationOf(paging, rows.length)),
+  );
+}
+
+/** Short-link routes. */
+export const shortLinkRoutes: readonly PlatformHandler[] = [
+  { method: "GET", path: "/v1/short-links/metrics", handle: listMetrics },
+];

@@ -1,0 +1,36 @@
+import { CdrQuery } from "./cdr-query.js";
+import { CdrStore } from "./cdr-store.js";
+import { KeyRegistry } from "./http/key-registry.js";
+import { InvoiceBook } from "./invoice-book.js";
+import { SandboxClock } from "./sandbox-clock.js";
+import type { ResolvedSandboxOptions } from "./sandbox-options.js";
+import { ShortLinkStore } from "./short-link-store.js";
+import { RequestStats } from "./stats.js";
+import { buildWorld, type SandboxAccount, type SandboxWorld } from "./world.js";
+
+/** Everything a running sandbox holds: the world, its lazily generated streams, the clock, keys, stats. */
+export class SandboxRuntime {
+  readonly world: SandboxWorld;
+  readonly clock: SandboxClock;
+  readonly cdrs: CdrStore;
+  readonly cdrQuery: CdrQuery;
+  readonly shortLinks: ShortLinkStore;
+  readonly invoices: InvoiceBook;
+  readonly keys: KeyRegistry;
+  readonly stats = new RequestStats();
+
+  constructor(readonly options: ResolvedSandboxOptions) {
+    this.world = buildWorld(options);
+    this.clock = new SandboxClock(options.now);
+    this.cdrs = new CdrStore(this.world, options.cacheRows);
+    this.cdrQuery = new CdrQuery(this.world, this.cdrs);
+    this.shortLinks = new ShortLinkStore(this.world);
+    this.invoices = new InvoiceBook(this.world, this.cdrs);
+    this.keys = new KeyRegistry(this.world);
+  }
+
+  /** The account called `name`, if any. */
+  account(name: string): SandboxAccount | undefined {
+    return this.world.accounts.find((a) => a.name === name);
+  }
+}

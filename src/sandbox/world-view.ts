@@ -1,0 +1,58 @@
+import { formatMicros } from "./money.js";
+import type { SandboxRuntime } from "./sandbox-runtime.js";
+
+/** Public description of an account (admin API, CLI banner, library callers). */
+export interface AccountView {
+  readonly name: string;
+  readonly id: number;
+  readonly role: "master" | "sub";
+  readonly company_name: string;
+  readonly api_key: string;
+  readonly user_id: number;
+  readonly sip_trunks: readonly string[];
+  readonly numbers: readonly string[];
+  readonly brand_ids: readonly string[];
+  readonly validation_tokens: readonly string[];
+}
+
+/** `GET /_sandbox/world`: the accounts and keys, the clock, and the seeded invoice discrepancies. */
+export function worldView(runtime: SandboxRuntime): Record<string, unknown> {
+  const { world, options } = runtime;
+  return {
+    seed: world.seed,
+    start: world.start,
+    days: world.days,
+    end: new Date(world.endMs).toISOString().slice(0, 10),
+    calls_per_day: world.callsPerDay,
+    late_share: world.lateShare,
+    max_per_page: options.maxPerPage,
+    shuffle: options.shuffle,
+    clock: { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal },
+    accounts: world.accounts.map(accountView),
+    invoice_discrepancies: runtime.invoices.invoices
+      .filter((invoice) => invoice.discrepancy)
+      .map((invoice) => ({
+        account: invoice.account,
+        invoice_id: invoice.id,
+        month: invoice.month,
+        delta: formatMicros(invoice.deltaMicros),
+        issued: invoice.issuedAtMs <= runtime.clock.now(),
+      })),
+  };
+}
+
+/** The public view of one account. */
+export function accountView(account: SandboxRuntime["world"]["accounts"][number]): AccountView {
+  return {
+    name: account.name,
+    id: account.id,
+    role: account.role,
+    company_name: account.companyName,
+    api_key: account.apiKey,
+    user_id: account.userId,
+    sip_trunks: account.trunks.map((t) => t.name),
+    numbers: account.dids.map((d) => d.number),
+    brand_ids: account.brands.map((b) => b.brandId),
+    validation_tokens: account.validations.map((v) => v.token),
+  };
+}
