@@ -1,0 +1,271 @@
+/**
+ * Load efficiency: rows/s of the load path (zod validation with the platform CDR schema, row
+ * mapping, COPY into the stage, merge, run_slices and state, one transaction per window) divided
+ * by rows/s of a plain COPY of the same rows into a same-shaped table, in the same database and
+ * run. Target ≥ 0.7. Usage: node dist/bench/load-efficiency.js [--rows 200000] [--rounds 5] [--window-rows 20000]
+ */
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { parseArgs } from "node:util";
+import { sql } from "kysely";
+import { from as copyFrom } from "pg-copy-streams";
+import { silentLogger } from "../src/log.js";
+import { cdrSchema } from "../src/platform/index.js";
+import { cdrsStream } from "../src/streams/cdrs.js";
+import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";
+import { addDays } from "../src/streams/slice-label.js";
+import { connectWarehouse, type Warehouse } from "../src/warehouse/connect-warehouse.js";
+import { COPY_NULL, columnEncoders, fieldEncoder } from "../src/warehouse/copy-text-encoding.js";
+import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
+import { loadSlice } from "../src/warehouse/load-slice.js";
+import { migrateToLatest } from "../src/warehouse/migrate.js";
+import { startRun } from "../src/warehouse/run-records.js";
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: "string", default: "200000" },
+    rounds: { type: "string", default: "5" },
+    "window-rows": { type: "string", default: "20000" },
+  },
+});
+const ROWS = Number(args.rows);
+const ROUNDS = Number(args.rounds);
+const WINDOW_ROWS = Number(args["window-rows"]);
+const FIRST_DAY = "2026-06-01";
+
+/** A small deterministic PRNG (mulberry32), so every run loads the same rows. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const DESTINATIONS = [
+  "United States",
+  "Mexico - Mobile Telcel",
+  "Canada - Toronto",
+  "United Kingdom - Mobile",
+  "Germany",
+];
+const DISPOSITIONS = ["answered", "answered", "answered", "noanswer", "busy", "failed"] as const;
+
+/** CDR objects as the platform's list endpoint serves them (both directions), one day per window. */
+function generateCdrs(count: number): { raw: Record<string, unknown>; direction: string; day: number }[] {
+  const random = prng(20260601);
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join("");
+  const rows: { raw: Record<string, unknown>; direction: string; day: number }[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const day = Math.floor(i / WINDOW_ROWS);
+    const placed = random() < 0.6;
+    const disposition = DISPOSITIONS[Math.floor(random() * DISPOSITIONS.length)]!;
+    const duration = disposition === "answered" ? 1 + Math.floor(random() * 900) : 0;
+    const perMinute = (0.004 + Math.floor(random() * 200) / 10_000).toFixed(4);
+    const when = Date.parse(`${addDays(FIRST_DAY, day)}T00:00:00Z`) + Math.floor(random() * 86_400) * 1000;
+    const raw: Record<string, unknown> = {
+      date: `${new Date(when).toISOString().slice(0, 19)}Z`,
+      from: `1${2_000_000_000 + Math.floor(random() * 7_000_000_000)}`,
+      to: `1${2_000_000_000 + Math.floor(random() * 7_000_000_000)}`,
+      disposition,
+      duration,
+      destination: placed
+        ? DESTINATIONS[Math.floor(random() * DESTINATIONS.length)]!
+        : "sip:trunk1@example.com",
+      per_minute: disposition === "answered" ? perMinute : null,
+      charge:
+        disposition === "answered" ? ((Number(perMinute) * Math.ceil(duration / 6)) / 10).toFixed(6) : null,
+      sip_trunk: placed ? `trunk${Math.floor(random() * 20)}` : null,
+    };
+    if (!placed && random() < 0.2) raw.forward_fee = "0.0050";
+    raw.uuid = `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+    raw.parent_uuid = random() < 0.05 ? `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}` : null;
+    raw.answered_by = disposition === "answered" ? (random() < 0.9 ? "human" : "machine") : null;
+    rows.push({ raw, direction: placed ? "placed" : "received", day });
+  }
+  return rows;
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function byWindow<T extends { day: number }>(rows: readonly T[]): T[][] {
+  const windows: T[][] = [];
+  for (const row of rows) {
+    const window = windows[row.day] ?? [];
+    window.push(row);
+    windows[row.day] = window;
+  }
+  return windows;
+}
+
+/** The baseline: one plain COPY per window (same text encoding) into a same-shaped table, nothing else. */
+async function plainCopy(warehouse: Warehouse, windows: readonly LoadRow[][]): Promise<void> {
+  const columns = cdrsStream.columns;
+  const names = columns.map((c) => c.name);
+  const encoders = columnEncoders(columns);
+  const encodeExtra = fieldEncoder("jsonb");
+  const account = fieldEncoder("text")("bench");
+  const extractedAt = new Date().toISOString();
+  const list = ["_account", ...names, "_run_id", "_extracted_at", "_extra"].join(", ");
+  for (const rows of windows) {
+    const client = await warehouse.pool.connect();
+    try {
+      await client.query("BEGIN");
+      function* chunks() {
+        let chunk = "";
+        for (const row of rows) {
+          let line = `${account}\t`;
+          for (let i = 0; i < names.length; i += 1) line += `${encoders[i]!(row.columns[names[i]!])}\t`;
+          chunk += `${line}1\t${extractedAt}\t${row.extra === null ? COPY_NULL : encodeExtra(row.extra)}\n`;
+          if (chunk.length > 256 * 1024) {
+            yield chunk;
+            chunk = "";
+          }
+        }
+        if (chunk) yield chunk;
+      }
+      await pipeline(
+        Readable.from(chunks()),
+        client.query(copyFrom(`COPY bench.cdrs_copy (${list}) FROM STDIN`)),
+      );
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), "load-bench-"));
+  // Run as root, the server runs as user postgres, which must be able to reach its data directory.
+  await chmod(dir, 0o755);
+  const embedded = await startEmbeddedWarehouse({ dir, log: silentLogger });
+  const warehouse = await connectWarehouse(embedded.url, { max: 4 });
+  try {
+    await migrateToLatest(warehouse.db);
+    await sql`CREATE SCHEMA bench`.execute(warehouse.db);
+    await sql`CREATE TABLE bench.cdrs_copy (LIKE platform.cdrs INCLUDING ALL)`.execute(warehouse.db);
+    const runId = await startRun(warehouse.db, {
+      command: "bench",
+      arguments: {},
+      host: "bench",
+      pid: process.pid,
+    });
+
+    const generated = generateCdrs(ROWS);
+    const windows = byWindow(generated);
+    const validatedOnce = windows.map((w) =>
+      w.map((g) => toLoadRow(cdrsStream, cdrSchema.parse(g.raw), { direction: g.direction })),
+    );
+    console.log(
+      `load-efficiency: ${ROWS} CDRs in ${windows.length} windows of ${WINDOW_ROWS}, ${ROUNDS} rounds`,
+    );
+
+    const results = {
+      copy: [] as number[],
+      load: [] as number[],
+      validate: [] as number[],
+      stageMerge: [] as number[],
+      rerun: [] as number[],
+    };
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      await sql`TRUNCATE bench.cdrs_copy, platform.cdrs, etl.run_slices, etl.stream_state`.execute(
+        warehouse.db,
+      );
+      await sql`CHECKPOINT`.execute(warehouse.db);
+
+      let started = performance.now();
+      await plainCopy(warehouse, validatedOnce);
+      const copyMs = performance.now() - started;
+
+      let validateMs = 0;
+      let loadMs = 0;
+      started = performance.now();
+      for (const [index, window] of windows.entries()) {
+        const t0 = performance.now();
+        const rows: LoadRow[] = [];
+        const rejects: { raw: unknown; issues: unknown }[] = [];
+        for (const g of window) {
+          const parsed = cdrSchema.safeParse(g.raw);
+          if (parsed.success) rows.push(toLoadRow(cdrsStream, parsed.data, { direction: g.direction }));
+          else rejects.push({ raw: g.raw, issues: parsed.error.issues });
+        }
+        const t1 = performance.now();
+        const start = addDays(FIRST_DAY, index);
+        await loadSlice(warehouse, {
+          stream: cdrsStream,
+          account: "bench",
+          runId,
+          extractedAt: new Date(),
+          slice: { kind: "window", window: { start, end: addDays(start, 1) } },
+          rows,
+          rejects,
+          stats: { requests: 0, retries: 0, rowsFetched: window.length, startedAt: new Date() },
+          completeWindow: true,
+        });
+        validateMs += t1 - t0;
+        loadMs += performance.now() - t1;
+      }
+      const totalMs = performance.now() - started;
+
+      started = performance.now();
+      for (const [index, rows] of validatedOnce.entries()) {
+        const start = addDays(FIRST_DAY, index);
+        await loadSlice(warehouse, {
+          stream: cdrsStream,
+          account: "bench",
+          runId,
+          extractedAt: new Date(),
+          slice: { kind: "window", window: { start, end: addDays(start, 1) } },
+          rows,
+          rejects: [],
+          stats: { requests: 0, retries: 0, rowsFetched: rows.length, startedAt: new Date() },
+          completeWindow: true,
+        });
+      }
+      const rerunMs = performance.now() - started;
+
+      const rate = (ms: number) => (ROWS / ms) * 1000;
+      results.copy.push(rate(copyMs));
+      results.load.push(rate(totalMs));
+      results.validate.push(rate(validateMs));
+      results.stageMerge.push(rate(loadMs));
+      results.rerun.push(rate(rerunMs));
+      console.log(
+        `round ${round}: plain COPY ${rate(copyMs).toFixed(0)} rows/s; load path ${rate(totalMs).toFixed(0)} rows/s ` +
+          `(validate ${rate(validateMs).toFixed(0)}, stage+merge ${rate(loadMs).toFixed(0)}); ` +
+          `re-load unchanged ${rate(rerunMs).toFixed(0)} rows/s`,
+      );
+    }
+    const copy = median(results.copy);
+    const load = median(results.load);
+    console.log(`median plain COPY:           ${copy.toFixed(0)} rows/s`);
+    console.log(`median load path:            ${load.toFixed(0)} rows/s`);
+    console.log(`  of which validate (zod):   ${median(results.validate).toFixed(0)} rows/s`);
+    console.log(`  of which stage + merge:    ${median(results.stageMerge).toFixed(0)} rows/s`);
+    console.log(`median re-load (unchanged):  ${median(results.rerun).toFixed(0)} rows/s`);
+    console.log(`ratio load path / plain COPY: ${(load / copy).toFixed(2)} (target >= 0.70)`);
+    console.log(
+      `ratio stage+merge / plain COPY (no validation): ${(median(results.stageMerge) / copy).toFixed(2)}`,
+    );
+  } finally {
+    await warehouse.close();
+    await embedded.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
