@@ -1,7 +1,12 @@
 import type { Command } from "commander";
+import { registerBackfillCommand } from "./backfill-command.js";
 import type { Runtime } from "./command-context.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
+import { registerRejectsCommand } from "./rejects-command.js";
+import { registerRunCommand } from "./run-command.js";
+import { registerStateCommand } from "./state-command.js";
+import { registerStatusCommand } from "./status-command.js";
 import { registerWarehouseCommand } from "./warehouse-command.js";
 
 /** Adds every command to the program; one line per command file. */
@@ -9,4 +14,9 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerMigrateCommand(program, runtime);
   registerWarehouseCommand(program, runtime);
   registerConfigCommand(program, runtime);
+  registerRunCommand(program, runtime);
+  registerBackfillCommand(program, runtime);
+  registerStatusCommand(program, runtime);
+  registerRejectsCommand(program, runtime);
+  registerStateCommand(program, runtime);
 }

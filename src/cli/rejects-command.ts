@@ -1,0 +1,113 @@
+import type { Command } from "commander";
+import { UsageError } from "../errors.js";
+import { replayRejects } from "../pipeline/replay-rejects.js";
+import { getStream } from "../streams/registry.js";
+import { listRejects, type RejectRecord } from "../warehouse/rejects.js";
+import { type Runtime, withCommandContext } from "./command-context.js";
+import { EXIT, type ExitCode } from "./exit-codes.js";
+import { globalOptions, withExample } from "./global-options.js";
+import { parseLockTimeout } from "./run-command.js";
+
+/** One reject as `rejects list` prints it: id, where it came from, the first issues, the raw row (shortened). */
+export function formatReject(reject: RejectRecord): string {
+  const issues = Array.isArray(reject.issues)
+    ? (reject.issues as { path?: string; message?: string }[])
+        .slice(0, 3)
+        .map((issue) => `${issue.path || "(row)"}: ${issue.message ?? "?"}`)
+        .join("; ")
+    : JSON.stringify(reject.issues);
+  const raw = JSON.stringify(reject.raw);
+  const state = reject.replayedAt ? `replayed ${reject.replayedAt.toISOString()}` : "pending";
+  return `#${reject.id} ${reject.account}/${reject.stream} ${reject.slice} run ${reject.runId ?? "-"} ${state}\n    ${issues}\n    ${raw.length > 300 ? `${raw.slice(0, 300)}…` : raw}`;
+}
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return 100;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit: expected a positive integer, got "${value}"`);
+  return limit;
+}
+
+/** `telecom-etl rejects list|replay`: the rows that failed validation, and loading those that now pass. */
+export function registerRejectsCommand(program: Command, runtime: Runtime): void {
+  const rejects = program.command("rejects").description("rows that failed validation (etl.rejects)");
+
+  const list = rejects
+    .command("list")
+    .description("show quarantined rows, newest first, with the raw JSON and the validation issues")
+    .option("--stream <name>", "only this stream")
+    .option("--account <name>", "only this account")
+    .option("--pending", "only rows not replayed yet")
+    .option("--limit <n>", "at most this many (default 100)")
+    .option("--json", "machine-readable output (one JSON array)")
+    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const global = globalOptions(cmd);
+      const stream = options.stream as string | undefined;
+      if (stream !== undefined) getStream(stream);
+      const limit = parseLimit(options.limit as string | undefined);
+      const code = await withCommandContext(
+        global,
+        runtime,
+        { accounts: false, migrate: true },
+        async (ctx) => {
+          const found = await listRejects(ctx.warehouse.db, {
+            stream,
+            account: options.account as string | undefined,
+            pendingOnly: options.pending === true,
+            limit,
+          });
+          if (global.json || options.json === true) ctx.out(JSON.stringify(found));
+          else if (found.length === 0) ctx.out("no rejects");
+          else for (const reject of found) ctx.out(formatReject(reject));
+          return EXIT.ok;
+        },
+      );
+      runtime.setExitCode(code);
+    });
+  withExample(list, "telecom-etl rejects list --stream cdrs", "telecom-etl rejects list --pending --json");
+
+  const replay = rejects
+    .command("replay")
+    .description(
+      "re-validate pending rejects with the current schemas and load those that pass (window state untouched)",
+    )
+    .option("--stream <name>", "only this stream")
+    .option("--account <name>", "only this account")
+    .option("--lock-timeout <seconds>", "wait this long for a run holding a stream's lock (default 0)")
+    .action(async (options: Record<string, string | undefined>, cmd: Command) => {
+      const global = globalOptions(cmd);
+      if (options.stream !== undefined) getStream(options.stream);
+      const lockTimeoutMs = parseLockTimeout(options.lockTimeout);
+      const code = await withCommandContext(
+        global,
+        runtime,
+        { accounts: false, migrate: true },
+        async (ctx) => {
+          const result = await replayRejects(
+            { warehouse: ctx.warehouse, log: ctx.log, host: ctx.host, lockTimeoutMs },
+            { stream: options.stream, account: options.account },
+          );
+          const failed = result.summaries.some((s) => s.loaded + s.stillRejected < s.pending);
+          if (global.json) ctx.out(JSON.stringify(result));
+          else if (result.summaries.length === 0) ctx.out("no pending rejects");
+          else {
+            for (const s of result.summaries) {
+              ctx.out(
+                `${s.account}/${s.stream}: ${s.loaded} of ${s.pending} loaded, ${s.stillRejected} still rejected`,
+              );
+              if (s.note) ctx.out(`    ${s.note}`);
+            }
+          }
+          const code: ExitCode = failed
+            ? EXIT.workFailed
+            : result.summaries.some((s) => s.stillRejected > 0)
+              ? EXIT.quarantined
+              : EXIT.ok;
+          return code;
+        },
+      );
+      runtime.setExitCode(code);
+    });
+  withExample(replay, "telecom-etl rejects replay", "telecom-etl rejects replay --stream cdrs");
+}

@@ -1,0 +1,77 @@
+import type { Command } from "commander";
+import { LockHeldError, UsageError } from "../errors.js";
+import { getStream } from "../streams/registry.js";
+import { finishRun, startRun } from "../warehouse/run-records.js";
+import { acquireStreamLocks } from "../warehouse/stream-locks.js";
+import { resetStreamState } from "../warehouse/stream-state.js";
+import { type Runtime, withCommandContext } from "./command-context.js";
+import { EXIT } from "./exit-codes.js";
+import { globalOptions, withExample } from "./global-options.js";
+import { parseDateFlag, parseLockTimeout, parseNameList } from "./run-command.js";
+
+/** `telecom-etl state reset`: forget completed windows so the next run loads them again. */
+export function registerStateCommand(program: Command, runtime: Runtime): void {
+  const state = program.command("state").description("the set of completed windows per account and stream");
+  const reset = state
+    .command("reset")
+    .description(
+      "forget completed windows (from --from on, when given) so the next run loads them again; rows stay",
+    )
+    .requiredOption("--streams <names>", "streams to reset (comma-separated)")
+    .option("--accounts <names>", "only these accounts (comma-separated; default all)")
+    .option("--from <date>", "only windows ending after this day (YYYY-MM-DD)")
+    .option("--yes", "really do it")
+    .option("--lock-timeout <seconds>", "wait this long for a run holding a stream's lock (default 0)")
+    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const streams = parseNameList("--streams", options.streams as string)!.map(
+        (name) => getStream(name).name,
+      );
+      const accounts = parseNameList("--accounts", options.accounts as string | undefined);
+      const from = parseDateFlag("--from", options.from as string | undefined);
+      const lockTimeoutMs = parseLockTimeout(options.lockTimeout as string | undefined);
+      const what = `completed windows of ${streams.join(", ")}${accounts ? ` for ${accounts.join(", ")}` : ""}${from ? ` ending after ${from}` : ""}`;
+      if (options.yes !== true) throw new UsageError(`refusing to forget ${what} without --yes`);
+      const code = await withCommandContext(
+        globalOptions(cmd),
+        runtime,
+        { accounts: false, migrate: true },
+        async (ctx) => {
+          const targets = accounts ?? ctx.config.accounts.map((a) => a.name);
+          const runId = await startRun(ctx.warehouse.db, {
+            command: "state reset",
+            arguments: { streams, accounts: accounts ?? null, from: from ?? null },
+            host: ctx.host,
+            pid: process.pid,
+          });
+          let locks: Awaited<ReturnType<typeof acquireStreamLocks>> | undefined;
+          try {
+            locks = await acquireStreamLocks(
+              ctx.warehouse,
+              targets.flatMap((account) => streams.map((stream) => ({ account, stream }))),
+              { timeoutMs: lockTimeoutMs, runId },
+            );
+            const forgotten = await resetStreamState(ctx.warehouse.db, { streams, accounts, from });
+            await finishRun(ctx.warehouse.db, runId, { status: "succeeded", exitCode: EXIT.ok });
+            ctx.out(
+              ctx.json
+                ? JSON.stringify({ forgotten })
+                : `forgot ${forgotten} ${what}; the next run loads them again`,
+            );
+            return EXIT.ok;
+          } catch (error) {
+            const exitCode = error instanceof LockHeldError ? EXIT.locked : EXIT.workFailed;
+            await finishRun(ctx.warehouse.db, runId, { status: "failed", exitCode }).catch(() => {});
+            throw error;
+          } finally {
+            await locks?.release();
+          }
+        },
+      );
+      runtime.setExitCode(code);
+    });
+  withExample(
+    reset,
+    "telecom-etl state reset --streams cdrs --from 2026-08-10 --yes",
+    "telecom-etl state reset --streams short_link_metrics --accounts acme --yes",
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * The text a `run` or `backfill` prints when it ends: one line per (account, stream) with windows,
+ * rows and rejects, then the errors that explain a non-zero exit. Pure, for tests and the CLI.
+ */
+import type { PipelineResult } from "./run-pipeline.js";
+
+/** Lines of the human-readable summary of a run. */
+export function formatRunSummary(result: PipelineResult): string[] {
+  const lines = [`run ${result.runId} (${result.status}, exit ${result.exitCode}), today ${result.today}`];
+  const width = Math.max(...result.streams.map((s) => `${s.account}/${s.stream}`.length), 10);
+  for (const s of result.streams) {
+    const name = `${s.account}/${s.stream}`.padEnd(width);
+    lines.push(
+      `  ${name}  ${s.status.padEnd(11)} windows ${s.windowsLoaded}/${s.windowsPlanned} loaded` +
+        ` (${s.windowsCompleted} completed, ${s.windowsFailed} failed)` +
+        `  rows ${s.rowsFetched} fetched: ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged` +
+        (s.deleted > 0 ? `, ${s.deleted} replaced` : "") +
+        `, ${s.rejected} rejected  requests ${s.requests}`,
+    );
+    for (const error of s.errors) lines.push(`      ${error}`);
+  }
+  for (const b of result.budgets) {
+    if (b.throttled > 0) {
+      lines.push(
+        `  rate budget of ${b.accounts.join(", ")}: ${b.throttled} answer(s) 429, settled at ${b.currentRate.toFixed(2)} req/s (max ${b.maxRate})`,
+      );
+    }
+  }
+  return lines;
+}
+
+/** The machine-readable summary (`--json`). */
+export function runSummaryJson(result: PipelineResult): string {
+  return JSON.stringify({ ...result, runStartedAt: result.runStartedAt.toISOString() });
+}

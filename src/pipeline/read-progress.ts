@@ -1,0 +1,42 @@
+/**
+ * What planning needs to know about one (account, stream): the completed windows with their ends
+ * (completion is judged by coverage) and the first window a nightly `run` ever attempted, which
+ * anchors the default start date. Backfills are left out of the anchor: an explicit range must
+ * never drag the nightly start back.
+ */
+import type { Kysely } from "kysely";
+import type { DateWindow } from "../streams/stream-definition.js";
+import type { Database } from "../warehouse/database.js";
+
+/** Completed windows and the first window a `run` touched. */
+export interface StreamProgress {
+  readonly completed: readonly DateWindow[];
+  readonly firstRunWindow: string | undefined;
+}
+
+/** Reads the progress of one (account, stream). */
+export async function readStreamProgress(
+  db: Kysely<Database>,
+  account: string,
+  stream: string,
+): Promise<StreamProgress> {
+  const completed = await db
+    .selectFrom("etl.stream_state")
+    .select(["window_start", "window_end"])
+    .where("account", "=", account)
+    .where("stream", "=", stream)
+    .orderBy("window_start")
+    .execute();
+  const first = await db
+    .selectFrom("etl.run_slices as s")
+    .innerJoin("etl.runs as r", "r.id", "s.run_id")
+    .select((eb) => eb.fn.min("s.window_start").as("first"))
+    .where("s.account", "=", account)
+    .where("s.stream", "=", stream)
+    .where("r.command", "=", "run")
+    .executeTakeFirst();
+  return {
+    completed: completed.map((row) => ({ start: row.window_start, end: row.window_end })),
+    firstRunWindow: (first?.first as string | null | undefined) ?? undefined,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * `rejects replay`: re-validates quarantined rows with the current schemas and loads those that
+ * now pass, slice by slice, each in one transaction that also marks them replayed. Window
+ * completion is never touched. Rows that still fail stay pending.
+ */
+import { describeError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { LoadRow } from "../streams/load-row.js";
+import { getStream } from "../streams/registry.js";
+import { parseSliceLabel } from "../streams/slice-label.js";
+import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import { loadSlice } from "../warehouse/load-slice.js";
+import { pendingRejects, type RejectRecord } from "../warehouse/rejects.js";
+import { finishRun, startRun } from "../warehouse/run-records.js";
+import { acquireStreamLocks } from "../warehouse/stream-locks.js";
+import { impliedOf, parseRow } from "./parse-rows.js";
+
+/** What a replay did per (account, stream). */
+export interface ReplaySummary {
+  readonly account: string;
+  readonly stream: string;
+  readonly pending: number;
+  readonly loaded: number;
+  readonly stillRejected: number;
+  /** Why rows of this stream could not be replayed, if so. */
+  readonly note?: string;
+}
+
+/** Replays pending rejects (of one stream when given); returns the run id and per-stream figures. */
+export async function replayRejects(
+  deps: { warehouse: Warehouse; log: Logger; host: string; pid?: number; lockTimeoutMs?: number },
+  options: { stream?: string; account?: string },
+): Promise<{ runId: number; summaries: ReplaySummary[] }> {
+  if (options.stream !== undefined) getStream(options.stream);
+  const pending = await pendingRejects(deps.warehouse.db, options);
+  const groups = new Map<string, RejectRecord[]>();
+  for (const reject of pending) {
+    const key = JSON.stringify([reject.account, reject.stream, reject.slice]);
+    groups.set(key, [...(groups.get(key) ?? []), reject]);
+  }
+  const runId = await startRun(deps.warehouse.db, {
+    command: "rejects replay",
+    arguments: { stream: options.stream ?? null, account: options.account ?? null },
+    host: deps.host,
+    pid: deps.pid ?? process.pid,
+  });
+  const pairs = [
+    ...new Map(
+      pending.map((r) => [`${r.account}/${r.stream}`, { account: r.account, stream: r.stream }]),
+    ).values(),
+  ];
+  const locks = await acquireStreamLocks(deps.warehouse, pairs, {
+    timeoutMs: deps.lockTimeoutMs ?? 0,
+    runId,
+  }).catch(async (error: unknown) => {
+    await finishRun(deps.warehouse.db, runId, { status: "failed", exitCode: 4 });
+    throw error;
+  });
+  const summaries = new Map<string, { -readonly [K in keyof ReplaySummary]: ReplaySummary[K] }>();
+  let failed = false;
+  try {
+    for (const [key, rejects] of groups) {
+      const [account, streamName, label] = JSON.parse(key) as [string, string, string];
+      const summary = summaries.get(`${account}/${streamName}`) ?? {
+        account,
+        stream: streamName,
+        pending: 0,
+        loaded: 0,
+        stillRejected: 0,
+      };
+      summaries.set(`${account}/${streamName}`, summary);
+      summary.pending += rejects.length;
+      const stream = getStream(streamName);
+      if (stream.writeMode === "replace_window") {
+        // Loading a window of a replace_window stream replaces all of it: replaying a few rows would drop the rest.
+        summary.stillRejected += rejects.length;
+        summary.note = `${streamName} replaces whole windows; reload the window instead (state reset --from, then run)`;
+        continue;
+      }
+      const rows: LoadRow[] = [];
+      const ids: number[] = [];
+      for (const reject of rejects) {
+        const parsed = parseRow(stream, reject.raw, impliedOf(reject.issues));
+        if (parsed.ok) {
+          rows.push(parsed.row);
+          ids.push(reject.id);
+        }
+      }
+      summary.stillRejected += rejects.length - ids.length;
+      if (ids.length === 0) continue;
+      const startedAt = new Date();
+      try {
+        await loadSlice(deps.warehouse, {
+          stream,
+          account,
+          runId,
+          extractedAt: startedAt,
+          slice: parseSliceLabel(label),
+          rows,
+          rejects: [],
+          stats: { requests: 0, retries: 0, rowsFetched: rows.length, startedAt },
+          completeWindow: false,
+          replayedRejectIds: ids,
+        });
+        summary.loaded += ids.length;
+      } catch (error) {
+        failed = true;
+        summary.stillRejected += ids.length;
+        deps.log.error(
+          { account, stream: streamName, slice: label, error: describeError(error) },
+          "replay failed",
+        );
+      }
+    }
+    const all = [...summaries.values()];
+    const exitCode = failed ? 1 : all.some((s) => s.stillRejected > 0) ? 3 : 0;
+    await finishRun(deps.warehouse.db, runId, {
+      status: failed ? "partial" : exitCode === 3 ? "quarantined" : "succeeded",
+      exitCode,
+    });
+    return { runId, summaries: all };
+  } finally {
+    await locks.release();
+  }
+}

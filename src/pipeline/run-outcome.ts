@@ -1,0 +1,33 @@
+/**
+ * From the per-stream summaries of a run to its exit code and its `etl.runs.status`: pure, so the
+ * rules (README "Exit codes") are tested without a database.
+ */
+import { EXIT, type ExitCode } from "../cli/exit-codes.js";
+import type { RunStatus } from "../warehouse/run-records.js";
+import type { StreamSummary } from "./run-stream.js";
+
+/** Exit code and recorded status of a finished run. */
+export interface RunOutcome {
+  readonly exitCode: ExitCode;
+  readonly status: Exclude<RunStatus, "running">;
+}
+
+/**
+ * 130 when interrupted; 2 when every account was refused its key and nothing loaded; 1 when any
+ * window failed or any stream was skipped or stopped; 3 when all went through but rows were
+ * quarantined; else 0.
+ */
+export function runOutcome(summaries: readonly StreamSummary[], interrupted: boolean): RunOutcome {
+  const loaded = summaries.reduce((sum, s) => sum + s.windowsLoaded, 0);
+  if (interrupted) return { exitCode: EXIT.interrupted, status: "interrupted" };
+  const accounts = new Set(summaries.map((s) => s.account));
+  const refused = new Set(summaries.filter((s) => s.status === "auth_failed").map((s) => s.account));
+  if (accounts.size > 0 && refused.size === accounts.size && loaded === 0) {
+    return { exitCode: EXIT.usage, status: "failed" };
+  }
+  if (summaries.some((s) => s.status !== "succeeded")) {
+    return { exitCode: EXIT.workFailed, status: loaded > 0 ? "partial" : "failed" };
+  }
+  if (summaries.some((s) => s.rejected > 0)) return { exitCode: EXIT.quarantined, status: "quarantined" };
+  return { exitCode: EXIT.ok, status: "succeeded" };
+}

@@ -1,0 +1,48 @@
+/**
+ * Which (account, streams) a command works on: the configured accounts and their enabled streams,
+ * narrowed by `--accounts` and `--streams`. Unknown names and empty selections are usage errors
+ * naming what is configured.
+ */
+import type { AccountConfig, EtlConfig } from "../config.js";
+import { UsageError } from "../errors.js";
+import { getStream } from "../streams/registry.js";
+import type { StreamDefinition } from "../streams/stream-definition.js";
+
+/** One account and the streams to run for it. */
+export interface RunTarget {
+  readonly account: AccountConfig;
+  readonly streams: readonly StreamDefinition[];
+}
+
+/** Accounts named in `accounts` (all when absent), each with its enabled streams among `streams` (all when absent). */
+export function selectRunTargets(
+  config: EtlConfig,
+  accounts?: readonly string[],
+  streams?: readonly string[],
+): RunTarget[] {
+  const configured = config.accounts.map((a) => a.name);
+  for (const name of accounts ?? []) {
+    if (!configured.includes(name)) {
+      throw new UsageError(
+        `unknown account ${JSON.stringify(name)}; configured: ${configured.join(", ") || "(none)"}`,
+      );
+    }
+  }
+  const wanted = streams?.map((name) => getStream(name).name);
+  const targets: RunTarget[] = [];
+  for (const account of config.accounts) {
+    if (accounts !== undefined && !accounts.includes(account.name)) continue;
+    const names = account.streams.filter((name) => wanted === undefined || wanted.includes(name));
+    if (names.length > 0) targets.push({ account, streams: names.map(getStream) });
+  }
+  for (const name of wanted ?? []) {
+    if (!targets.some((t) => t.streams.some((s) => s.name === name))) {
+      throw new UsageError(
+        `stream ${name} is not enabled for the selected accounts; check "streams" in the config`,
+      );
+    }
+  }
+  if (targets.length === 0)
+    throw new UsageError("nothing to run: no account with an enabled stream was selected");
+  return targets;
+}
