@@ -1,3 +1,5 @@
+import { type FaultProfile, resolveFaultProfile } from "./faults/fault-profile.js";
+
 /**
  * Options of the sandbox (library and CLI) and their defaults. Everything the world contains is a
  * pure function of these options; only the clock and the fault profile can change at run time.
@@ -52,7 +54,7 @@ export interface ResolvedSandboxOptions {
   readonly days: number;
   readonly accounts: number;
   readonly callsPerDay: number;
-  readonly faults: string | Readonly<Record<string, unknown>>;
+  readonly faults: FaultProfile;
   readonly latencyMs: number;
   readonly rateLimit: number;
   readonly maxPerPage: number;
@@ -112,7 +114,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     days,
     accounts: positiveInt("accounts", options.accounts ?? 3, 1),
     callsPerDay: positiveInt("callsPerDay", options.callsPerDay ?? 2000, 0),
-    faults: options.faults ?? "none",
+    faults: resolveFaultProfile(options.faults ?? "none"),
     latencyMs: positiveInt("latencyMs", options.latencyMs ?? 0, 0),
     rateLimit: Math.max(0, options.rateLimit ?? 0),
     maxPerPage: positiveInt("maxPerPage", options.maxPerPage ?? 100, 1),

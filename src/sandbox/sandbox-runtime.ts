@@ -1,5 +1,7 @@
 import { CdrQuery } from "./cdr-query.js";
 import { CdrStore } from "./cdr-store.js";
+import { FaultInjector } from "./faults/fault-injector.js";
+import { RateLimiter } from "./faults/rate-limiter.js";
 import { KeyRegistry } from "./http/key-registry.js";
 import { InvoiceBook } from "./invoice-book.js";
 import { SandboxClock } from "./sandbox-clock.js";
@@ -18,6 +20,8 @@ export class SandboxRuntime {
   readonly invoices: InvoiceBook;
   readonly keys: KeyRegistry;
   readonly stats = new RequestStats();
+  readonly faults: FaultInjector;
+  readonly limiter: RateLimiter;
 
   constructor(readonly options: ResolvedSandboxOptions) {
     this.world = buildWorld(options);
@@ -27,6 +31,8 @@ export class SandboxRuntime {
     this.shortLinks = new ShortLinkStore(this.world);
     this.invoices = new InvoiceBook(this.world, this.cdrs);
     this.keys = new KeyRegistry(this.world);
+    this.faults = new FaultInjector(options.faults, options.seed);
+    this.limiter = new RateLimiter(options.rateLimit);
   }
 
   /** The account called `name`, if any. */

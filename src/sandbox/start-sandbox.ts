@@ -20,7 +20,8 @@ export interface RunningSandbox {
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const resolved = resolveSandboxOptions(options);
   const runtime = new SandboxRuntime(resolved);
-  const server = createSandboxServer(runtime);
+  const stop = new AbortController();
+  const server = createSandboxServer(runtime, stop.signal);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(resolved.port, resolved.host, () => {
@@ -36,6 +37,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     runtime,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        stop.abort();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

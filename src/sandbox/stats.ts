@@ -1,10 +1,10 @@
 /** Request counts by route and status, for `GET /_sandbox/stats`. */
 export class RequestStats {
-  private readonly counts = new Map<string, Map<number, number>>();
+  private readonly counts = new Map<string, Map<number | string, number>>();
   private total = 0;
 
-  /** Counts one answered request. */
-  record(route: string, status: number): void {
+  /** Counts one request by its status (or `hang`/`reset` when no complete answer was sent). */
+  record(route: string, status: number | string): void {
     this.total += 1;
     let byStatus = this.counts.get(route);
     if (!byStatus) {

@@ -1,6 +1,10 @@
-import { CDR_TYPES } from "../platform/cdr.js";
+import { CDR_TYPES, type CdrType } from "../platform/cdr.js";
+import type { RowFault } from "./faults/fault-profile.js";
+import { corruptRow, isRejected, type RowIdentity, rowFaultOf } from "./faults/row-faults.js";
 import { selectInvoiceRows } from "./routes/invoice-routes.js";
+import type { ListStream } from "./routes/page-body.js";
 import { selectShortLinkRows } from "./routes/short-link-routes.js";
+import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { appendJsonField, formatCdrDate } from "./serialize-cdr.js";
 import type { SandboxAccount } from "./world.js";
@@ -17,55 +21,113 @@ export interface TruthQuery {
   readonly toMs: number;
 }
 
+interface StreamRow {
+  readonly json: string;
+  readonly identity: RowIdentity;
+  readonly direction: CdrType | null;
+}
+
+/** Names of row faults in the admin API. */
+const FAULT_NAMES: Record<RowFault, string> = {
+  wrongType: "wrong_type",
+  missingField: "missing_field",
+  unknownEnum: "unknown_enum",
+  extraField: "extra_field",
+};
+
+/** Every record of a list stream visible now, as generated (before row faults). */
+function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQuery): StreamRow[] {
+  const nowMs = runtime.clock.now();
+  const account = query.account.index;
+  const context = { runtime, account: query.account };
+  const of = (json: string, day: number, index: number, direction: CdrType | null = null): StreamRow => ({
+    json,
+    identity: { stream, account, day, index },
+    direction,
+  });
+  if (stream === "short_link_metrics") {
+    return selectShortLinkRows(context, query.fromMs, query.toMs, nowMs, null, null).map((r) =>
+      of(r.json, r.day, r.index),
+    );
+  }
+  if (stream === "invoices") {
+    return selectInvoiceRows(context, nowMs)
+      .filter((r) => r.day * DAY_MS >= query.fromMs && r.day * DAY_MS <= query.toMs)
+      .map((r) => of(r.json, r.day, r.index));
+  }
+  const rows: StreamRow[] = [];
+  for (const type of CDR_TYPES) {
+    const selected = runtime.cdrQuery.select(
+      {
+        account: query.account,
+        type,
+        fromMs: query.fromMs,
+        toMs: query.toMs,
+        disposition: "all",
+        fromSearch: null,
+        toSearch: null,
+        sipTrunk: null,
+        uuid: null,
+      },
+      nowMs,
+    );
+    for (const r of selected) rows.push(of(r.json, Math.floor(r.call.startMs / DAY_MS), r.call.index, type));
+  }
+  return rows;
+}
+
 /**
- * The JSON lines a perfect loader holds for `stream` at the current clock: every visible record,
- * byte for byte as the API serves it; CDR lines carry an extra `direction` (`placed`/`received`).
- * Order is not meaningful.
+ * The JSON lines a perfect loader holds for `stream` at the current clock: every visible record
+ * byte for byte as the API serves it (rows with extra unknown fields included, with the extras),
+ * without the rows the active fault profile corrupts beyond validity. CDR lines carry an extra
+ * `direction` (`placed`/`received`). Order is not meaningful.
  */
 export function truthLines(runtime: SandboxRuntime, stream: TruthStream, query: TruthQuery): string[] {
-  const nowMs = runtime.clock.now();
-  const context = { runtime, account: query.account };
-  switch (stream) {
-    case "cdrs": {
-      const lines: string[] = [];
-      for (const type of CDR_TYPES) {
-        const rows = runtime.cdrQuery.select(
-          {
-            account: query.account,
-            type,
-            fromMs: query.fromMs,
-            toMs: query.toMs,
-            disposition: "all",
-            fromSearch: null,
-            toSearch: null,
-            sipTrunk: null,
-            uuid: null,
-          },
-          nowMs,
-        );
-        for (const row of rows) lines.push(appendJsonField(row.json, "direction", type));
-      }
-      return lines;
+  const { faults } = runtime;
+  const lines: string[] = [];
+  for (const row of streamRows(runtime, stream, query)) {
+    let json = row.json;
+    if (faults.corruptsRows) {
+      const fault = rowFaultOf(faults.profile, faults.seed, row.identity);
+      if (fault && isRejected(fault)) continue;
+      if (fault) json = corruptRow(row.identity, json, fault, faults.seed);
     }
-    case "short_link_metrics":
-      return selectShortLinkRows(context, query.fromMs, query.toMs, nowMs, null, null).map((row) => row.json);
-    case "invoices":
-      return selectInvoiceRows(context, nowMs)
-        .filter((row) => row.day * 86_400_000 >= query.fromMs && row.day * 86_400_000 <= query.toMs)
-        .map((row) => row.json);
+    lines.push(row.direction ? appendJsonField(json, "direction", row.direction) : json);
   }
+  return lines;
+}
+
+/**
+ * The rows the active fault profile corrupts, visible now in the range: `{kind, rejected,
+ * direction (CDRs), raw}` where `raw` is the row exactly as served. `rejected: false` rows
+ * (`extra_field`) are valid and belong in the truth; the others must end up in the loader's rejects.
+ */
+export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, query: TruthQuery): string[] {
+  const { faults } = runtime;
+  if (!faults.corruptsRows) return [];
+  const lines: string[] = [];
+  for (const row of streamRows(runtime, stream, query)) {
+    const fault = rowFaultOf(faults.profile, faults.seed, row.identity);
+    if (!fault) continue;
+    const raw = corruptRow(row.identity, row.json, fault, faults.seed);
+    const direction = row.direction ? `"direction":"${row.direction}",` : "";
+    lines.push(
+      `{"stream":"${stream}","kind":"${FAULT_NAMES[fault]}","rejected":${isRejected(fault)},${direction}"raw":${raw}}`,
+    );
+  }
+  return lines;
 }
 
 /**
  * CDRs of the range that arrive late (visible 1 h to 48 h after the call), visible yet or not:
- * the served JSON plus `direction`, `visible_at` and `visible` (at the current clock).
+ * the generated JSON plus `direction`, `visible_at` and `visible` (at the current clock).
  */
 export function lateCdrLines(runtime: SandboxRuntime, query: TruthQuery): string[] {
   const nowMs = runtime.clock.now();
   const { world } = runtime;
   const lines: string[] = [];
-  const firstDay = Math.max(query.fromMs, world.startMs) / 86_400_000;
-  const lastDay = Math.min(query.toMs, world.endMs - 86_400_000) / 86_400_000;
+  const firstDay = Math.max(query.fromMs, world.startMs) / DAY_MS;
+  const lastDay = Math.min(query.toMs, world.endMs - DAY_MS) / DAY_MS;
   for (let day = firstDay; day <= lastDay; day++) {
     const cdrDay = runtime.cdrs.day(query.account, day);
     for (const type of CDR_TYPES) {

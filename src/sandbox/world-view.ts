@@ -27,6 +27,8 @@ export function worldView(runtime: SandboxRuntime): Record<string, unknown> {
     late_share: world.lateShare,
     max_per_page: options.maxPerPage,
     shuffle: options.shuffle,
+    faults: runtime.faults.profile.name,
+    rate_limit: options.rateLimit,
     clock: { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal },
     accounts: world.accounts.map(accountView),
     invoice_discrepancies: runtime.invoices.invoices

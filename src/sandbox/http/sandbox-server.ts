@@ -1,13 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { realSleep } from "../../ports.js";
+import { requestSignature } from "../faults/fault-injector.js";
+import type { RequestFault } from "../faults/fault-profile.js";
 import { handleAdmin } from "../routes/admin-routes.js";
-import { cdrRoutes } from "../routes/cdr-routes.js";
-import { invoiceRoutes } from "../routes/invoice-routes.js";
-import { shortLinkRoutes } from "../routes/short-link-routes.js";
+import { PLATFORM_HANDLERS } from "../routes/platform-handlers.js";
 import type { SandboxRuntime } from "../sandbox-runtime.js";
 import { worldView } from "../world-view.js";
+import { deliver, send } from "./deliver.js";
 import {
   errorResponse,
+  json,
   notFound,
   ParamError,
   type SandboxRequest,
@@ -41,51 +43,86 @@ function clientIp(req: IncomingMessage): string {
   return address.startsWith("::ffff:") ? address.slice(7) : address === "::1" ? "127.0.0.1" : address;
 }
 
-function send(res: ServerResponse, response: SandboxResponse): void {
-  const body = Buffer.from(response.body, "utf8");
-  res.writeHead(response.status, {
-    "content-type": response.contentType ?? "application/json",
-    "content-length": body.length,
-    ...response.headers,
-  });
-  res.end(body);
+/** The outcome of one platform request, before it is written. */
+interface Outcome {
+  readonly route: string;
+  readonly response: SandboxResponse | "hang";
+  readonly fault: RequestFault | null;
+  readonly salt: number;
 }
 
-/** Answers one platform request: auth (401), route (404/405), permission and IP (403), handler (400/422). */
-async function platformResponse(
+const tooManyRequests = (retryAfterSeconds: number | null): SandboxResponse => ({
+  ...errorResponse(429, "Too Many Requests"),
+  ...(retryAfterSeconds === null ? {} : { headers: { "retry-after": String(retryAfterSeconds) } }),
+});
+
+/** Error answers of request faults; a 502 comes from a proxy, so it is HTML. */
+function faultResponse(fault: RequestFault, retryAfterSeconds: number): SandboxResponse | null {
+  switch (fault) {
+    case "http429":
+      return tooManyRequests(retryAfterSeconds);
+    case "http429NoRetryAfter":
+      return tooManyRequests(null);
+    case "http500":
+      return errorResponse(500, "Internal Server Error");
+    case "http502":
+      return {
+        status: 502,
+        body: "<html><body><h1>502 Bad Gateway</h1></body></html>",
+        contentType: "text/html",
+      };
+    case "http503":
+      return errorResponse(503, "Service Unavailable");
+    default:
+      return null;
+  }
+}
+
+/** Answers one platform request: auth (401), route (404/405), permission and IP (403), rate limit and faults, handler (400/422). */
+async function platformOutcome(
   runtime: SandboxRuntime,
   router: Router,
   request: SandboxRequest,
-): Promise<{ route: string; response: SandboxResponse }> {
+  signal: AbortSignal,
+): Promise<Outcome> {
   const key = authenticate(runtime.keys, request);
   const match = router.match(request.method, request.path);
   const route = match.kind === "found" ? `${match.handler.method} ${match.handler.path}` : "unmatched";
-  if ("status" in key) return { route, response: key };
-  if (match.kind === "not-found") return { route, response: notFound() };
-  if (match.kind === "method-not-allowed")
-    return { route, response: errorResponse(405, "Method not allowed") };
+  const plain = (response: SandboxResponse): Outcome => ({ route, response, fault: null, salt: 0 });
+  if ("status" in key) return plain(key);
+  if (match.kind === "not-found") return plain(notFound());
+  if (match.kind === "method-not-allowed") return plain(errorResponse(405, "Method not allowed"));
   const denied = authorize(key, request, match.permission);
-  if (denied) return { route, response: denied };
+  if (denied) return plain(denied);
+  const waitMs = runtime.limiter.take(key.value, Date.now());
+  if (waitMs > 0) {
+    runtime.faults.count("rateLimited");
+    return plain(tooManyRequests(Math.ceil(waitMs / 1000)));
+  }
+  const signature = requestSignature(request.method, request.path, request.query, key.account.index);
+  const faults = runtime.faults.decide(route, signature);
+  const profile = runtime.faults.profile;
+  if (faults.request === "hang") return { route, response: "hang", fault: "hang", salt: faults.salt };
+  const failed = faults.request ? faultResponse(faults.request, profile.retryAfterSeconds) : null;
+  if (failed) return { route, response: failed, fault: faults.request, salt: faults.salt };
+  if (faults.request === "latencySpike") await realSleep(profile.latencySpikeMs, signal);
   const response = await match.handler.handle({
     runtime,
     request,
     key,
     account: key.account,
     params: match.params,
+    faults,
   });
-  return { route, response };
+  return { route, response, fault: faults.request, salt: faults.salt };
 }
 
-/** The platform's routes served by the sandbox. */
-export const PLATFORM_HANDLERS = [...cdrRoutes, ...shortLinkRoutes, ...invoiceRoutes];
-
-/** Creates (does not start) the HTTP server of a sandbox runtime. */
-export function createSandboxServer(runtime: SandboxRuntime): Server {
+/** Creates (does not start) the HTTP server of a sandbox runtime; aborting `signal` ends pending hangs and sleeps. */
+export function createSandboxServer(runtime: SandboxRuntime, signal: AbortSignal): Server {
   const router = new Router(PLATFORM_HANDLERS);
   const server = createServer((req, res) => {
     void (async () => {
-      let route = "unmatched";
-      let response: SandboxResponse;
+      let outcome: Outcome = { route: "unmatched", response: notFound(), fault: null, salt: 0 };
       try {
         const url = new URL(req.url ?? "/", "http://sandbox.local");
         const request: SandboxRequest = {
@@ -101,16 +138,28 @@ export function createSandboxServer(runtime: SandboxRuntime): Server {
           send(res, admin);
           return;
         }
-        if (runtime.options.latencyMs > 0) await realSleep(runtime.options.latencyMs);
-        ({ route, response } = await platformResponse(runtime, router, request));
+        if (runtime.options.latencyMs > 0) await realSleep(runtime.options.latencyMs, signal);
+        outcome = await platformOutcome(runtime, router, request, signal);
       } catch (error) {
-        response =
+        if (signal.aborted) {
+          res.destroy();
+          return;
+        }
+        const response =
           error instanceof ParamError
             ? errorResponse(error.status, error.message)
-            : errorResponse(500, "Internal sandbox error");
+            : json(500, { success: false, message: "Internal sandbox error" });
+        outcome = { ...outcome, response, fault: null };
       }
-      runtime.stats.record(route, response.status);
-      send(res, response);
+      const { route, response, fault, salt } = outcome;
+      if (response === "hang") {
+        runtime.stats.record(route, "hang");
+        await realSleep(runtime.faults.profile.hangMs, signal).catch(() => undefined);
+        res.destroy();
+        return;
+      }
+      runtime.stats.record(route, fault === "reset" ? "reset" : response.status);
+      deliver(res, response, fault, salt);
     })();
   });
   server.keepAliveTimeout = 30_000;

@@ -12,7 +12,14 @@ import { formatMicros } from "../money.js";
 import { parseIsoDuration } from "../sandbox-clock.js";
 import { DAY_MS } from "../sandbox-options.js";
 import type { SandboxRuntime } from "../sandbox-runtime.js";
-import { lateCdrLines, TRUTH_STREAMS, type TruthQuery, type TruthStream, truthLines } from "../truth.js";
+import {
+  lateCdrLines,
+  malformedLines,
+  TRUTH_STREAMS,
+  type TruthQuery,
+  type TruthStream,
+  truthLines,
+} from "../truth.js";
 
 function ndjson(lines: readonly string[]): SandboxResponse {
   return {
@@ -48,6 +55,17 @@ function setClock(runtime: SandboxRuntime, request: SandboxRequest): SandboxResp
   return json(200, { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal });
 }
 
+/** `POST /_sandbox/faults`: `{"profile": "flaky"}` or a custom mix object (see fault-profile.ts). */
+function swapFaults(runtime: SandboxRuntime, request: SandboxRequest): SandboxResponse {
+  const body = jsonBody(request);
+  const spec = typeof body.profile === "string" ? body.profile : body;
+  try {
+    return json(200, runtime.faults.swap(spec));
+  } catch (error) {
+    return errorResponse(422, (error as Error).message);
+  }
+}
+
 function charges(runtime: SandboxRuntime, query: URLSearchParams): SandboxResponse {
   const account = runtime.account(query.get("account") ?? "");
   const month = query.get("month") ?? "";
@@ -68,7 +86,7 @@ function charges(runtime: SandboxRuntime, query: URLSearchParams): SandboxRespon
 
 /**
  * The admin API under `/_sandbox/` (no auth; not part of the platform). Returns null for paths it
- * does not own. Routes: world, clock, stats, charges, truth/{stream}, truth/cdrs/late.
+ * does not own. Routes: world, clock, faults, stats, charges, truth/{stream}[/malformed], truth/cdrs/late.
  */
 export function handleAdmin(
   runtime: SandboxRuntime,
@@ -83,15 +101,22 @@ export function handleAdmin(
     return json(200, { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal });
   }
   if (method === "GET" && path === "/_sandbox/stats") {
-    return json(200, { ...runtime.stats.snapshot(), cached_cdr_rows: runtime.cdrs.cachedRowCount });
+    return json(200, {
+      ...runtime.stats.snapshot(),
+      faults: runtime.faults.snapshot(),
+      cached_cdr_rows: runtime.cdrs.cachedRowCount,
+    });
   }
   if (method === "GET" && path === "/_sandbox/charges") return charges(runtime, query);
-  const truth = /^\/_sandbox\/truth\/([a-z_]+)(\/late)?$/.exec(path);
+  if (method === "POST" && path === "/_sandbox/faults") return swapFaults(runtime, request);
+  if (method === "GET" && path === "/_sandbox/faults") return json(200, runtime.faults.profile);
+  const truth = /^\/_sandbox\/truth\/([a-z_]+)(\/late|\/malformed)?$/.exec(path);
   if (method === "GET" && truth) {
     const stream = truth[1] as TruthStream;
     if (!TRUTH_STREAMS.includes(stream)) return notFound();
     const parsed = truthQuery(runtime, query);
     if ("status" in parsed) return parsed;
+    if (truth[2] === "/malformed") return ndjson(malformedLines(runtime, stream, parsed));
     if (truth[2]) return stream === "cdrs" ? ndjson(lateCdrLines(runtime, parsed)) : notFound();
     return ndjson(truthLines(runtime, stream, parsed));
   }

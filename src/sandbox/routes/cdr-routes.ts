@@ -8,10 +8,10 @@ import {
   requireDate,
   type SandboxResponse,
 } from "../http/http-kit.js";
-import { pageSlice, paginationOf, readPaging } from "../http/paging.js";
+import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
 import { serializeCdrDetail } from "../serialize-cdr.js";
-import { listBody } from "./page-body.js";
+import { servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 function optional(query: URLSearchParams, name: string): string | null {
@@ -42,12 +42,14 @@ function listCdrs(context: RouteContext): SandboxResponse {
     },
     context.runtime.clock.now(),
   );
-  const page = pageSlice(rows, paging).map((row) => ({
-    json: row.json,
-    day: Math.floor(row.call.startMs / DAY_MS),
-    index: row.call.index,
-  }));
-  return rawJson(200, listBody(context, "cdrs", "items", page, paginationOf(paging, rows.length)));
+  const body = servePage(
+    context,
+    { stream: "cdrs", field: "items" },
+    rows,
+    (row) => ({ json: row.json, day: Math.floor(row.call.startMs / DAY_MS), index: row.call.index }),
+    paging,
+  );
+  return rawJson(200, body);
 }
 
 /** `GET /v1/cdr/{uuid}`: one visible CDR of the caller's account, with `recording_url`. */

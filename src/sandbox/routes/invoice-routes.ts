@@ -1,8 +1,7 @@
 import { rawJson, type SandboxResponse } from "../http/http-kit.js";
-import { pageSlice, paginationOf, readPaging } from "../http/paging.js";
+import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
-import type { PageRow } from "./page-body.js";
-import { listBody } from "./page-body.js";
+import { type PageRow, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** Invoices of the caller's account issued at `nowMs`, newest first. */
@@ -22,11 +21,10 @@ export function selectInvoiceRows(
 function listInvoices(context: RouteContext): SandboxResponse {
   const paging = readPaging(context.request.query, context.runtime.options.maxPerPage);
   const rows = selectInvoiceRows(context, context.runtime.clock.now());
-  const page = pageSlice(rows, paging);
-  const leading = `"is_empty":${page.length === 0},`;
+  const shape = { stream: "invoices", field: "invoices", isEmptyField: true } as const;
   return rawJson(
     200,
-    listBody(context, "invoices", "invoices", page, paginationOf(paging, rows.length), leading),
+    servePage(context, shape, rows, (row) => row, paging),
   );
 }
 

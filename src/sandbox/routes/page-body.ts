@@ -1,8 +1,10 @@
 import type { Pagination } from "../../platform/common.js";
+import { corruptRow, rowFaultOf } from "../faults/row-faults.js";
+import { type PageRequest, paginationOf } from "../http/paging.js";
 import { hash32, Rng } from "../prng.js";
 import type { RouteContext } from "./route-types.js";
 
-/** A row on a page: its served JSON and its identity (for seeded per-row faults). */
+/** A row of a list: its served JSON and its identity (for seeded per-row faults). */
 export interface PageRow {
   readonly json: string;
   readonly day: number;
@@ -12,9 +14,16 @@ export interface PageRow {
 /** Streams served through paginated lists. */
 export type ListStream = "cdrs" | "short_link_metrics" | "invoices";
 
-/** Shuffles a page in place when the sandbox runs with `shuffle`, seeded by the request URL. */
-function maybeShuffle<T>(context: RouteContext, rows: T[]): T[] {
-  if (!context.runtime.options.shuffle || rows.length < 2) return rows;
+/** How a list page is wrapped. */
+export interface ListShape {
+  readonly stream: ListStream;
+  /** Name of the array field: `items`, `metrics`, `invoices`. */
+  readonly field: string;
+  /** Adds `"is_empty": <page has no rows>` before the array (invoices). */
+  readonly isEmptyField?: boolean;
+}
+
+function shuffle<T>(context: RouteContext, rows: T[]): T[] {
   const rng = new Rng(
     hash32(context.runtime.world.seed, "shuffle", context.request.path, context.request.query.toString()),
   );
@@ -25,15 +34,59 @@ function maybeShuffle<T>(context: RouteContext, rows: T[]): T[] {
   return rows;
 }
 
-/** Serializes a list page: `{"<field>":[rows],"pagination":{...}}` with optional leading fields. */
-export function listBody(
+/** Which rows of the full list a page serves, after page faults (a shifted page, a short page). */
+function pageBounds(context: RouteContext, paging: PageRequest, total: number): [number, number] {
+  let start = (paging.page - 1) * paging.perPage;
+  let end = Math.min(total, start + paging.perPage);
+  const { page, salt } = context.faults;
+  if (page === "duplicateRow" && start > 0 && start < total) {
+    // Rows shifted under the reader: the previous page's last row comes again, one row is skipped.
+    start -= 1;
+    end -= 1;
+    context.runtime.faults.count("duplicateRow");
+  } else if (page === "shortPage" && end - start > 1) {
+    end -= 1 + (salt % Math.min(3, end - start - 1));
+    context.runtime.faults.count("shortPage");
+  }
+  return [start, end];
+}
+
+/**
+ * Serializes one page of a list: `{"<field>":[rows],"pagination":{...}}`. Applies the request's
+ * page fault, the seeded row corruptions, and the `shuffle` option; `pagination.total` is the
+ * true total of the list.
+ */
+export function servePage<T>(
   context: RouteContext,
-  _stream: ListStream,
-  field: string,
-  rows: PageRow[],
-  pagination: Pagination,
-  leading = "",
+  shape: ListShape,
+  rows: readonly T[],
+  toRow: (row: T) => PageRow,
+  paging: PageRequest,
 ): string {
-  const served = maybeShuffle(context, rows).map((row) => row.json);
-  return `{${leading}"${field}":[${served.join(",")}],"pagination":${JSON.stringify(pagination)}}`;
+  const [start, end] = pageBounds(context, paging, rows.length);
+  const { faults } = context.runtime;
+  const corrupt = faults.corruptsRows;
+  let served: string[] = [];
+  for (let i = start; i < end; i++) {
+    const row = toRow(rows[i]!);
+    let json = row.json;
+    if (corrupt) {
+      const identity = {
+        stream: shape.stream,
+        account: context.account.index,
+        day: row.day,
+        index: row.index,
+      };
+      const fault = rowFaultOf(faults.profile, faults.seed, identity);
+      if (fault) {
+        json = corruptRow(identity, json, fault, faults.seed);
+        faults.count(`row:${fault}`);
+      }
+    }
+    served.push(json);
+  }
+  if (context.runtime.options.shuffle && served.length > 1) served = shuffle(context, served);
+  const pagination: Pagination = paginationOf(paging, rows.length);
+  const leading = shape.isEmptyField ? `"is_empty":${served.length === 0},` : "";
+  return `{${leading}"${shape.field}":[${served.join(",")}],"pagination":${JSON.stringify(pagination)}}`;
 }

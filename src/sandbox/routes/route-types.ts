@@ -1,4 +1,5 @@
 import type { HttpMethod } from "../../platform/permissions.js";
+import type { FaultDecision } from "../faults/fault-injector.js";
 import type { SandboxRequest, SandboxResponse } from "../http/http-kit.js";
 import type { ApiKeyRecord } from "../http/key-registry.js";
 import type { SandboxRuntime } from "../sandbox-runtime.js";
@@ -11,6 +12,8 @@ export interface RouteContext {
   readonly key: ApiKeyRecord;
   readonly account: SandboxAccount;
   readonly params: Readonly<Record<string, string>>;
+  /** Faults chosen for this request (page faults are applied by list routes). */
+  readonly faults: FaultDecision;
 }
 
 /** A platform route: method, path template (as in `PLATFORM_ROUTES`) and its handler. */

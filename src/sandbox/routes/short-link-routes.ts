@@ -1,7 +1,7 @@
 import { ParamError, rawJson, requireDate, type SandboxResponse } from "../http/http-kit.js";
-import { pageSlice, paginationOf, readPaging } from "../http/paging.js";
+import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
-import { listBody, type PageRow } from "./page-body.js";
+import { type PageRow, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** Short-link metrics of an account visible at `nowMs` in [fromMs, toMs] (inclusive days), in serving order. */
@@ -43,11 +43,14 @@ function listMetrics(context: RouteContext): SandboxResponse {
     query.get("phone") || null,
     query.get("utm_campaign") || null,
   );
-  const page = pageSlice(rows, paging);
-  return rawJson(
-    200,
-    listBody(context, "short_link_metrics", "metrics", page, paginationOf(paging, rows.length)),
+  const body = servePage(
+    context,
+    { stream: "short_link_metrics", field: "metrics" },
+    rows,
+    (row) => row,
+    paging,
   );
+  return rawJson(200, body);
 }
 
 /** Short-link routes. */
