@@ -3,7 +3,7 @@
  * through the account's client, then checked for completeness: the distinct keys fetched must equal
  * the `pagination.total` the platform reported. Rows can move while we page (late arrivals, a short
  * page, a row served twice), so a disagreeing request is read again, a bounded number of times,
- * before the slice fails with both numbers in the message.
+ * keeping every distinct row any read saw, before the slice fails with both numbers in the message.
  */
 import { createHash } from "node:crypto";
 import { fetchAllPages } from "../api/fetch-all-pages.js";
@@ -15,12 +15,12 @@ import { paginationSchema } from "../platform/common.js";
 import type { Slice, StreamDefinition, StreamRequest } from "../streams/stream-definition.js";
 
 /** Reads of one request before a completeness disagreement fails the slice. */
-export const DEFAULT_EXTRACT_ATTEMPTS = 3;
+export const DEFAULT_EXTRACT_ATTEMPTS = 4;
 
 /** The answer to one request of a slice, complete by the platform's own count. */
 export interface ExtractedRequest {
   readonly request: StreamRequest;
-  /** Rows as served, malformed ones and duplicates included. */
+  /** Distinct rows as served (malformed ones included), the latest read's copy of each. */
   readonly rows: readonly unknown[];
   readonly reportedTotal: number;
   readonly distinctKeys: number;
@@ -77,7 +77,10 @@ async function extractRequest(
 ): Promise<ExtractedRequest> {
   const maxAttempts = Math.max(1, options.attempts ?? DEFAULT_EXTRACT_ATTEMPTS);
   const context = { ...options.context, stream: options.stream.name };
-  const what = describe(options, request);
+  const keyFields = identityFields(options.stream);
+  // Rows seen by any read, by identity: a row skipped by one read (rows shifting under the reader,
+  // a short page) is usually served by another; nothing is ever removed from this platform's lists.
+  const seen = new Map<string, unknown>();
   let lastProblem = "";
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     options.signal?.throwIfAborted();
@@ -95,25 +98,19 @@ async function extractRequest(
         signal: options.signal,
         context,
       });
-      const distinctKeys = countDistinctKeys(options.stream, result.rows, request.implied);
-      if (distinctKeys === result.reportedTotal) {
+      for (const row of result.rows) seen.set(rowIdentity(row, keyFields, request.implied), row);
+      if (seen.size === result.reportedTotal) {
         return {
           request,
-          rows: result.rows,
+          rows: [...seen.values()],
           reportedTotal: result.reportedTotal,
-          distinctKeys,
+          distinctKeys: seen.size,
           attempts: attempt,
         };
       }
-      lastProblem = `fetched ${distinctKeys} distinct rows but the platform reported total ${result.reportedTotal}`;
+      lastProblem = `fetched ${seen.size} distinct rows but the platform reported total ${result.reportedTotal}`;
       options.log?.warn(
-        {
-          ...context,
-          attempt,
-          fetched: distinctKeys,
-          total: result.reportedTotal,
-          anomalies: result.anomalies,
-        },
+        { ...context, attempt, fetched: seen.size, total: result.reportedTotal, anomalies: result.anomalies },
         "completeness check failed, reading the window again",
       );
     } catch (error) {
@@ -126,7 +123,7 @@ async function extractRequest(
     }
   }
   throw new SliceError(
-    `${what}: completeness check failed after ${maxAttempts} reads: ${lastProblem}`,
+    `${describe(options, request)}: completeness check failed after ${maxAttempts} reads: ${lastProblem}`,
     context,
   );
 }
@@ -188,10 +185,15 @@ export function countDistinctKeys(
   rows: readonly unknown[],
   implied: Readonly<Record<string, string>>,
 ): number {
-  const keyFields = stream.writeMode === "merge" ? stream.key.filter((k) => k !== "_account") : [];
+  const keyFields = identityFields(stream);
   const seen = new Set<string>();
   for (const row of rows) seen.add(rowIdentity(row, keyFields, implied));
   return seen.size;
+}
+
+/** Fields that identify a raw row: the key without `_account` for merge streams, none (whole row) otherwise. */
+function identityFields(stream: StreamDefinition): readonly string[] {
+  return stream.writeMode === "merge" ? stream.key.filter((k) => k !== "_account") : [];
 }
 
 /** The identity of one raw row for the completeness check. */

@@ -104,6 +104,19 @@ describe("extractSlice: completeness check", () => {
     expect(result.requests[0]?.distinctKeys).toBe(4);
   });
 
+  it("completes from the union of reads when each read skips a different row", async () => {
+    const rows = ["a", "b", "c", "d"].map((u) => cdr(u));
+    const { client } = fakeClient((read, _type, page, perPage) => {
+      const served = rows.filter((_, i) => i !== (read === 1 ? 2 : 1));
+      return { rows: pageOf(served, page, perPage), total: 4 };
+    });
+    const result = await extractSlice({ ...options, client });
+    expect(result.requests.map((r) => [r.attempts, r.distinctKeys, r.rows.length])).toEqual([
+      [2, 4, 4],
+      [2, 4, 4],
+    ]);
+  });
+
   it("fails the slice with both numbers when reads keep disagreeing (bounded)", async () => {
     const rows = ["a", "b", "c"].map((u) => cdr(u));
     const { client, calls } = fakeClient((_read, _type, page, perPage) => ({
