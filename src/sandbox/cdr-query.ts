@@ -1,7 +1,7 @@
 import type { CdrDispositionFilter, CdrType } from "../platform/cdr.js";
 import type { CdrStore, ServedCdr } from "./cdr-store.js";
 import { DAY_MS } from "./sandbox-options.js";
-import type { SandboxAccount, SandboxWorld } from "./world.js";
+import type { SandboxAccount } from "./world.js";
 
 /** The filters of `GET /v1/cdr`. Dates are epoch ms of UTC midnights, both inclusive. */
 export interface CdrFilter {
@@ -33,14 +33,12 @@ const MAX_CACHED = 16;
 export class CdrQuery {
   private readonly cache = new Map<string, CachedSelection>();
 
-  constructor(
-    private readonly world: SandboxWorld,
-    private readonly store: CdrStore,
-  ) {}
+  constructor(private readonly store: CdrStore) {}
 
   /** Every row matching `filter` visible at `nowMs`. */
   select(filter: CdrFilter, nowMs: number): readonly ServedCdr[] {
     const key = [
+      this.store.version,
       filter.account.index,
       filter.type,
       filter.fromMs,
@@ -55,14 +53,15 @@ export class CdrQuery {
     if (hit && hit.computedAtMs <= nowMs && nowMs < hit.validUntilMs) return hit.rows;
     const rows: ServedCdr[] = [];
     let validUntilMs = Number.POSITIVE_INFINITY;
-    const firstDay = Math.max(filter.fromMs, this.world.startMs) / DAY_MS;
-    const lastDay = Math.min(filter.toMs, this.world.endMs - DAY_MS) / DAY_MS;
+    const firstDay = filter.fromMs / DAY_MS;
+    const lastDay = filter.toMs / DAY_MS;
     const trunk = filter.type === "placed" ? filter.sipTrunk : null;
     for (let day = firstDay; day <= lastDay; day++) {
       if (day * DAY_MS > nowMs) {
         validUntilMs = Math.min(validUntilMs, day * DAY_MS);
         break;
       }
+      if (this.store.isEmpty(filter.account, day)) continue;
       const dayRows = this.store.rows(filter.account, day, filter.type);
       const plain =
         filter.disposition === "all" && !filter.fromSearch && !filter.toSearch && !trunk && !filter.uuid;

@@ -26,6 +26,10 @@ export interface DayCharges {
   readonly transcriptionMicros: number;
 }
 
+function emptyDay(dayNumber: number): CdrDay {
+  return { dayNumber, placed: [], received: [], byIndex: [], maxVisibleAtMs: 0 };
+}
+
 /**
  * Generates (account, day) CDRs on demand and keeps the most recently used days in a bounded
  * LRU (by row count), so a 90-day x 20,000-calls world never sits in memory at once.
@@ -34,7 +38,11 @@ export interface DayCharges {
 export class CdrStore {
   private readonly days = new Map<string, CdrDay>();
   private readonly charges = new Map<string, DayCharges>();
+  private readonly live = new Map<string, CdrCall[]>();
+  private readonly liveByUuid = new Map<string, ServedCdr>();
   private cachedRows = 0;
+  /** Bumped whenever a call started through the API is added (selections cached before are stale). */
+  version = 0;
 
   constructor(
     private readonly world: SandboxWorld,
@@ -50,8 +58,15 @@ export class CdrStore {
       this.days.set(key, hit);
       return hit;
     }
+    const liveCalls = this.live.get(key);
     const calls = generateCdrDay(this.world, account, dayNumber);
-    const byIndex: ServedCdr[] = new Array(calls.length);
+    if (calls.length === 0 && !liveCalls) return emptyDay(dayNumber);
+    const generated = calls.length;
+    if (liveCalls) {
+      calls.push(...liveCalls);
+      calls.sort((a, b) => a.startMs - b.startMs || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+    }
+    const byIndex: ServedCdr[] = new Array(generated);
     const placed: ServedCdr[] = [];
     const received: ServedCdr[] = [];
     let maxVisibleAtMs = 0;
@@ -59,8 +74,8 @@ export class CdrStore {
     let forwardMicros = 0;
     let transcriptionMicros = 0;
     for (const call of calls) {
-      const row = { call, json: serializeCdr(call) };
-      byIndex[call.index] = row;
+      const row = this.liveByUuid.get(call.uuid) ?? { call, json: serializeCdr(call) };
+      if (row.call.index < generated && !this.liveByUuid.has(call.uuid)) byIndex[call.index] = row;
       (call.direction === "placed" ? placed : received).push(row);
       if (call.visibleAtMs > maxVisibleAtMs) maxVisibleAtMs = call.visibleAtMs;
       callMicros += call.chargeMicros ?? 0;
@@ -92,6 +107,36 @@ export class CdrStore {
     if (known) return known;
     this.day(account, dayNumber);
     return this.charges.get(key)!;
+  }
+
+  /** Adds a call started through `POST /v1/calls` (visible from its `visibleAtMs`). */
+  addLive(account: SandboxAccount, call: CdrCall): void {
+    const dayNumber = Math.floor(call.startMs / 86_400_000);
+    const key = `${account.index}:${dayNumber}`;
+    const list = this.live.get(key) ?? [];
+    list.push(call);
+    this.live.set(key, list);
+    this.liveByUuid.set(call.uuid, { call, json: serializeCdr(call) });
+    const cached = this.days.get(key);
+    if (cached) {
+      this.days.delete(key);
+      this.cachedRows -= cached.byIndex.length;
+    }
+    this.charges.delete(key);
+    this.version += 1;
+  }
+
+  /** A call started through the API, by uuid. */
+  liveCall(uuid: string): ServedCdr | undefined {
+    return this.liveByUuid.get(uuid);
+  }
+
+  /** True when the day has no calls at all (outside the world and no API calls): lets scans skip it cheaply. */
+  isEmpty(account: SandboxAccount, dayNumber: number): boolean {
+    const ms = dayNumber * 86_400_000;
+    return (
+      (ms < this.world.startMs || ms >= this.world.endMs) && !this.live.has(`${account.index}:${dayNumber}`)
+    );
   }
 
   /** Rows currently cached (for stats). */

@@ -60,6 +60,7 @@ function monthsOf(world: SandboxWorld): Month[] {
 export class InvoiceBook {
   private readonly months: Month[];
   private readonly chargesCache = new Map<string, MonthCharges>();
+  private cacheVersion = 0;
   readonly invoices: readonly SandboxInvoice[];
 
   constructor(
@@ -97,6 +98,10 @@ export class InvoiceBook {
 
   /** The month's charges of an account (generates every day of the month once). */
   monthCharges(account: SandboxAccount, monthKey: string): MonthCharges {
+    if (this.cacheVersion !== this.store.version) {
+      this.chargesCache.clear();
+      this.cacheVersion = this.store.version;
+    }
     const cacheKey = `${account.index}:${monthKey}`;
     const known = this.chargesCache.get(cacheKey);
     if (known) return known;

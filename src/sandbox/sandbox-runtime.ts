@@ -27,7 +27,7 @@ export class SandboxRuntime {
     this.world = buildWorld(options);
     this.clock = new SandboxClock(options.now);
     this.cdrs = new CdrStore(this.world, options.cacheRows);
-    this.cdrQuery = new CdrQuery(this.world, this.cdrs);
+    this.cdrQuery = new CdrQuery(this.cdrs);
     this.shortLinks = new ShortLinkStore(this.world);
     this.invoices = new InvoiceBook(this.world, this.cdrs);
     this.keys = new KeyRegistry(this.world);

@@ -1,6 +1,9 @@
 import { CDR_TYPES, type CdrType } from "../platform/cdr.js";
+import type { ServedCdr } from "./cdr-store.js";
 import type { RowFault } from "./faults/fault-profile.js";
 import { corruptRow, isRejected, type RowIdentity, rowFaultOf } from "./faults/row-faults.js";
+import { transcriptionOf } from "./generate-transcription.js";
+import { validationResponse } from "./generate-validation.js";
 import { selectInvoiceRows } from "./routes/invoice-routes.js";
 import type { ListStream } from "./routes/page-body.js";
 import { selectShortLinkRows } from "./routes/short-link-routes.js";
@@ -10,7 +13,14 @@ import { appendJsonField, formatCdrDate } from "./serialize-cdr.js";
 import type { SandboxAccount } from "./world.js";
 
 /** Streams the truth export knows. */
-export const TRUTH_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
+export const TRUTH_STREAMS = [
+  "cdrs",
+  "short_link_metrics",
+  "invoices",
+  "transcriptions",
+  "validations",
+  "recordings",
+] as const;
 /** A truth stream. */
 export type TruthStream = (typeof TRUTH_STREAMS)[number];
 
@@ -20,6 +30,11 @@ export interface TruthQuery {
   readonly fromMs: number;
   readonly toMs: number;
 }
+
+type RecordStream = "transcriptions" | "validations" | "recordings";
+
+const isListStream = (stream: TruthStream): stream is ListStream =>
+  stream === "cdrs" || stream === "short_link_metrics" || stream === "invoices";
 
 interface StreamRow {
   readonly json: string;
@@ -55,7 +70,14 @@ function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQue
       .filter((r) => r.day * DAY_MS >= query.fromMs && r.day * DAY_MS <= query.toMs)
       .map((r) => of(r.json, r.day, r.index));
   }
-  const rows: StreamRow[] = [];
+  return visibleCdrs(runtime, query).map(({ row, type }) =>
+    of(row.json, Math.floor(row.call.startMs / DAY_MS), row.call.index, type),
+  );
+}
+
+/** Every CDR of the range visible now, both directions. */
+function visibleCdrs(runtime: SandboxRuntime, query: TruthQuery): { row: ServedCdr; type: CdrType }[] {
+  const out: { row: ServedCdr; type: CdrType }[] = [];
   for (const type of CDR_TYPES) {
     const selected = runtime.cdrQuery.select(
       {
@@ -69,20 +91,49 @@ function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQue
         sipTrunk: null,
         uuid: null,
       },
-      nowMs,
+      runtime.clock.now(),
     );
-    for (const r of selected) rows.push(of(r.json, Math.floor(r.call.startMs / DAY_MS), r.call.index, type));
+    for (const row of selected) out.push({ row, type });
   }
-  return rows;
+  return out;
+}
+
+/** Truth of the streams read per record (not through a list): transcriptions, validations, recordings. */
+function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, query: TruthQuery): string[] {
+  const nowMs = runtime.clock.now();
+  if (stream === "validations") {
+    return query.account.validations
+      .filter(
+        (v) => v.createdAtMs <= nowMs && v.createdAtMs >= query.fromMs && v.createdAtMs < query.toMs + DAY_MS,
+      )
+      .map((v) => JSON.stringify({ token: v.token, ...validationResponse(runtime.world.seed, v, nowMs) }));
+  }
+  const lines: string[] = [];
+  for (const { row, type } of visibleCdrs(runtime, query)) {
+    const call = row.call;
+    if (stream === "recordings" && call.recordingUrl !== null) {
+      const date = formatCdrDate(call.startMs);
+      lines.push(
+        JSON.stringify({ uuid: call.uuid, direction: type, date, recording_url: call.recordingUrl }),
+      );
+    }
+    if (stream === "transcriptions" && call.transcription && call.transcription.readyAtMs <= nowMs) {
+      lines.push(JSON.stringify(transcriptionOf(runtime.world.seed, query.account.id, call)));
+    }
+  }
+  return lines;
 }
 
 /**
  * The JSON lines a perfect loader holds for `stream` at the current clock: every visible record
  * byte for byte as the API serves it (rows with extra unknown fields included, with the extras),
  * without the rows the active fault profile corrupts beyond validity. CDR lines carry an extra
- * `direction` (`placed`/`received`). Order is not meaningful.
+ * `direction` (`placed`/`received`). Transcriptions: the 200 body of every ready transcription of
+ * a visible CDR; validations: `{token, ...response now}` per token made in the range; recordings:
+ * `{uuid, direction, date, recording_url}` per visible CDR with a recording. Order is not meaningful.
  */
 export function truthLines(runtime: SandboxRuntime, stream: TruthStream, query: TruthQuery): string[] {
+  if (!isListStream(stream)) return recordTruthLines(runtime, stream, query);
   const { faults } = runtime;
   const lines: string[] = [];
   for (const row of streamRows(runtime, stream, query)) {
@@ -104,7 +155,7 @@ export function truthLines(runtime: SandboxRuntime, stream: TruthStream, query: 
  */
 export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, query: TruthQuery): string[] {
   const { faults } = runtime;
-  if (!faults.corruptsRows) return [];
+  if (!faults.corruptsRows || !isListStream(stream)) return [];
   const lines: string[] = [];
   for (const row of streamRows(runtime, stream, query)) {
     const fault = rowFaultOf(faults.profile, faults.seed, row.identity);

@@ -45,7 +45,7 @@ export const unauthorized = (): SandboxResponse =>
   json(401, { success: false, error: true, message: ERROR_MESSAGES.unauthorized });
 
 /** 403 (missing permission, IP outside the allowlist). */
-export const forbidden = (extra: Record<string, unknown> = {}): SandboxResponse =>
+export const forbidden = (extra: Readonly<Record<string, unknown>> = {}): SandboxResponse =>
   errorResponse(403, ERROR_MESSAGES.forbidden, extra);
 
 /** 404 for an unknown id or path. */

@@ -104,8 +104,9 @@ export function authorize(
   key: ApiKeyRecord,
   request: SandboxRequest,
   permission: Permission,
+  extra: Readonly<Record<string, unknown>> = {},
 ): SandboxResponse | null {
-  if (key.isRestriction && !key.permittedIps.includes(request.ip)) return forbidden();
-  if (key.permissions !== null && !hasPermission(key.permissions, permission)) return forbidden();
+  if (key.isRestriction && !key.permittedIps.includes(request.ip)) return forbidden(extra);
+  if (key.permissions !== null && !hasPermission(key.permissions, permission)) return forbidden(extra);
   return null;
 }

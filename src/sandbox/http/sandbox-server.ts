@@ -92,7 +92,7 @@ async function platformOutcome(
   if ("status" in key) return plain(key);
   if (match.kind === "not-found") return plain(notFound());
   if (match.kind === "method-not-allowed") return plain(errorResponse(405, "Method not allowed"));
-  const denied = authorize(key, request, match.permission);
+  const denied = authorize(key, request, match.permission, match.handler.forbiddenExtra);
   if (denied) return plain(denied);
   const waitMs = runtime.limiter.take(key.value, Date.now());
   if (waitMs > 0) {

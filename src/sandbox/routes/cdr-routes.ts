@@ -1,6 +1,8 @@
 import { CDR_DISPOSITION_FILTERS, CDR_TYPES } from "../../platform/cdr.js";
-import { decodeCallUuid } from "../call-uuid.js";
+import { findCall } from "../call-lookup.js";
+import { transcriptionOf } from "../generate-transcription.js";
 import {
+  booleanParam,
   enumParam,
   notFound,
   ParamError,
@@ -10,7 +12,7 @@ import {
 } from "../http/http-kit.js";
 import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
-import { serializeCdrDetail } from "../serialize-cdr.js";
+import { appendJsonField, serializeCdrDetail } from "../serialize-cdr.js";
 import { servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
@@ -52,17 +54,23 @@ function listCdrs(context: RouteContext): SandboxResponse {
   return rawJson(200, body);
 }
 
-/** `GET /v1/cdr/{uuid}`: one visible CDR of the caller's account, with `recording_url`. */
+/**
+ * `GET /v1/cdr/{uuid}`: one visible CDR of the caller's account, with `recording_url`; with
+ * `show_transcription=true` it adds `transcription` (the Transcription object once ready, else null).
+ */
 function getCdr(context: RouteContext): SandboxResponse {
   const { runtime } = context;
-  const uuid = context.params.uuid ?? "";
-  const at = decodeCallUuid(runtime.world.seed, uuid);
-  if (at?.kind !== 0 || at.account !== context.account.index) return notFound();
-  const dayMs = at.dayNumber * DAY_MS;
-  if (dayMs < runtime.world.startMs || dayMs >= runtime.world.endMs) return notFound();
-  const row = runtime.cdrs.day(context.account, at.dayNumber).byIndex[at.index];
-  if (!row || row.call.uuid !== uuid || row.call.visibleAtMs > runtime.clock.now()) return notFound();
-  return rawJson(200, serializeCdrDetail(row.json, row.call));
+  const row = findCall(runtime, context.account, context.params.uuid ?? "");
+  const nowMs = runtime.clock.now();
+  if (!row || row.call.visibleAtMs > nowMs) return notFound();
+  const detail = serializeCdrDetail(row.json, row.call);
+  if (!booleanParam(context.request.query, "show_transcription", false)) return rawJson(200, detail);
+  const spec = row.call.transcription;
+  const transcription =
+    spec && spec.readyAtMs <= nowMs
+      ? transcriptionOf(runtime.world.seed, context.account.id, row.call)
+      : null;
+  return rawJson(200, appendJsonField(detail, "transcription", transcription));
 }
 
 /** CDR routes. */

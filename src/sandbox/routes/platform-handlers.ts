@@ -1,3 +1,4 @@
+import { analyticsRoutes } from "./analytics-routes.js";
 import { cdrRoutes } from "./cdr-routes.js";
 import { invoiceRoutes } from "./invoice-routes.js";
 import type { PlatformHandler } from "./route-types.js";
@@ -8,4 +9,5 @@ export const PLATFORM_HANDLERS: readonly PlatformHandler[] = [
   ...cdrRoutes,
   ...shortLinkRoutes,
   ...invoiceRoutes,
+  ...analyticsRoutes,
 ];

@@ -21,4 +21,6 @@ export interface PlatformHandler {
   readonly method: HttpMethod;
   readonly path: string;
   readonly handle: (context: RouteContext) => SandboxResponse | Promise<SandboxResponse>;
+  /** Extra fields of this route's 403 body (validation errors carry `error_code`). */
+  readonly forbiddenExtra?: Readonly<Record<string, unknown>>;
 }
