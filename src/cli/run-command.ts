@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
 import { type PipelineRequest, runPipeline } from "../pipeline/run-pipeline.js";
-import { defaultProgress } from "../pipeline/run-progress.js";
+import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { isUtcDay } from "../pipeline/utc-days.js";
 import { systemClock } from "../ports.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
@@ -52,6 +52,7 @@ export function runStartInstant(env: NodeJS.ProcessEnv = process.env): number {
 /** Runs a pipeline request in a command context and prints its summary; returns the exit code. */
 export async function executePipeline(ctx: CommandContext, request: PipelineRequest): Promise<ExitCode> {
   const runStartedAt = runStartInstant();
+  const bars = process.stderr.isTTY === true && !ctx.json;
   const result = await runPipeline(
     {
       config: ctx.config,
@@ -60,11 +61,12 @@ export async function executePipeline(ctx: CommandContext, request: PipelineRequ
       signal: ctx.signal,
       host: ctx.host,
       runStartedAt,
-      progress: defaultProgress(ctx.log, systemClock, ctx.json),
+      progress: bars ? barProgress(systemClock) : logProgress(ctx.log),
     },
     request,
   );
-  ctx.log.info(
+  // With bars on a terminal the summary below is on stdout already; logs keep it for cron and k8s.
+  ctx.log[bars ? "debug" : "info"](
     {
       runId: result.runId,
       status: result.status,

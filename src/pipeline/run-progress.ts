@@ -101,8 +101,3 @@ export function barProgress(clock: Clock): ProgressReporter {
     },
   };
 }
-
-/** The reporter for this process: bars on a terminal (unless JSON output is asked), log lines otherwise. */
-export function defaultProgress(log: Logger, clock: Clock, json: boolean): ProgressReporter {
-  return process.stderr.isTTY === true && !json ? barProgress(clock) : logProgress(log);
-}
