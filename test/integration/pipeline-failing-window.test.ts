@@ -1,0 +1,159 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { StreamStatus } from "../../src/warehouse/stream-status.js";
+import { runCli } from "../helpers/cli.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import {
+  completedLabels,
+  expectedRows,
+  loadedRows,
+  runAt,
+  sandboxConfig,
+  setSandboxClock,
+} from "./pipeline-harness.js";
+
+/**
+ * A real HTTP proxy in front of the sandbox that answers 503 to every CDR request whose window starts
+ * on `failing.date` (the sandbox's faults are per route, not per date). Set `failing.date` to null
+ * to heal it.
+ */
+async function startFailingProxy(target: string, failing: { date: string | null }) {
+  const upstream = new URL(target);
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", target);
+    if (
+      url.pathname === "/v1/cdr" &&
+      failing.date !== null &&
+      url.searchParams.get("from") === failing.date
+    ) {
+      response.writeHead(503, { "content-type": "application/json" });
+      response.end(JSON.stringify({ success: false, message: "Service temporarily unavailable" }));
+      return;
+    }
+    const forward = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: request.url,
+        method: request.method,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forward.on("error", () => response.destroy());
+    request.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+/** Issue 4, test 3: a middle window that keeps failing never blocks later windows nor hides. */
+describe("a middle window that keeps failing", () => {
+  let sandbox: RunningSandbox;
+  let proxy: Awaited<ReturnType<typeof startFailingProxy>>;
+  let db: TestDatabase;
+  const failing: { date: string | null } = { date: "2026-08-05" };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      seed: 5,
+      start: "2026-08-01",
+      days: 12,
+      accounts: 1,
+      callsPerDay: 120,
+      now: "2026-08-10T06:00:00Z",
+    });
+    proxy = await startFailingProxy(sandbox.url, failing);
+    db = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    await sandbox?.close();
+    await db?.drop();
+  });
+
+  it("later windows complete, status shows the failure, the next run loads only it plus the lookback", async () => {
+    const base = sandboxConfig(sandbox);
+    const config = {
+      ...base,
+      retry: { maxAttempts: 2, maxTotalWaitMs: 2_000 },
+      accounts: base.accounts.map((a) => ({ ...a, baseUrl: proxy.url })),
+    };
+    const account = config.accounts[0]!.name;
+
+    const first = await runAt(db.warehouse, config, sandbox, { command: "run", streams: ["cdrs"] });
+    expect(first.exitCode).toBe(1);
+    const cdrs = first.streams[0]!;
+    expect(cdrs.status).toBe("failed");
+    expect(cdrs.windowsFailed).toBe(1);
+    expect(cdrs.errors.join(" ")).toMatch(/2026-08-05\.\.2026-08-06: .*503/);
+    expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual([
+      "2026-08-01..2026-08-02",
+      "2026-08-02..2026-08-03",
+      "2026-08-03..2026-08-04",
+      "2026-08-04..2026-08-05",
+      "2026-08-06..2026-08-07",
+      "2026-08-07..2026-08-08",
+      "2026-08-08..2026-08-09",
+      "2026-08-09..2026-08-10",
+    ]);
+
+    // `status` (the CLI, on the same database) names the failed window and its error.
+    const env = { DATABASE_URL: db.url, TELECOM_API_URL: sandbox.url, TELECOM_API_KEY: "unused" };
+    const json = await runCli(["status", "--json"], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const status = (JSON.parse(json.stdout) as StreamStatus[]).find((s) => s.stream === "cdrs")!;
+    expect(status.completedThrough).toBe("2026-08-04");
+    expect(status.lastCompleted).toBe("2026-08-09");
+    expect(status.gaps).toEqual([{ start: "2026-08-05", end: "2026-08-06" }]);
+    expect(status.failedWindows.map((w) => w.slice)).toEqual(["2026-08-05..2026-08-06"]);
+    expect(status.failedWindows[0]?.error).toContain("503");
+    const text = await runCli(["status"], { env });
+    expect(text.stdout).toMatch(/failed 2026-08-05\.\.2026-08-06 in run \d+: .*503/);
+
+    // Still failing the next night: it is retried first, the rest is the lookback and today.
+    await setSandboxClock(sandbox, "2026-08-11T06:00:00Z");
+    const second = await runAt(db.warehouse, config, sandbox, { command: "run", streams: ["cdrs"] });
+    expect(second.exitCode).toBe(1);
+    const attempted = await db.warehouse.db
+      .selectFrom("etl.run_slices")
+      .select(["slice", "status"])
+      .where("run_id", "=", second.runId)
+      .orderBy("slice")
+      .execute();
+    expect(attempted).toEqual([
+      { slice: "2026-08-05..2026-08-06", status: "failed" },
+      { slice: "2026-08-08..2026-08-09", status: "succeeded" },
+      { slice: "2026-08-09..2026-08-10", status: "succeeded" },
+      { slice: "2026-08-10..2026-08-11", status: "succeeded" },
+      { slice: "2026-08-11..2026-08-12", status: "succeeded" },
+    ]);
+
+    // Healed: the window loads, completes, and the table equals the truth.
+    failing.date = null;
+    await setSandboxClock(sandbox, "2026-08-12T06:00:00Z");
+    const third = await runAt(db.warehouse, config, sandbox, { command: "run", streams: ["cdrs"] });
+    expect(third.exitCode).toBe(0);
+    expect(third.streams[0]!.windowsPlanned).toBe(5);
+    expect(await completedLabels(db.warehouse, account, "cdrs")).toContain("2026-08-05..2026-08-06");
+    expect(await loadedRows(db.warehouse, "cdrs", account)).toEqual(
+      await expectedRows(sandbox, "cdrs", account, { from: "2026-08-01", to: "2026-08-12" }),
+    );
+    const after = (JSON.parse((await runCli(["status", "--json"], { env })).stdout) as StreamStatus[]).find(
+      (s) => s.stream === "cdrs",
+    )!;
+    expect(after.failedWindows).toEqual([]);
+    expect(after.completedThrough).toBe("2026-08-11");
+  });
+});
