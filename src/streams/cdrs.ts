@@ -40,6 +40,7 @@ export const cdrsStream: StreamDefinition<typeof cdrSchema> = {
   ],
   key: ["_account", "direction", "uuid"],
   writeMode: "merge",
+  windowColumn: "date",
   toRow(row: Cdr, implied) {
     const direction = implied.direction;
     if (direction !== "placed" && direction !== "received") {

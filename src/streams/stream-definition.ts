@@ -62,7 +62,10 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   /** Key columns (always starting with `_account`); for `replace_window` streams the window column instead. */
   readonly key: readonly string[];
   readonly writeMode: WriteMode;
-  /** For `replace_window`: the column whose UTC date places a row in a window. */
+  /**
+   * The column whose UTC date places a row in a window. Required for `replace_window`; optional for
+   * `merge`, where it lets the loader see cheaply that a window holds no rows yet (insert fast path).
+   */
   readonly windowColumn?: string;
   /** Maps a validated row (plus the request's implied values) to the typed columns. */
   toRow(row: z.infer<Schema>, implied: Readonly<Record<string, string>>): Record<string, unknown>;

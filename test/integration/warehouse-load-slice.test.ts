@@ -241,59 +241,90 @@ describe("loadSlice, merge streams", () => {
     ]);
   });
 
-  it("keeps every value intact through COPY: quotes, tabs, backslashes, newlines, unicode, nulls, jsonb", async () => {
-    const account = "weird";
+  it("falls back to the merge when a key of a window without rows exists under another window", async () => {
+    const account = "moved";
     const runId = await newRun();
-    const nasty = `q"uo'te\ttab\\back\\\\slash\nnew\r\nline \\N \\t ☎️ 電話 \u00e9\u0301 \u2028 end`;
-    const raw = cdr("weird-1", {
-      from: nasty,
-      to: "",
-      destination: "\\N",
-      sip_trunk: null,
-      per_minute: null,
-      charge: "-123456789012345678901234567890.000000000000000000000001",
-      forward_fee: "0.000001",
-      date: "2026-08-01T23:59:59.999+05:30",
-      answered_by: null,
-      extra_text: nasty,
-      extra_nested: { list: [1, "two", null, { deep: 'a\\b"c\n' }], empty: {}, flag: false },
-      extra_null: null,
-    });
-    const rows = cdrRows([raw, cdr("weird-2", { date: null, destination: null, parent_uuid: "weird-1" })]);
-    await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, rows));
-    const stored = await sql<Record<string, unknown>>`
-      SELECT uuid, date, from_number, to_number, destination, sip_trunk, per_minute::text, charge::text,
-             forward_fee::text, answered_by, parent_uuid, _extra
-      FROM platform.cdrs WHERE _account = ${account} ORDER BY uuid`.execute(database.warehouse.db);
-    expect(stored.rows[0]).toEqual({
-      uuid: "weird-1",
-      date: new Date("2026-08-01T18:29:59.999Z"),
-      from_number: nasty,
-      to_number: "",
-      destination: "\\N",
-      sip_trunk: null,
-      per_minute: null,
-      charge: "-123456789012345678901234567890.000000000000000000000001",
-      forward_fee: "0.000001",
-      answered_by: null,
-      parent_uuid: null,
-      _extra: {
+    await loadSlice(
+      database.warehouse,
+      input(cdrsStream, account, runId, AUG1, cdrRows([cdr("m1"), cdr("m2")])),
+    );
+    const aug2 = day("2026-08-02", "2026-08-03");
+    const moved = cdrRows([
+      cdr("n1", { date: "2026-08-02T01:00:00Z" }),
+      cdr("m2", { date: "2026-08-02T02:00:00Z" }),
+    ]);
+    const result = await loadSlice(database.warehouse, input(cdrsStream, account, runId, aug2, moved));
+    expect(result).toMatchObject({ inserted: 1, updated: 1, unchanged: 0 });
+    const stored = await sql<{ uuid: string; date: Date }>`
+      SELECT uuid, date FROM platform.cdrs WHERE _account = ${account} ORDER BY uuid`.execute(
+      database.warehouse.db,
+    );
+    expect(stored.rows).toEqual([
+      { uuid: "m1", date: new Date("2026-08-01T10:00:00Z") },
+      { uuid: "m2", date: new Date("2026-08-02T02:00:00Z") },
+      { uuid: "n1", date: new Date("2026-08-02T01:00:00Z") },
+    ]);
+  });
+
+  it.each([
+    ["straight into the landing table", true],
+    ["through the stage", false],
+  ])(
+    "keeps every value intact through COPY %s: quotes, tabs, backslashes, newlines, unicode, nulls, jsonb",
+    async (_, insertFastPath) => {
+      const account = `weird-${insertFastPath}`;
+      const runId = await newRun();
+      const nasty = `q"uo'te\ttab\\back\\\\slash\nnew\r\nline \\N \\t ☎️ 電話 \u00e9\u0301 \u2028 end`;
+      const raw = cdr("weird-1", {
+        from: nasty,
+        to: "",
+        destination: "\\N",
+        sip_trunk: null,
+        per_minute: null,
+        charge: "-123456789012345678901234567890.000000000000000000000001",
+        forward_fee: "0.000001",
+        date: "2026-08-01T23:59:59.999+05:30",
+        answered_by: null,
         extra_text: nasty,
         extra_nested: { list: [1, "two", null, { deep: 'a\\b"c\n' }], empty: {}, flag: false },
         extra_null: null,
-      },
-    });
-    expect(stored.rows[1]).toMatchObject({
-      uuid: "weird-2",
-      date: null,
-      destination: null,
-      parent_uuid: "weird-1",
-      _extra: null,
-    });
-    // A second identical load finds nothing changed: the round trip is exact.
-    const again = await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, rows));
-    expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 2 });
-  });
+      });
+      const rows = cdrRows([raw, cdr("weird-2", { date: null, destination: null, parent_uuid: "weird-1" })]);
+      await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, rows, { insertFastPath }));
+      const stored = await sql<Record<string, unknown>>`
+      SELECT uuid, date, from_number, to_number, destination, sip_trunk, per_minute::text, charge::text,
+             forward_fee::text, answered_by, parent_uuid, _extra
+      FROM platform.cdrs WHERE _account = ${account} ORDER BY uuid`.execute(database.warehouse.db);
+      expect(stored.rows[0]).toEqual({
+        uuid: "weird-1",
+        date: new Date("2026-08-01T18:29:59.999Z"),
+        from_number: nasty,
+        to_number: "",
+        destination: "\\N",
+        sip_trunk: null,
+        per_minute: null,
+        charge: "-123456789012345678901234567890.000000000000000000000001",
+        forward_fee: "0.000001",
+        answered_by: null,
+        parent_uuid: null,
+        _extra: {
+          extra_text: nasty,
+          extra_nested: { list: [1, "two", null, { deep: 'a\\b"c\n' }], empty: {}, flag: false },
+          extra_null: null,
+        },
+      });
+      expect(stored.rows[1]).toMatchObject({
+        uuid: "weird-2",
+        date: null,
+        destination: null,
+        parent_uuid: "weird-1",
+        _extra: null,
+      });
+      // A second identical load finds nothing changed: the round trip is exact.
+      const again = await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, rows));
+      expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 2 });
+    },
+  );
 
   it("loads a full-refresh slice without touching stream state", async () => {
     const account = "invoices";
@@ -434,44 +465,56 @@ describe("loadSlice, rejects, state and atomicity", () => {
     ]);
   });
 
-  it("rolls the whole slice back when a value violates its column type: no rows, rejects, record or state", async () => {
-    const account = "rollback";
-    const runId = await newRun();
-    const good = cdrRows([cdr("ok-1"), cdr("ok-2")]);
-    const wrongType: LoadRow = {
-      columns: { ...good[0]!.columns, uuid: "bad", duration: "sixty" },
-      extra: null,
-    };
-    const attempt = loadSlice(
-      database.warehouse,
-      input(cdrsStream, account, runId, AUG1, [...good, wrongType], {
-        rejects: [{ raw: { uuid: "r" }, issues: [] }],
-      }),
-    );
-    await expect(attempt).rejects.toBeInstanceOf(SliceError);
-    await expect(attempt).rejects.toThrow(
-      /loading 2026-08-01\.\.2026-08-02 of stream cdrs for account rollback failed: .*integer/,
-    );
+  it.each([
+    ["straight into the landing table", true],
+    ["through the stage", false],
+  ])(
+    "rolls the whole slice back when a value is invalid (%s): no rows, rejects, record or state",
+    async (_, insertFastPath) => {
+      const account = `rollback-${insertFastPath}`;
+      const runId = await newRun();
+      const good = cdrRows([cdr("ok-1"), cdr("ok-2")]);
+      const wrongType: LoadRow = {
+        columns: { ...good[0]!.columns, uuid: "bad", duration: "sixty" },
+        extra: null,
+      };
+      const attempt = loadSlice(
+        database.warehouse,
+        input(cdrsStream, account, runId, AUG1, [...good, wrongType], {
+          rejects: [{ raw: { uuid: "r" }, issues: [] }],
+          insertFastPath,
+        }),
+      );
+      await expect(attempt).rejects.toBeInstanceOf(SliceError);
+      await expect(attempt).rejects.toThrow(
+        new RegExp(
+          `loading 2026-08-01\\.\\.2026-08-02 of stream cdrs for account ${account} failed: .*integer`,
+        ),
+      );
 
-    // Past the COPY: the CHECK on direction fails in the merge, after staging succeeded.
-    const wrongDirection: LoadRow = {
-      columns: { ...good[0]!.columns, uuid: "bad", direction: "sideways" },
-      extra: null,
-    };
-    await expect(
-      loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, [...good, wrongDirection])),
-    ).rejects.toThrow(/direction/);
+      // Past the COPY: the CHECK on direction fails in the merge, after staging succeeded.
+      const wrongDirection: LoadRow = {
+        columns: { ...good[0]!.columns, uuid: "bad", direction: "sideways" },
+        extra: null,
+      };
+      await expect(
+        loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, [...good, wrongDirection])),
+      ).rejects.toThrow(/direction/);
 
-    expect(await count(`platform.cdrs WHERE _account = '${account}'`)).toBe(0);
-    expect(await count(`etl.rejects WHERE account = '${account}'`)).toBe(0);
-    expect(await count(`etl.run_slices WHERE account = '${account}'`)).toBe(0);
-    expect(await completedWindows(database.warehouse.db, account, "cdrs")).toEqual(new Set());
+      expect(await count(`platform.cdrs WHERE _account = '${account}'`)).toBe(0);
+      expect(await count(`etl.rejects WHERE account = '${account}'`)).toBe(0);
+      expect(await count(`etl.run_slices WHERE account = '${account}'`)).toBe(0);
+      expect(await completedWindows(database.warehouse.db, account, "cdrs")).toEqual(new Set());
 
-    // The pool is still healthy and the same slice loads once the data is right.
-    const ok = await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, good));
-    expect(ok).toMatchObject({ inserted: 2 });
-    expect(await completedWindows(database.warehouse.db, account, "cdrs")).toEqual(new Set(["2026-08-01"]));
-  });
+      // The pool is still healthy and the same slice loads once the data is right.
+      const ok = await loadSlice(
+        database.warehouse,
+        input(cdrsStream, account, runId, AUG1, good, { insertFastPath }),
+      );
+      expect(ok).toMatchObject({ inserted: 2 });
+      expect(await completedWindows(database.warehouse.db, account, "cdrs")).toEqual(new Set(["2026-08-01"]));
+    },
+  );
 
   it("marks replayed rejects in the same transaction and leaves window completion alone", async () => {
     const account = "replay";
