@@ -255,7 +255,6 @@ async function main(): Promise<void> {
           `forced stage+merge ${rate(stagedMs).toFixed(0)}; re-load unchanged ${rate(rerunMs).toFixed(0)} rows/s`,
       );
     }
-    const copy = median(results.copy);
     // Paired per-round ratios are steadier than a ratio of medians on a busy machine.
     const ratio = (values: readonly number[]) =>
       median(values.map((v, i) => v / results.copy[i]!)).toFixed(2);
