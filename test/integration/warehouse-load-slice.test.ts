@@ -9,6 +9,7 @@ import { STREAMS } from "../../src/streams/registry.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { Slice, StreamDefinition } from "../../src/streams/stream-definition.js";
 import { type LoadSliceInput, loadSlice } from "../../src/warehouse/load-slice.js";
+import type { PlatformTables } from "../../src/warehouse/platform-tables.js";
 import { pendingRejects } from "../../src/warehouse/rejects.js";
 import { startRun } from "../../src/warehouse/run-records.js";
 import { completedWindows } from "../../src/warehouse/stream-state.js";
@@ -338,11 +339,14 @@ describe("loadSlice, merge streams", () => {
       input(invoicesStream, account, runId, { kind: "full" }, rows),
     );
     expect(result).toMatchObject({ inserted: 2, updated: 0, unchanged: 0 });
-    const stored = await sql<Record<string, unknown>>`
-      SELECT id, from_date, to_date, amount::text, _extra FROM platform.invoices WHERE _account = ${account} ORDER BY id`.execute(
-      database.warehouse.db,
-    );
-    expect(stored.rows).toEqual([
+    const stored = await database.warehouse.db
+      .withTables<PlatformTables>()
+      .selectFrom("platform.invoices")
+      .select(["id", "from_date", "to_date", "amount", "_extra"])
+      .where("_account", "=", account)
+      .orderBy("id")
+      .execute();
+    expect(stored).toEqual([
       { id: 7, from_date: "2026-07-01", to_date: "2026-07-31", amount: "12.3400", _extra: null },
       { id: 8, from_date: "2026-08-01", to_date: "2026-08-31", amount: "0.00", _extra: { currency: "USD" } },
     ]);
