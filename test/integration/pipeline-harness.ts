@@ -149,15 +149,24 @@ export async function expectedRows(
     .sort();
 }
 
-/** The landing table of `stream` for `account`, as sorted comparable rows. */
+/** The UTC day placing a row of a windowed stream in its window. */
+const WINDOW_DAY: Readonly<Record<string, string>> = {
+  cdrs: `("date" AT TIME ZONE 'UTC')::date`,
+  short_link_metrics: "created_date",
+};
+
+/** The landing table of `stream` for `account` (rows of `window` only, when given), as sorted comparable rows. */
 export async function loadedRows(
   warehouse: Warehouse,
   streamName: string,
   account: string,
+  window?: { start: string; end: string },
 ): Promise<string[]> {
   const stream = getStream(streamName);
+  const day = sql.raw(WINDOW_DAY[streamName] ?? "NULL::date");
+  const inWindow = window ? sql`AND ${day} >= ${window.start}::date AND ${day} < ${window.end}::date` : sql``;
   const result = await sql<Record<string, unknown>>`
-    SELECT * FROM ${sql.table(stream.table)} WHERE _account = ${account}`.execute(warehouse.db);
+    SELECT * FROM ${sql.table(stream.table)} WHERE _account = ${account} ${inWindow}`.execute(warehouse.db);
   return result.rows.map((row) => comparable(stream, row)).sort();
 }
 
