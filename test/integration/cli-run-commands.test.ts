@@ -1,0 +1,170 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import { runCli } from "../helpers/cli.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { completedLabels, expectedRows, loadedRows } from "./pipeline-harness.js";
+
+/** The commands around the pipeline, through the built CLI: bad input, backfill, state reset, rejects. */
+describe("run, backfill, state and rejects commands (CLI)", () => {
+  let sandbox: RunningSandbox;
+  let db: TestDatabase;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ seed: 21, start: "2026-08-01", days: 8, accounts: 1, callsPerDay: 100 });
+    db = await createTestDatabase();
+    env = {
+      TELECOM_API_URL: sandbox.url,
+      TELECOM_API_KEY: sandbox.world.accounts[0]!.apiKey,
+      DATABASE_URL: db.url,
+      TELECOM_ETL_START_DATE: "2026-08-01",
+      TELECOM_ETL_STREAMS: "cdrs,short_link_metrics",
+      TELECOM_ETL_NOW: "2026-08-09T03:00:00Z",
+    };
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    await db?.drop();
+  });
+
+  it("bad flags and dates: one line and exit 2, nothing recorded", async () => {
+    const cases: [string[], RegExp][] = [
+      [["run", "--until", "2026-02-30"], /--until: expected a date YYYY-MM-DD/],
+      [["run", "--lock-timeout", "-1"], /--lock-timeout: expected a number of seconds/],
+      [["run", "--accounts", "ghost"], /unknown account "ghost"; configured: default/],
+      [["run", "--streams", "nope"], /unknown stream "nope"/],
+      [
+        ["backfill", "--streams", "cdrs", "--from", "2026-08-05", "--to", "2026-08-01"],
+        /--from 2026-08-05 is after --to/,
+      ],
+      [["backfill", "--from", "2026-08-01", "--to", "2026-08-02"], /required option '--streams <names>'/],
+      [["state", "reset", "--streams", "cdrs"], /refusing to forget completed windows of cdrs without --yes/],
+      [["rejects", "list", "--limit", "0"], /--limit: expected a positive integer/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, { env });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(
+        result.stderr
+          .trim()
+          .split("\n")
+          .filter((line) => !line.startsWith("{")),
+        args.join(" "),
+      ).toHaveLength(1);
+      expect(result.stderr, args.join(" ")).toMatch(message);
+    }
+    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM etl.run_slices`.execute(
+      db.warehouse.db,
+    );
+    expect(stored.rows[0]?.n).toBe(0);
+  });
+
+  it("backfill never removes completion; state reset forgets windows so the next run reloads them", async () => {
+    const account = "default";
+    const run = await runCli(["run"], { env });
+    expect(run.code, run.stderr.slice(-1000)).toBe(0);
+    expect(run.stdout).toMatch(/default\/cdrs +succeeded +windows 9\/9 loaded \(8 completed, 0 failed\)/);
+    const completed = await completedLabels(db.warehouse, account, "cdrs");
+    expect(completed).toHaveLength(8);
+
+    const backfill = await runCli(
+      ["backfill", "--streams", "cdrs", "--from", "2026-08-03", "--to", "2026-08-04"],
+      { env },
+    );
+    expect(backfill.code).toBe(0);
+    expect(backfill.stdout).toMatch(
+      /windows 2\/2 loaded \(2 completed, 0 failed\) +rows \d+ fetched: 0 inserted, 0 updated/,
+    );
+    expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual(completed);
+
+    const reset = await runCli(["state", "reset", "--streams", "cdrs", "--from", "2026-08-06", "--yes"], {
+      env,
+    });
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toContain("forgot 3 completed windows of cdrs ending after 2026-08-06");
+    expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual(completed.slice(0, 5));
+
+    const again = await runCli(["--json", "run", "--streams", "cdrs"], { env });
+    expect(again.code).toBe(0);
+    const summary = JSON.parse(again.stdout) as { runId: number; streams: { windowsPlanned: number }[] };
+    expect(summary.streams[0]?.windowsPlanned).toBe(4);
+    const slices = await db.warehouse.db
+      .selectFrom("etl.run_slices")
+      .select("slice")
+      .where("run_id", "=", summary.runId)
+      .orderBy("slice")
+      .execute();
+    expect(slices.map((s) => s.slice)).toEqual([
+      "2026-08-06..2026-08-07",
+      "2026-08-07..2026-08-08",
+      "2026-08-08..2026-08-09",
+      "2026-08-09..2026-08-10",
+    ]);
+    expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual(completed);
+    expect(await loadedRows(db.warehouse, "cdrs", account)).toEqual(
+      await expectedRows(sandbox, "cdrs", "master", { from: "2026-08-01", to: "2026-08-09" }),
+    );
+  });
+
+  it("rejects list shows quarantined rows; replay loads those that now pass and leaves completion alone", async () => {
+    // A row quarantined under an older schema that the current one accepts (as after a schema fix).
+    const valid = {
+      date: "2026-08-02T10:00:00Z",
+      from: "15550001111",
+      to: "15550002222",
+      disposition: "answered",
+      duration: 61,
+      destination: "United States",
+      per_minute: "0.009",
+      charge: "0.018",
+      sip_trunk: null,
+      uuid: "replayed-0001",
+      parent_uuid: null,
+      answered_by: null,
+    };
+    const stillBad = { ...valid, uuid: "still-bad-0002", duration: "sixty" };
+    const issues = [
+      { path: "duration", code: "invalid_type", message: "old schema", implied: { direction: "placed" } },
+    ];
+    for (const raw of [valid, stillBad]) {
+      await db.warehouse.db
+        .insertInto("etl.rejects")
+        .values({
+          account: "default",
+          stream: "cdrs",
+          slice: "2026-08-02..2026-08-03",
+          raw: JSON.stringify(raw),
+          issues: JSON.stringify(issues),
+        })
+        .execute();
+    }
+    const before = await completedLabels(db.warehouse, "default", "cdrs");
+
+    const list = await runCli(["rejects", "list", "--stream", "cdrs"], { env });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(
+      /#\d+ default\/cdrs 2026-08-02\.\.2026-08-03 run - pending\n +duration: old schema/,
+    );
+    const json = JSON.parse((await runCli(["rejects", "list", "--json"], { env })).stdout) as unknown[];
+    expect(json).toHaveLength(2);
+
+    const replay = await runCli(["rejects", "replay", "--stream", "cdrs"], { env });
+    expect(replay.code, replay.stderr.slice(-1000)).toBe(3);
+    expect(replay.stdout).toContain("default/cdrs: 1 of 2 loaded, 1 still rejected");
+    const loaded = await db.warehouse.db
+      .selectFrom("etl.rejects")
+      .select(["raw", "replayed_at"])
+      .orderBy("id")
+      .execute();
+    expect(loaded.map((r) => r.replayed_at !== null)).toEqual([true, false]);
+    const row = await sql<{ direction: string; duration: number }>`
+      SELECT direction, duration FROM platform.cdrs WHERE uuid = 'replayed-0001'`.execute(db.warehouse.db);
+    expect(row.rows).toEqual([{ direction: "placed", duration: 61 }]);
+    expect(await completedLabels(db.warehouse, "default", "cdrs")).toEqual(before);
+
+    const second = await runCli(["rejects", "replay"], { env });
+    expect(second.stdout).toContain("default/cdrs: 0 of 1 loaded, 1 still rejected");
+  });
+});

@@ -1,0 +1,92 @@
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import { collect, runCli, spawnCli } from "../helpers/cli.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
+
+/** Resolves once the child's stderr contains `text`. */
+function stderrContains(child: ReturnType<typeof spawnCli>, text: string): Promise<void> {
+  let seen = "";
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(text)) resolve();
+    });
+    child.on("close", () => reject(new Error(`exited before writing ${text}: ${seen.slice(-1000)}`)));
+  });
+}
+
+/** Issue 4, test 7: two runs on the same streams at once: one exits 4 naming the holder; tables stay right. */
+describe("two concurrent runs (CLI)", () => {
+  let sandbox: RunningSandbox;
+  let db: TestDatabase;
+  let options: { env: Record<string, string>; cwd: string };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      seed: 9,
+      start: "2026-08-01",
+      days: 6,
+      accounts: 1,
+      callsPerDay: 600,
+      latencyMs: 40,
+    });
+    db = await createTestDatabase();
+    const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-lock-"));
+    await chmod(cwd, 0o755);
+    const account = sandbox.world.accounts[0]!;
+    await writeFile(
+      path.join(cwd, "telecom-etl.yaml"),
+      `accounts:\n  - name: ${account.name}\n    base_url: ${sandbox.url}\n    api_key_env: LOCK_TEST_KEY\nstart_date: "2026-08-01"\nstreams: [cdrs, short_link_metrics]\n`,
+    );
+    options = {
+      env: { LOCK_TEST_KEY: account.apiKey, DATABASE_URL: db.url, TELECOM_ETL_NOW: "2026-08-07T00:00:00Z" },
+      cwd,
+    };
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    await db?.drop();
+  });
+
+  it("the second run exits 4 with the holder's pid and host; --lock-timeout waits instead", async () => {
+    const first = spawnCli(["run"], options);
+    const firstDone = collect(first, 120_000);
+    await stderrContains(first, '"msg":"run started"');
+    const second = await runCli(["run", "--streams", "cdrs"], options);
+    expect(second.code).toBe(4);
+    expect(second.stderr).toMatch(
+      new RegExp(`already running \\(pid ${first.pid} on host [^,]+, run \\d+\\)`),
+    );
+    expect(
+      second.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("telecom-etl:")),
+    ).toHaveLength(1);
+    const firstResult = await firstDone;
+    expect(firstResult.code, firstResult.stderr.slice(-1000)).toBe(0);
+
+    // A run that may wait gets the locks once the holder is done.
+    const third = spawnCli(["run"], options);
+    const thirdDone = collect(third, 120_000);
+    await stderrContains(third, '"msg":"run started"');
+    const patient = await runCli(["run", "--lock-timeout", "60"], options);
+    expect(patient.code, patient.stderr.slice(-1000)).toBe(0);
+    expect((await thirdDone).code).toBe(0);
+
+    const account = sandbox.world.accounts[0]!.name;
+    for (const stream of ["cdrs", "short_link_metrics"]) {
+      expect(await loadedRows(db.warehouse, stream, account), stream).toEqual(
+        await expectedRows(sandbox, stream, account, { from: "2026-08-01", to: "2026-08-07" }),
+      );
+    }
+    expect(await duplicateKeys(db.warehouse, "cdrs")).toBe(0);
+    const runs = await db.warehouse.db.selectFrom("etl.runs").select(["exit_code"]).orderBy("id").execute();
+    expect(runs.map((r) => r.exit_code).sort()).toEqual([0, 0, 0, 4]);
+  });
+});
