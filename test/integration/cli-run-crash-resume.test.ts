@@ -78,6 +78,37 @@ describe("crash and resume (CLI, SIGKILL)", () => {
     return completed;
   }
 
+  it("SIGINT stops scheduling windows: exit 130, the run recorded as interrupted, completed windows kept", async () => {
+    const db = await createTestDatabase();
+    try {
+      const args = ["backfill", "--streams", STREAMS.join(","), "--from", FROM, "--to", TO];
+      const options = { env: { ...env, DATABASE_URL: db.url }, cwd: workdir };
+      const child = spawnCli(args, options);
+      const finished = collect(child, 120_000);
+      let loaded = 0;
+      child.stderr?.on("data", (chunk: Buffer) => {
+        loaded += chunk.toString().split('"msg":"window loaded"').length - 1;
+        if (loaded >= 5 && child.exitCode === null && !child.killed) child.kill("SIGINT");
+      });
+      const result = await finished;
+      expect(result.code, result.stderr.slice(-1000)).toBe(130);
+      expect(result.stderr).toContain("SIGINT received");
+      const completed = await assertNoFalseCompletion(db);
+      expect(completed).toBeGreaterThanOrEqual(5);
+      expect(completed).toBeLessThan(40);
+      const runs = await db.warehouse.db.selectFrom("etl.runs").select(["status", "exit_code"]).execute();
+      expect(runs).toEqual([{ status: "interrupted", exit_code: 130 }]);
+      const failed = await db.warehouse.db
+        .selectFrom("etl.run_slices")
+        .select("id")
+        .where("status", "=", "failed")
+        .execute();
+      expect(failed).toEqual([]);
+    } finally {
+      await db.drop();
+    }
+  });
+
   for (const seed of [1, 2, 3]) {
     it(`seed ${seed}: killed mid-backfill, then resumed to the truth`, async () => {
       const db = await createTestDatabase();
