@@ -5,8 +5,10 @@ import { registerConfigCommand } from "./config-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
 import { registerRunCommand } from "./run-command.js";
+import { registerSandboxCommand } from "./sandbox-command.js";
 import { registerStateCommand } from "./state-command.js";
 import { registerStatusCommand } from "./status-command.js";
+import { registerTransformCommand } from "./transform-command.js";
 import { registerWarehouseCommand } from "./warehouse-command.js";
 
 /** Adds every command to the program; one line per command file. */
@@ -19,4 +21,6 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerStatusCommand(program, runtime);
   registerRejectsCommand(program, runtime);
   registerStateCommand(program, runtime);
+  registerTransformCommand(program, runtime);
+  registerSandboxCommand(program);
 }

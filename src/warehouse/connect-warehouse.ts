@@ -9,6 +9,8 @@ export interface Warehouse {
   readonly pool: pg.Pool;
   /** Where it is, for messages: host, port and database, never the password. */
   readonly where: string;
+  /** The full connection URL, password included: for child processes (dbt) only, never for logs. */
+  readonly url: string;
   close(): Promise<void>;
 }
 
@@ -65,5 +67,5 @@ export async function connectWarehouse(url: string, options: { max?: number } = 
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closing: Promise<void> | undefined;
-  return { db, pool, where, close: () => (closing ??= db.destroy()) };
+  return { db, pool, where, url, close: () => (closing ??= db.destroy()) };
 }
