@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerBackfillCommand } from "./backfill-command.js";
 import type { Runtime } from "./command-context.js";
 import { registerConfigCommand } from "./config-command.js";
+import { registerDemoCommand } from "./demo-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
 import { registerRunCommand } from "./run-command.js";
@@ -23,4 +24,5 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerStateCommand(program, runtime);
   registerTransformCommand(program, runtime);
   registerSandboxCommand(program);
+  registerDemoCommand(program, runtime);
 }

@@ -1,0 +1,90 @@
+import type { Command } from "commander";
+import { demoConfig } from "../demo/demo-config.js";
+import { warehouseSummary } from "../demo/warehouse-summary.js";
+import { UsageError } from "../errors.js";
+import { formatRunSummary } from "../pipeline/format-summary.js";
+import { runPipeline } from "../pipeline/run-pipeline.js";
+import { barProgress, logProgress } from "../pipeline/run-progress.js";
+import { systemClock } from "../ports.js";
+import { startSandbox } from "../sandbox/start-sandbox.js";
+import { runDbt } from "../transform/run-dbt.js";
+import { type Runtime, withCommandContext } from "./command-context.js";
+import { EXIT } from "./exit-codes.js";
+import { globalOptions, withExample } from "./global-options.js";
+
+interface DemoOptions {
+  readonly days: string;
+  readonly callsPerDay: string;
+  readonly accounts: string;
+  readonly seed: string;
+  readonly transform: boolean;
+}
+
+function positiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag}: expected a whole number >= 1, got "${value}"`);
+  return n;
+}
+
+/**
+ * `telecom-etl demo`: the main job on the embedded defaults. Starts the platform sandbox in this
+ * process, runs the nightly load of every seeded account into the warehouse (embedded unless
+ * DATABASE_URL), builds the marts with dbt and prints what landed. Re-running it is incremental.
+ */
+export function registerDemoCommand(program: Command, runtime: Runtime): void {
+  const command = program
+    .command("demo")
+    .description(
+      "load the seeded sandbox into the warehouse (embedded by default), build the marts, print a summary",
+    )
+    .option("--days <n>", "days of sandbox traffic", "45")
+    .option("--calls-per-day <n>", "mean calls per account per day", "400")
+    .option("--accounts <n>", "sandbox accounts (one master, the rest sub-accounts)", "3")
+    .option("--seed <n>", "sandbox seed", "1")
+    .option("--no-transform", "skip the dbt build")
+    .action(async (options: DemoOptions, cmd: Command) => {
+      const days = positiveInt("--days", options.days);
+      const callsPerDay = positiveInt("--calls-per-day", options.callsPerDay);
+      const accounts = positiveInt("--accounts", options.accounts);
+      const seed = positiveInt("--seed", options.seed);
+      const code = await withCommandContext(
+        globalOptions(cmd),
+        runtime,
+        { accounts: false, migrate: true },
+        async (ctx) => {
+          const sandbox = await startSandbox({ port: 0, seed, days, callsPerDay, accounts });
+          try {
+            ctx.out(`sandbox ${sandbox.url}: ${accounts} accounts, ${days} days from ${sandbox.world.start}`);
+            const bars = process.stderr.isTTY === true && !ctx.json;
+            const result = await runPipeline(
+              {
+                config: demoConfig(ctx.config, sandbox),
+                warehouse: ctx.warehouse,
+                log: ctx.log,
+                signal: ctx.signal,
+                host: ctx.host,
+                runStartedAt: sandbox.runtime.clock.now(),
+                progress: bars ? barProgress(systemClock) : logProgress(ctx.log),
+              },
+              { command: "run" },
+            );
+            for (const line of formatRunSummary(result)) ctx.out(line);
+            let exit = result.exitCode;
+            if (options.transform && !ctx.signal.aborted) {
+              const dbt = await runDbt({ databaseUrl: ctx.warehouse.url, log: ctx.log, signal: ctx.signal });
+              ctx.out(dbt.ok ? `dbt build: ${dbt.summary}` : `dbt build failed:\n${dbt.tail.join("\n")}`);
+              if (!dbt.ok) exit = EXIT.workFailed;
+            }
+            for (const line of await warehouseSummary(ctx.warehouse)) ctx.out(line);
+            ctx.out(`warehouse: ${ctx.warehouse.where} (psql: telecom-etl warehouse up, then warehouse url)`);
+            return exit as (typeof EXIT)[keyof typeof EXIT];
+          } finally {
+            await sandbox.close();
+          }
+        },
+      );
+      runtime.setExitCode(code);
+    });
+  withExample(command, "telecom-etl demo", "telecom-etl demo --days 30 --calls-per-day 2000 --no-transform");
+}
