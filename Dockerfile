@@ -1,0 +1,26 @@
+# The loader CLI with dbt, for docker-compose, Kubernetes CronJobs or any scheduler.
+# Build: docker build -t telecom-etl .   Run: docker run --rm -e DATABASE_URL=... telecom-etl run
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY dbt/requirements.txt ./dbt/requirements.txt
+RUN python3 -m venv .venv && .venv/bin/pip install --no-cache-dir -r dbt/requirements.txt
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY sql ./sql
+COPY dbt ./dbt
+RUN useradd --create-home etl && mkdir -p /app/.telecom-etl && chown -R etl /app/.telecom-etl
+USER etl
+ENTRYPOINT ["node", "dist/src/cli/bin.js"]
+CMD ["run"]
