@@ -11,9 +11,13 @@ CLI     := node dist/src/cli/bin.js
 NODE24_VERSION := 24
 ARCH    := $(shell node -p "process.arch")
 NODE24  := $(STAMPS)/node24/node_modules/node-linux-$(ARCH)/bin/node
+# Biome ships one binary package per platform and this registry serves only some of them, which
+# `npm ci` refuses in a lock file; so the pinned linter is installed beside the project instead.
+BIOME_VERSION := 2.6.8
+BIOME   := $(STAMPS)/biome/node_modules/@biomejs/biome/bin/biome
 SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: help setup demo test typecheck lint unit integration node24 bench clean
+.PHONY: help setup demo test typecheck lint format node24 bench clean
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
@@ -35,6 +39,10 @@ $(STAMPS)/build: $(STAMPS)/npm $(SOURCES)
 	@chmod +x dist/src/cli/bin.js
 	@touch $@
 
+$(BIOME):
+	@mkdir -p $(STAMPS)/biome
+	npm install --prefix $(STAMPS)/biome --no-save --no-audit --no-fund --no-package-lock @biomejs/biome@$(BIOME_VERSION)
+
 $(NODE24):
 	@mkdir -p $(STAMPS)/node24
 	npm install --prefix $(STAMPS)/node24 --no-save --no-audit --no-fund --no-package-lock node-linux-$(ARCH)@$(NODE24_VERSION)
@@ -48,8 +56,11 @@ demo: setup
 typecheck: $(STAMPS)/npm
 	npm run --silent typecheck
 
-lint: $(STAMPS)/npm
-	npm run --silent lint
+lint: $(BIOME)
+	$(BIOME) check .
+
+format: $(BIOME)
+	$(BIOME) check --write .
 
 # The engines claim: the unit suite and a CLI smoke test under Node 24.
 node24: $(NODE24) $(STAMPS)/build
