@@ -65,7 +65,7 @@ format: $(BIOME)
 # The engines claim: the unit suite and a CLI smoke test under Node 24.
 node24: $(NODE24) $(STAMPS)/build
 	$(NODE24) node_modules/vitest/vitest.mjs run --project unit --reporter=dot
-	NODE_BIN=$(NODE24) bash scripts/cli-smoke.sh
+	NODE_BIN=$(abspath $(NODE24)) bash scripts/cli-smoke.sh
 
 test: setup typecheck lint node24
 	bash scripts/run-tests.sh
