@@ -58,11 +58,18 @@ export class EnvelopeError extends SliceError {}
 
 /** Reads every request of the slice; throws SliceError (or the client's errors: AuthError, PermissionError). */
 export async function extractSlice(options: ExtractSliceOptions): Promise<ExtractedSlice> {
-  const requests: ExtractedRequest[] = [];
   const counter = { pages: 0 };
-  for (const request of options.stream.requests(options.slice)) {
-    requests.push(await extractRequest(options, request, counter));
-  }
+  // The requests of a slice (CDRs: placed and received) are read side by side within the budget.
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  const requests = await Promise.all(
+    options.stream.requests(options.slice).map((request) =>
+      extractRequest({ ...options, signal }, request, counter).catch((error: unknown) => {
+        controller.abort(error);
+        throw error;
+      }),
+    ),
+  );
   return {
     requests,
     pageRequests: counter.pages,

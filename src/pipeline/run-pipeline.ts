@@ -163,7 +163,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
           runAccountSlices(
             env,
             jobs.filter((j) => j.account === target.account),
-            target.account.rate.concurrency,
+            windowsInFlight(target.account.rate.concurrency),
           ),
         ),
       );
@@ -202,6 +202,17 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     for (const client of clients) client.close();
     await locks?.release();
   }
+}
+
+/**
+ * Windows of one account loaded at once. Each window already pages concurrently within the key's
+ * budget, so a few windows keep every request slot busy (one extracts while another loads), and
+ * fewer windows in memory keep the peak RSS flat.
+ */
+export function windowsInFlight(concurrency: number): number {
+  const override = Number(process.env.TELECOM_ETL_BENCH_WINDOWS);
+  if (override > 0) return override;
+  return Math.max(1, Math.min(concurrency, 2));
 }
 
 /** Every slice of one account's streams, oldest first across streams, `concurrency` at a time. */

@@ -116,7 +116,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
   let requests = 0;
   let rowsFetched = 0;
   try {
-    const extracted = await extractSlice({
+    let extracted: Awaited<ReturnType<typeof extractSlice>> | undefined = await extractSlice({
       client: job.client,
       stream,
       slice: planned.slice,
@@ -133,6 +133,8 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     rowsFetched = extracted.rowsFetched;
     const parsed: ParsedRows = { rows: [], rejects: [] };
     for (const part of extracted.requests) parseRows(stream, part.rows, part.request.implied, parsed);
+    // The raw rows are not needed any more: let them go before the load holds its own copy.
+    extracted = undefined;
     // From here on the window's data is complete: load it even if an interruption arrives now.
     const result = await loadSlice(env.warehouse, {
       stream,
