@@ -1,4 +1,4 @@
-import { hash32, type Rng } from "./prng.js";
+import { hex8, mix32, type Rng } from "./prng.js";
 
 /**
  * Call uuids look random (version 4 layout) but their last group hides (account, day, row) behind a
@@ -19,7 +19,7 @@ const MASK24 = 0xffffff;
 const CHECK = [0xa, 0xb] as const;
 
 function round(seed: number, r: number, half: number): number {
-  return hash32(seed, "uuid", r, half) & MASK24;
+  return mix32(seed, 0x75756964, r, half) & MASK24;
 }
 
 function permute(seed: number, left: number, right: number): [number, number] {
@@ -42,8 +42,11 @@ export function encodeCallUuid(seed: number, at: CallLocator, rng: Rng): string 
   const right = ((at.index & 0xfffff) << 4) | CHECK[at.kind];
   const [l, r] = permute(seed, left, right);
   const tail = l.toString(16).padStart(6, "0") + r.toString(16).padStart(6, "0");
-  const variant = "89ab"[rng.int(0, 3)];
-  return `${rng.hex(8)}-${rng.hex(4)}-4${rng.hex(3)}-${variant}${rng.hex(3)}-${tail}`;
+  const a = hex8(rng.uint32());
+  const b = hex8(rng.uint32());
+  const c = hex8(rng.uint32());
+  const variant = "89ab"[c.charCodeAt(0) & 3];
+  return `${a}-${b.slice(0, 4)}-4${b.slice(4, 7)}-${variant}${c.slice(1, 4)}-${tail}`;
 }
 
 /** Recovers where a uuid's call lives, or null when the uuid was not made by this world. */

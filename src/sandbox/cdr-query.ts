@@ -1,5 +1,6 @@
-import type { CdrDispositionFilter, CdrType } from "../platform/cdr.js";
-import type { CdrStore, ServedCdr } from "./cdr-store.js";
+import { CDR_DISPOSITIONS, type CdrDispositionFilter, type CdrType } from "../platform/cdr.js";
+import { decodeCallUuid } from "./call-uuid.js";
+import { type CdrStore, type DirectionRows, rowJson } from "./cdr-store.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxAccount } from "./world.js";
 
@@ -16,19 +17,33 @@ export interface CdrFilter {
   readonly uuid: string | null;
 }
 
+/** Selected rows of one day: all of `rows` (positions null) or the listed positions. */
+export interface SelectionRun {
+  readonly dayNumber: number;
+  readonly rows: DirectionRows;
+  readonly positions: Uint32Array | null;
+  readonly length: number;
+}
+
+/** The rows a list request covers, in serving order, as runs per day. */
+export interface CdrSelection {
+  readonly runs: readonly SelectionRun[];
+  readonly total: number;
+}
+
 interface CachedSelection {
-  readonly rows: readonly ServedCdr[];
+  readonly selection: CdrSelection;
   readonly computedAtMs: number;
   /** The selection changes when the clock reaches this (the next hidden row becoming visible). */
   readonly validUntilMs: number;
 }
 
-const MAX_CACHED = 16;
+const MAX_CACHED = 32;
 
 /**
  * Selects the CDRs a list request covers at a given sandbox time, in serving order: by day, then
- * `date`, then `uuid`. The last few selections are cached (paging a window re-selects it for every
- * page) and stay valid until the clock reaches the next hidden row's visibility time.
+ * `date`, then `uuid`. Paging a window re-selects it for every page, so the last selections are
+ * cached; each stays valid until the clock reaches the next hidden row's visibility time.
  */
 export class CdrQuery {
   private readonly cache = new Map<string, CachedSelection>();
@@ -36,7 +51,8 @@ export class CdrQuery {
   constructor(private readonly store: CdrStore) {}
 
   /** Every row matching `filter` visible at `nowMs`. */
-  select(filter: CdrFilter, nowMs: number): readonly ServedCdr[] {
+  select(filter: CdrFilter, nowMs: number): CdrSelection {
+    const trunkName = filter.type === "placed" ? filter.sipTrunk : null;
     const key = [
       this.store.version,
       filter.account.index,
@@ -46,46 +62,109 @@ export class CdrQuery {
       filter.disposition,
       filter.fromSearch,
       filter.toSearch,
-      filter.type === "placed" ? filter.sipTrunk : null,
+      trunkName,
       filter.uuid,
     ].join("|");
     const hit = this.cache.get(key);
-    if (hit && hit.computedAtMs <= nowMs && nowMs < hit.validUntilMs) return hit.rows;
-    const rows: ServedCdr[] = [];
+    if (hit && hit.computedAtMs <= nowMs && nowMs < hit.validUntilMs) return hit.selection;
+    const runs: SelectionRun[] = [];
+    let total = 0;
     let validUntilMs = Number.POSITIVE_INFINITY;
-    const firstDay = filter.fromMs / DAY_MS;
-    const lastDay = filter.toMs / DAY_MS;
-    const trunk = filter.type === "placed" ? filter.sipTrunk : null;
-    for (let day = firstDay; day <= lastDay; day++) {
+    const disposition = filter.disposition === "all" ? -1 : CDR_DISPOSITIONS.indexOf(filter.disposition);
+    const trunk = trunkName === null ? -1 : 1 + filter.account.trunks.findIndex((t) => t.name === trunkName);
+    const located = filter.uuid === null ? null : decodeCallUuid(this.store.seed, filter.uuid);
+    const plain =
+      disposition < 0 && trunk < 0 && !filter.fromSearch && !filter.toSearch && filter.uuid === null;
+    for (let day = filter.fromMs / DAY_MS; day <= filter.toMs / DAY_MS; day++) {
       if (day * DAY_MS > nowMs) {
         validUntilMs = Math.min(validUntilMs, day * DAY_MS);
         break;
       }
       if (this.store.isEmpty(filter.account, day)) continue;
-      const dayRows = this.store.rows(filter.account, day, filter.type);
-      const plain =
-        filter.disposition === "all" && !filter.fromSearch && !filter.toSearch && !trunk && !filter.uuid;
-      if (plain && this.store.day(filter.account, day).maxVisibleAtMs <= nowMs) {
-        for (const row of dayRows) rows.push(row);
+      if (located && (located.dayNumber !== day || located.account !== filter.account.index)) continue;
+      if (filter.uuid !== null && !located) break;
+      const cdrDay = this.store.day(filter.account, day);
+      const rows = filter.type === "placed" ? cdrDay.placed : cdrDay.received;
+      if (rows.count === 0) continue;
+      if (plain && rows.maxVisibleAtMs <= nowMs) {
+        runs.push({ dayNumber: day, rows, positions: null, length: rows.count });
+        total += rows.count;
         continue;
       }
-      for (const row of dayRows) {
-        const call = row.call;
-        if (call.visibleAtMs > nowMs) {
-          if (call.visibleAtMs < validUntilMs) validUntilMs = call.visibleAtMs;
+      const positions: number[] = [];
+      for (let i = 0; i < rows.count; i++) {
+        const visibleAt = rows.visibleAtMs[i]!;
+        if (visibleAt > nowMs) {
+          if (visibleAt < validUntilMs) validUntilMs = visibleAt;
           continue;
         }
-        if (filter.disposition !== "all" && call.disposition !== filter.disposition) continue;
-        if (filter.fromSearch && !call.from.includes(filter.fromSearch)) continue;
-        if (filter.toSearch && !call.to.includes(filter.toSearch)) continue;
-        if (trunk && call.sipTrunk !== trunk) continue;
-        if (filter.uuid && call.uuid !== filter.uuid) continue;
-        rows.push(row);
+        if (disposition >= 0 && rows.disposition[i] !== disposition) continue;
+        if (trunk >= 0 && rows.trunk[i] !== trunk) continue;
+        if (located && rows.index[i] !== located.index) continue;
+        if (filter.fromSearch || filter.toSearch) {
+          const row = JSON.parse(rowJson(rows, i)) as { from: string; to: string; uuid: string };
+          if (filter.fromSearch && !row.from.includes(filter.fromSearch)) continue;
+          if (filter.toSearch && !row.to.includes(filter.toSearch)) continue;
+        }
+        if (located && !rowJson(rows, i).includes(`"uuid":"${filter.uuid}"`)) continue;
+        positions.push(i);
+      }
+      if (positions.length > 0) {
+        runs.push({ dayNumber: day, rows, positions: Uint32Array.from(positions), length: positions.length });
+        total += positions.length;
       }
     }
+    const selection = { runs, total };
     if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.delete(key);
-    this.cache.set(key, { rows, computedAtMs: nowMs, validUntilMs });
-    return rows;
+    this.cache.set(key, { selection, computedAtMs: nowMs, validUntilMs });
+    return selection;
   }
+}
+
+/** Calls `visit(run, position)` for the selection's rows `[start, end)` in order. */
+export function forEachSelected(
+  selection: CdrSelection,
+  start: number,
+  end: number,
+  visit: (run: SelectionRun, position: number) => void,
+): void {
+  let offset = 0;
+  for (const run of selection.runs) {
+    if (offset >= end) break;
+    const from = Math.max(start - offset, 0);
+    const to = Math.min(end - offset, run.length);
+    for (let k = from; k < to; k++) visit(run, run.positions === null ? k : run.positions[k]!);
+    offset += run.length;
+  }
+}
+
+/** Appends rows `[a, b)` of `rows` (consecutive positions) as slices, one per chunk they span. */
+function pushRange(chunks: Buffer[], rows: DirectionRows, a: number, b: number): void {
+  let first = a;
+  while (first < b) {
+    const chunk = rows.chunkOf[first]!;
+    let last = first;
+    while (last + 1 < b && rows.chunkOf[last + 1] === chunk) last++;
+    chunks.push(rows.chunks[chunk]!.subarray(rows.start[first]!, rows.end[last]!));
+    first = last + 1;
+  }
+}
+
+/** The selection's rows `[start, end)` as buffers of comma-joined JSON (zero-copy slices). */
+export function selectedChunks(selection: CdrSelection, start: number, end: number): Buffer[] {
+  const chunks: Buffer[] = [];
+  let offset = 0;
+  for (const run of selection.runs) {
+    if (offset >= end) break;
+    const from = Math.max(start - offset, 0);
+    const to = Math.min(end - offset, run.length);
+    if (from < to) {
+      if (run.positions === null) pushRange(chunks, run.rows, from, to);
+      else
+        for (let k = from; k < to; k++) pushRange(chunks, run.rows, run.positions[k]!, run.positions[k]! + 1);
+    }
+    offset += run.length;
+  }
+  return chunks;
 }

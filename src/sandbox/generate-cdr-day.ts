@@ -3,12 +3,13 @@ import type { TRANSCRIPTION_LANGUAGES } from "../platform/transcription.js";
 import { encodeCallUuid } from "./call-uuid.js";
 import {
   DESTINATIONS,
+  type Destination,
   FORWARD_RATE_MICROS,
   HOURLY_WEIGHTS,
   TRANSCRIPTION_RATE_MICROS,
   WEEKDAY_FACTORS,
 } from "./catalog.js";
-import { hash32, Rng, unitHash } from "./prng.js";
+import { mix32, Rng, weightedTable } from "./prng.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxAccount, SandboxWorld } from "./world.js";
 
@@ -23,6 +24,7 @@ export interface CallTranscriptionSpec {
 
 /** One generated call, before serialization. Money in micro-dollars. */
 export interface CdrCall {
+  /** Row index within (account, day): `i` for the i-th call by start time, `n + i` for its child leg. */
   readonly index: number;
   readonly uuid: string;
   readonly direction: "placed" | "received";
@@ -47,182 +49,223 @@ export interface CdrCall {
   readonly transcription: CallTranscriptionSpec | null;
 }
 
-const HOURS = HOURLY_WEIGHTS.map((_, h) => h);
-const PLACED_DISPOSITIONS = ["answered", "noanswer", "busy", "failed"] as const;
-const LANGUAGES = ["en", "es", "de", "fr", "it"] as const;
+const HOURS = weightedTable(
+  HOURLY_WEIGHTS.map((_, h) => h),
+  HOURLY_WEIGHTS,
+);
+const DISPOSITIONS = ["answered", "noanswer", "busy", "failed"] as const;
+type DispositionTable = ReturnType<typeof weightedTable<CdrDisposition>>;
+const PLACED_WEIGHTS = weightedTable(DISPOSITIONS, [62, 22, 8, 8]);
+const RECEIVED_WEIGHTS = weightedTable(DISPOSITIONS, [80, 12, 4, 4]);
+const CHILD_WEIGHTS = weightedTable(DISPOSITIONS, [85, 10, 3, 2]);
+const LANGUAGES = weightedTable(["en", "es", "de", "fr", "it"] as const, [80, 10, 4, 4, 2]);
+const DESTINATION_TABLE = weightedTable(
+  DESTINATIONS,
+  DESTINATIONS.map((d) => d.weight),
+);
+const LATE_SALT = 0x1a7e;
+const DELAY_SALT = 0xde1a;
 
 /** Number of calls an account makes on a day (weekday curve and ±10% noise). */
 export function callsOnDay(world: SandboxWorld, account: SandboxAccount, dayNumber: number): number {
-  const noise = 0.9 + 0.2 * unitHash(world.seed, "volume", account.index, dayNumber);
+  const noise = 0.9 + (0.2 * mix32(world.seed, 0x701, account.index, dayNumber)) / 4294967296;
   const weekday = WEEKDAY_FACTORS[(dayNumber + 4) % 7] ?? 1;
   return Math.round(world.callsPerDay * weekday * noise);
+}
+
+/** Start second (of the UTC day) of every parent call of the day, ascending: call `i` starts at `[i]`. */
+export function daySeconds(world: SandboxWorld, account: SandboxAccount, dayNumber: number): Int32Array {
+  const dayMs = dayNumber * DAY_MS;
+  if (dayMs < world.startMs || dayMs >= world.endMs) return new Int32Array(0);
+  const rng = new Rng(mix32(world.seed, 0xcd1, account.index, dayNumber));
+  const seconds = new Int32Array(callsOnDay(world, account, dayNumber));
+  for (let i = 0; i < seconds.length; i++) seconds[i] = rng.fromTable(HOURS) * 3600 + rng.int(0, 3599);
+  return seconds.sort();
 }
 
 function answeredDuration(rng: Rng): number {
   return Math.max(1, Math.min(7200, Math.round(Math.exp(Math.log(75) + 1.1 * rng.normal()))));
 }
 
-function internationalNumber(rng: Rng, countryCode: string, length: number): string {
-  return countryCode + String(rng.int(2, 9)) + rng.digits(length - 1);
+function phoneNumber(rng: Rng, countryCode: string, length: number): string {
+  const head = String(rng.int(2, 9));
+  const rest = length - 1;
+  const low = rest > 9 ? String(rng.int(0, 999_999_999)).padStart(9, "0") + rng.digits(rest - 9) : "";
+  return countryCode + head + (rest > 9 ? low : String(rng.int(0, 10 ** rest - 1)).padStart(rest, "0"));
 }
 
-interface CallShape {
-  readonly disposition: CdrDisposition;
-  readonly duration: number;
-  readonly minutes: number;
-  readonly ringSeconds: number;
+interface Ctx {
+  readonly world: SandboxWorld;
+  readonly account: SandboxAccount;
+  readonly dayNumber: number;
 }
 
-function shapeCall(rng: Rng, weights: readonly number[]): CallShape {
-  const disposition = rng.weighted(PLACED_DISPOSITIONS, weights);
-  const duration = disposition === "answered" ? answeredDuration(rng) : 0;
-  return { disposition, duration, minutes: Math.ceil(duration / 60), ringSeconds: rng.int(2, 25) };
+function buildCall(
+  ctx: Ctx,
+  rng: Rng,
+  index: number,
+  startMs: number,
+  fields: {
+    direction: "placed" | "received";
+    weights: DispositionTable;
+    from: string;
+    to: string;
+    destination: string;
+    rateMicros: number;
+    sipTrunk: string | null;
+    forwardRateMicros: number | null;
+    parentUuid: string | null;
+    machineDetection: boolean;
+    recording: boolean;
+    transcription: boolean;
+    threshold: number;
+  },
+): CdrCall {
+  const { world, account, dayNumber } = ctx;
+  const disposition = rng.fromTable(fields.weights);
+  const answered = disposition === "answered";
+  const failed = disposition === "failed";
+  const duration = answered ? answeredDuration(rng) : 0;
+  const minutes = Math.ceil(duration / 60);
+  const endMs = startMs + (rng.int(2, 25) + duration) * 1000;
+  const uuid = encodeCallUuid(world.seed, { account: account.index, dayNumber, index, kind: 0 }, rng);
+  const late = mix32(world.seed ^ LATE_SALT, account.index, dayNumber, index) / 4294967296 < world.lateShare;
+  const delayHash = mix32(world.seed ^ DELAY_SALT, account.index, dayNumber, index);
+  const delay = late
+    ? 3_600_000 + Math.floor((delayHash / 4294967296) * 169_200_000)
+    : 1000 + (delayHash % 59_000);
+  let transcription: CallTranscriptionSpec | null = null;
+  if (answered && fields.transcription && duration >= fields.threshold) {
+    const transcriptionFailed = rng.chance(0.04);
+    transcription = {
+      status: transcriptionFailed ? "failed" : "completed",
+      readyAtMs: endMs + rng.int(20, 900) * 1000,
+      chargeMicros: transcriptionFailed ? 0 : TRANSCRIPTION_RATE_MICROS * minutes,
+      language: rng.fromTable(LANGUAGES),
+    };
+  }
+  return {
+    index,
+    uuid,
+    direction: fields.direction,
+    startMs,
+    endMs,
+    visibleAtMs: endMs + delay,
+    late,
+    disposition,
+    duration,
+    from: fields.from,
+    to: fields.to,
+    destination: fields.destination,
+    perMinuteMicros: failed ? null : fields.rateMicros,
+    chargeMicros: failed ? null : fields.rateMicros * minutes,
+    sipTrunk: fields.sipTrunk,
+    forwardFeeMicros: fields.forwardRateMicros === null ? null : fields.forwardRateMicros * minutes,
+    parentUuid: fields.parentUuid,
+    answeredBy: answered && fields.machineDetection ? (rng.chance(0.18) ? "machine" : "human") : null,
+    recordingUrl:
+      answered && fields.recording ? `https://recordings.sandbox.test/${account.id}/${uuid}.mp3` : null,
+    transcription,
+  };
 }
 
 /**
- * Generates every call of one account on one day, sorted by start time then uuid. Pure: the same
- * world, account and day always give the same calls. Visibility (late arrival) is decided per row
- * from a hash, so it does not disturb the rest of the day when `lateShare` changes.
+ * The call `index` of the day (a parent, started at `second`) and, for ~3% of answered outbound
+ * calls, its child leg (index `count + index`). Each call has its own seeded generator, so any
+ * call can be regenerated alone.
+ */
+export function generateCall(ctx: Ctx, index: number, second: number, count: number): CdrCall[] {
+  const { world, account, dayNumber } = ctx;
+  const rng = new Rng(mix32(world.seed, account.index, dayNumber, index));
+  const startMs = dayNumber * DAY_MS + second * 1000;
+  if (rng.chance(0.35)) {
+    const did = rng.pick(account.dids);
+    const local = rng.chance(0.85);
+    return [
+      buildCall(ctx, rng, index, startMs, {
+        direction: "received",
+        weights: RECEIVED_WEIGHTS,
+        from: local ? phoneNumber(rng, "1", 10) : phoneNumber(rng, "52", 10),
+        to: did.number,
+        destination: did.forward.target,
+        rateMicros: did.perMinMicros,
+        sipTrunk: null,
+        forwardRateMicros: did.forward.kind === "pstn" ? FORWARD_RATE_MICROS : null,
+        parentUuid: null,
+        machineDetection: false,
+        recording: did.recording,
+        transcription: did.transcription,
+        threshold: did.transcriptionThreshold,
+      }),
+    ];
+  }
+  const trunk = rng.pick(account.trunks);
+  const dest: Destination = rng.fromTable(DESTINATION_TABLE);
+  const outbound = (weights: DispositionTable, parentUuid: string | null, to: string) => ({
+    direction: "placed" as const,
+    weights,
+    from: trunk.callerid,
+    to,
+    destination: dest.label,
+    rateMicros: dest.ratePerMinuteMicros,
+    sipTrunk: trunk.name,
+    forwardRateMicros: null,
+    parentUuid,
+    machineDetection: parentUuid === null && trunk.machineDetection,
+    recording: trunk.recording,
+    transcription: parentUuid === null && trunk.transcription,
+    threshold: trunk.transcriptionThreshold,
+  });
+  const parent = buildCall(
+    ctx,
+    rng,
+    index,
+    startMs,
+    outbound(PLACED_WEIGHTS, null, phoneNumber(rng, dest.countryCode, dest.nationalLength)),
+  );
+  if (parent.duration <= 20 || !rng.chance(0.03)) return [parent];
+  const childStart = Math.min(
+    startMs + rng.int(5, parent.duration - 5) * 1000,
+    (dayNumber + 1) * DAY_MS - 1000,
+  );
+  const childTo = phoneNumber(rng, dest.countryCode, dest.nationalLength);
+  return [
+    parent,
+    buildCall(ctx, rng, count + index, childStart, outbound(CHILD_WEIGHTS, parent.uuid, childTo)),
+  ];
+}
+
+/** Orders calls by start time, then uuid: the serving order within a day. */
+export function compareCalls(a: CdrCall, b: CdrCall): number {
+  return a.startMs - b.startMs || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
+}
+
+/**
+ * Every call of one account on one day, in serving order. Pure: the same world, account and day
+ * always give the same calls; late arrival is decided by a hash of the row, so changing
+ * `lateShare` changes visibility only.
  */
 export function generateCdrDay(world: SandboxWorld, account: SandboxAccount, dayNumber: number): CdrCall[] {
-  const dayStartMs = dayNumber * DAY_MS;
-  if (dayStartMs < world.startMs || dayStartMs >= world.endMs) return [];
-  const rng = new Rng(hash32(world.seed, "cdr", account.index, dayNumber));
-  const count = callsOnDay(world, account, dayNumber);
-  const seconds: number[] = [];
-  for (let i = 0; i < count; i++) seconds.push(rng.weighted(HOURS, HOURLY_WEIGHTS) * 3600 + rng.int(0, 3599));
-  seconds.sort((a, b) => a - b);
+  const seconds = daySeconds(world, account, dayNumber);
+  const ctx = { world, account, dayNumber };
   const calls: CdrCall[] = [];
-  let nextIndex = 0;
-  const finish = (
-    base: Omit<
-      CdrCall,
-      "index" | "uuid" | "endMs" | "visibleAtMs" | "late" | "transcription" | "recordingUrl"
-    >,
-    shape: CallShape,
-    recordingOn: boolean,
-    transcriptionOn: { enabled: boolean; threshold: number },
-  ): CdrCall => {
-    const index = nextIndex++;
-    const uuid = encodeCallUuid(world.seed, { account: account.index, dayNumber, index, kind: 0 }, rng);
-    const endMs = base.startMs + (shape.ringSeconds + shape.duration) * 1000;
-    const late = unitHash(world.seed, "late", account.index, dayNumber, index) < world.lateShare;
-    const delay = late
-      ? 3_600_000 +
-        Math.floor(unitHash(world.seed, "late-delay", account.index, dayNumber, index) * 169_200_000)
-      : 1000 + (hash32(world.seed, "settle", account.index, dayNumber, index) % 59_000);
-    const answered = shape.disposition === "answered";
-    let transcription: CallTranscriptionSpec | null = null;
-    if (answered && transcriptionOn.enabled && shape.duration >= transcriptionOn.threshold) {
-      const failed = rng.chance(0.04);
-      transcription = {
-        status: failed ? "failed" : "completed",
-        readyAtMs: endMs + rng.int(20, 900) * 1000,
-        chargeMicros: failed ? 0 : TRANSCRIPTION_RATE_MICROS * shape.minutes,
-        language: rng.weighted(LANGUAGES, [80, 10, 4, 4, 2]),
-      };
-    }
-    return {
-      ...base,
-      index,
-      uuid,
-      endMs,
-      visibleAtMs: endMs + delay,
-      late,
-      recordingUrl:
-        answered && recordingOn ? `https://recordings.sandbox.test/${account.id}/${uuid}.mp3` : null,
-      transcription,
-    };
-  };
-  for (const second of seconds) {
-    const startMs = dayStartMs + second * 1000;
-    if (rng.chance(0.35)) {
-      const did = rng.pick(account.dids);
-      const shape = shapeCall(rng, [80, 12, 4, 4]);
-      const failed = shape.disposition === "failed";
-      calls.push(
-        finish(
-          {
-            direction: "received",
-            startMs,
-            disposition: shape.disposition,
-            duration: shape.duration,
-            from: rng.chance(0.85) ? `1${rng.int(2, 9)}${rng.digits(9)}` : internationalNumber(rng, "52", 10),
-            to: did.number,
-            destination: did.forward.target,
-            perMinuteMicros: failed ? null : did.perMinMicros,
-            chargeMicros: failed ? null : did.perMinMicros * shape.minutes,
-            sipTrunk: null,
-            forwardFeeMicros: did.forward.kind === "pstn" ? FORWARD_RATE_MICROS * shape.minutes : null,
-            parentUuid: null,
-            answeredBy: null,
-          },
-          shape,
-          did.recording,
-          { enabled: did.transcription, threshold: did.transcriptionThreshold },
-        ),
-      );
-      continue;
-    }
-    const trunk = rng.pick(account.trunks);
-    const dest = rng.weighted(
-      DESTINATIONS,
-      DESTINATIONS.map((d) => d.weight),
-    );
-    const shape = shapeCall(rng, [62, 22, 8, 8]);
-    const failed = shape.disposition === "failed";
-    const answered = shape.disposition === "answered";
-    const base = {
-      direction: "placed" as const,
-      from: trunk.callerid,
-      destination: dest.label,
-      perMinuteMicros: failed ? null : dest.ratePerMinuteMicros,
-      sipTrunk: trunk.name,
-      forwardFeeMicros: null,
-    };
-    const parent = finish(
-      {
-        ...base,
-        startMs,
-        disposition: shape.disposition,
-        duration: shape.duration,
-        to: internationalNumber(rng, dest.countryCode, dest.nationalLength),
-        chargeMicros: failed ? null : dest.ratePerMinuteMicros * shape.minutes,
-        parentUuid: null,
-        answeredBy: answered && trunk.machineDetection ? (rng.chance(0.18) ? "machine" : "human") : null,
-      },
-      shape,
-      trunk.recording,
-      { enabled: trunk.transcription, threshold: trunk.transcriptionThreshold },
-    );
-    calls.push(parent);
-    if (answered && shape.duration > 20 && rng.chance(0.03)) {
-      const childShape = shapeCall(rng, [85, 10, 3, 2]);
-      const childStart = Math.min(
-        parent.startMs + rng.int(5, shape.duration - 5) * 1000,
-        dayStartMs + DAY_MS - 1000,
-      );
-      const childFailed = childShape.disposition === "failed";
-      calls.push(
-        finish(
-          {
-            ...base,
-            startMs: childStart,
-            disposition: childShape.disposition,
-            duration: childShape.duration,
-            to: internationalNumber(rng, dest.countryCode, dest.nationalLength),
-            perMinuteMicros: childFailed ? null : dest.ratePerMinuteMicros,
-            chargeMicros: childFailed ? null : dest.ratePerMinuteMicros * childShape.minutes,
-            parentUuid: parent.uuid,
-            answeredBy: null,
-          },
-          childShape,
-          trunk.recording,
-          { enabled: false, threshold: 0 },
-        ),
-      );
-    }
+  for (let i = 0; i < seconds.length; i++) {
+    for (const call of generateCall(ctx, i, seconds[i]!, seconds.length)) calls.push(call);
   }
-  calls.sort((a, b) => a.startMs - b.startMs || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
-  return calls;
+  return calls.sort(compareCalls);
+}
+
+/** Regenerates one call from its row index (as decoded from its uuid), or null. */
+export function regenerateCall(
+  world: SandboxWorld,
+  account: SandboxAccount,
+  dayNumber: number,
+  index: number,
+  seconds: Int32Array = daySeconds(world, account, dayNumber),
+): CdrCall | null {
+  const n = seconds.length;
+  const parent = index < n ? index : index - n;
+  if (parent < 0 || parent >= n) return null;
+  const calls = generateCall({ world, account, dayNumber }, parent, seconds[parent]!, n);
+  return calls.find((c) => c.index === index) ?? null;
 }

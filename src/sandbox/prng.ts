@@ -77,6 +77,15 @@ export class Rng {
     return items[items.length - 1] as T;
   }
 
+  /** One element chosen from a prepared {@link WeightedTable} (no per-call allocation). */
+  fromTable<T>(table: WeightedTable<T>): T {
+    const r = this.next() * table.total;
+    const { cumulative, items } = table;
+    let i = 0;
+    while (i < cumulative.length - 1 && r >= cumulative[i]!) i++;
+    return items[i] as T;
+  }
+
   /** A string of `length` digits. */
   digits(length: number): string {
     let out = "";
@@ -97,4 +106,46 @@ export class Rng {
     const v = this.next();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
+}
+
+/** A fast numeric hash of up to four 32-bit integers (for per-row seeds on hot paths). */
+export function mix32(a: number, b: number, c = 0, d = 0): number {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13) ^ b, 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16) ^ c, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13) ^ d, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** Eight lowercase hex characters of an unsigned 32-bit integer. */
+export function hex8(value: number): string {
+  return (
+    HEX[(value >>> 24) & 0xff]! +
+    HEX[(value >>> 16) & 0xff]! +
+    HEX[(value >>> 8) & 0xff]! +
+    HEX[value & 0xff]!
+  );
+}
+
+/** Items with precomputed cumulative weights, for {@link Rng.fromTable}. */
+export interface WeightedTable<T> {
+  readonly items: readonly T[];
+  readonly cumulative: Float64Array;
+  readonly total: number;
+}
+
+/** Prepares a weighted table. */
+export function weightedTable<T>(items: readonly T[], weights: readonly number[]): WeightedTable<T> {
+  const cumulative = new Float64Array(items.length);
+  let total = 0;
+  items.forEach((_, i) => {
+    total += weights[i] ?? 0;
+    cumulative[i] = total;
+  });
+  return { items, cumulative, total };
 }

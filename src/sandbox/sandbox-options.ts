@@ -40,7 +40,7 @@ export interface SandboxOptions {
   readonly lateShare?: number;
   /** Shuffle rows within each page, seeded by the request (default false). */
   readonly shuffle?: boolean;
-  /** Most CDR rows kept in the generated-day cache (default 200,000). */
+  /** Most CDR rows kept in the generated-day cache (default 150,000). */
   readonly cacheRows?: number;
 }
 
@@ -121,6 +121,6 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     now,
     lateShare,
     shuffle: options.shuffle ?? false,
-    cacheRows: positiveInt("cacheRows", options.cacheRows ?? 200_000, 0),
+    cacheRows: positiveInt("cacheRows", options.cacheRows ?? 150_000, 0),
   };
 }

@@ -1,7 +1,7 @@
-import { CDR_TYPES, type CdrType } from "../platform/cdr.js";
-import type { ServedCdr } from "./cdr-store.js";
+import type { CdrType } from "../platform/cdr.js";
 import type { RowFault } from "./faults/fault-profile.js";
 import { corruptRow, isRejected, type RowIdentity, rowFaultOf } from "./faults/row-faults.js";
+import type { CdrCall } from "./generate-cdr-day.js";
 import { transcriptionOf } from "./generate-transcription.js";
 import { validationResponse } from "./generate-validation.js";
 import { selectInvoiceRows } from "./routes/invoice-routes.js";
@@ -9,7 +9,7 @@ import type { ListStream } from "./routes/page-body.js";
 import { selectShortLinkRows } from "./routes/short-link-routes.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
-import { appendJsonField, formatCdrDate } from "./serialize-cdr.js";
+import { appendJsonField, formatCdrDate, serializeCdr } from "./serialize-cdr.js";
 import type { SandboxAccount } from "./world.js";
 
 /** Streams the truth export knows. */
@@ -50,6 +50,18 @@ const FAULT_NAMES: Record<RowFault, string> = {
   extraField: "extra_field",
 };
 
+/** Every call of the range whose CDR is visible now (both directions, generated and API-started). */
+function visibleCalls(runtime: SandboxRuntime, query: TruthQuery): CdrCall[] {
+  const nowMs = runtime.clock.now();
+  const calls: CdrCall[] = [];
+  for (let day = query.fromMs / DAY_MS; day <= query.toMs / DAY_MS && day * DAY_MS <= nowMs; day++) {
+    if (runtime.cdrs.isEmpty(query.account, day)) continue;
+    for (const call of runtime.cdrs.calls(query.account, day))
+      if (call.visibleAtMs <= nowMs) calls.push(call);
+  }
+  return calls;
+}
+
 /** Every record of a list stream visible now, as generated (before row faults). */
 function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQuery): StreamRow[] {
   const nowMs = runtime.clock.now();
@@ -70,32 +82,9 @@ function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQue
       .filter((r) => r.day * DAY_MS >= query.fromMs && r.day * DAY_MS <= query.toMs)
       .map((r) => of(r.json, r.day, r.index));
   }
-  return visibleCdrs(runtime, query).map(({ row, type }) =>
-    of(row.json, Math.floor(row.call.startMs / DAY_MS), row.call.index, type),
+  return visibleCalls(runtime, query).map((call) =>
+    of(serializeCdr(call), Math.floor(call.startMs / DAY_MS), call.index, call.direction),
   );
-}
-
-/** Every CDR of the range visible now, both directions. */
-function visibleCdrs(runtime: SandboxRuntime, query: TruthQuery): { row: ServedCdr; type: CdrType }[] {
-  const out: { row: ServedCdr; type: CdrType }[] = [];
-  for (const type of CDR_TYPES) {
-    const selected = runtime.cdrQuery.select(
-      {
-        account: query.account,
-        type,
-        fromMs: query.fromMs,
-        toMs: query.toMs,
-        disposition: "all",
-        fromSearch: null,
-        toSearch: null,
-        sipTrunk: null,
-        uuid: null,
-      },
-      runtime.clock.now(),
-    );
-    for (const row of selected) out.push({ row, type });
-  }
-  return out;
 }
 
 /** Truth of the streams read per record (not through a list): transcriptions, validations, recordings. */
@@ -109,12 +98,16 @@ function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, query: 
       .map((v) => JSON.stringify({ token: v.token, ...validationResponse(runtime.world.seed, v, nowMs) }));
   }
   const lines: string[] = [];
-  for (const { row, type } of visibleCdrs(runtime, query)) {
-    const call = row.call;
+  for (const call of visibleCalls(runtime, query)) {
     if (stream === "recordings" && call.recordingUrl !== null) {
       const date = formatCdrDate(call.startMs);
       lines.push(
-        JSON.stringify({ uuid: call.uuid, direction: type, date, recording_url: call.recordingUrl }),
+        JSON.stringify({
+          uuid: call.uuid,
+          direction: call.direction,
+          date,
+          recording_url: call.recordingUrl,
+        }),
       );
     }
     if (stream === "transcriptions" && call.transcription && call.transcription.readyAtMs <= nowMs) {
@@ -149,7 +142,7 @@ export function truthLines(runtime: SandboxRuntime, stream: TruthStream, query: 
 }
 
 /**
- * The rows the active fault profile corrupts, visible now in the range: `{kind, rejected,
+ * The rows the active fault profile corrupts, visible now in the range: `{stream, kind, rejected,
  * direction (CDRs), raw}` where `raw` is the row exactly as served. `rejected: false` rows
  * (`extra_field`) are valid and belong in the truth; the others must end up in the loader's rejects.
  */
@@ -175,19 +168,14 @@ export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, que
  */
 export function lateCdrLines(runtime: SandboxRuntime, query: TruthQuery): string[] {
   const nowMs = runtime.clock.now();
-  const { world } = runtime;
   const lines: string[] = [];
-  const firstDay = Math.max(query.fromMs, world.startMs) / DAY_MS;
-  const lastDay = Math.min(query.toMs, world.endMs - DAY_MS) / DAY_MS;
-  for (let day = firstDay; day <= lastDay; day++) {
-    const cdrDay = runtime.cdrs.day(query.account, day);
-    for (const type of CDR_TYPES) {
-      for (const row of type === "placed" ? cdrDay.placed : cdrDay.received) {
-        if (!row.call.late) continue;
-        let line = appendJsonField(row.json, "direction", type);
-        line = appendJsonField(line, "visible_at", formatCdrDate(row.call.visibleAtMs));
-        lines.push(appendJsonField(line, "visible", row.call.visibleAtMs <= nowMs));
-      }
+  for (let day = query.fromMs / DAY_MS; day <= query.toMs / DAY_MS; day++) {
+    if (runtime.cdrs.isEmpty(query.account, day)) continue;
+    for (const call of runtime.cdrs.calls(query.account, day)) {
+      if (!call.late) continue;
+      let line = appendJsonField(serializeCdr(call), "direction", call.direction);
+      line = appendJsonField(line, "visible_at", formatCdrDate(call.visibleAtMs));
+      lines.push(appendJsonField(line, "visible", call.visibleAtMs <= nowMs));
     }
   }
   return lines;

@@ -204,7 +204,7 @@ describe("sandbox admin API", () => {
       seed: 5,
       days: 3,
       callsPerDay: 300,
-      now: "2026-08-03T00:00:00Z",
+      now: "2026-08-03T03:00:00Z",
       lateShare: 0.1,
     });
     try {
@@ -228,7 +228,7 @@ describe("sandbox admin API", () => {
         method: "POST",
         body: JSON.stringify({ advance: "PT72H" }),
       });
-      expect(await advanced.json()).toEqual({ now: "2026-08-06T00:00:00.000Z", real: false });
+      expect(await advanced.json()).toEqual({ now: "2026-08-06T03:00:00.000Z", real: false });
       const after = await truth();
       const beforeIds = new Set(before.map((l) => l.uuid));
       const gained = after

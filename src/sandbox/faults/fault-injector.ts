@@ -71,14 +71,15 @@ export class FaultInjector {
     return this.current;
   }
 
-  /** The faults of one request on `route` (`METHOD /template`) with `signature`. */
-  decide(route: string, signature: string): FaultDecision {
+  /** The faults of one request on `route` (`METHOD /template`); `signatureOf` is only called when faults are on. */
+  decide(route: string, signatureOf: () => string): FaultDecision {
     const rates = this.current.routes[route] ?? this.current;
     let any = false;
     for (const fault of REQUEST_FAULTS) any ||= rates.requests[fault] > 0;
     for (const fault of PAGE_FAULTS) any ||= rates.pages[fault] > 0;
     if (!any) return NO_FAULT;
     if (this.attempts.size >= MAX_TRACKED) this.attempts.clear();
+    const signature = signatureOf();
     const attempt = (this.attempts.get(signature) ?? 0) + 1;
     this.attempts.set(signature, attempt);
     const request = pick(

@@ -12,7 +12,7 @@ function headers(response: SandboxResponse, length: number): Record<string, stri
 
 /** Writes a complete answer. */
 export function send(res: ServerResponse, response: SandboxResponse): void {
-  const body = Buffer.from(response.body, "utf8");
+  const body = typeof response.body === "string" ? Buffer.from(response.body, "utf8") : response.body;
   res.writeHead(response.status, headers(response, body.length));
   res.end(body);
 }
@@ -32,7 +32,7 @@ export function deliver(
     send(res, response);
     return;
   }
-  const body = Buffer.from(response.body, "utf8");
+  const body = typeof response.body === "string" ? Buffer.from(response.body, "utf8") : response.body;
   const cut = Math.max(1, Math.floor(body.length * (0.2 + (salt % 600) / 1000)));
   if (fault === "truncated") {
     res.writeHead(response.status, headers(response, cut));

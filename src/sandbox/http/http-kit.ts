@@ -16,13 +16,17 @@ export interface SandboxRequest {
 /** What a handler answers. `body` is already serialized JSON (or NDJSON for truth exports). */
 export interface SandboxResponse {
   readonly status: number;
-  readonly body: string;
+  readonly body: string | Buffer;
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A JSON answer from an already-serialized body. */
-export function rawJson(status: number, body: string, headers?: Record<string, string>): SandboxResponse {
+export function rawJson(
+  status: number,
+  body: string | Buffer,
+  headers?: Record<string, string>,
+): SandboxResponse {
   return headers ? { status, body, headers } : { status, body };
 }
 

@@ -99,8 +99,9 @@ async function platformOutcome(
     runtime.faults.count("rateLimited");
     return plain(tooManyRequests(Math.ceil(waitMs / 1000)));
   }
-  const signature = requestSignature(request.method, request.path, request.query, key.account.index);
-  const faults = runtime.faults.decide(route, signature);
+  const faults = runtime.faults.decide(route, () =>
+    requestSignature(request.method, request.path, request.query, key.account.index),
+  );
   const profile = runtime.faults.profile;
   if (faults.request === "hang") return { route, response: "hang", fault: "hang", salt: faults.salt };
   const failed = faults.request ? faultResponse(faults.request, profile.retryAfterSeconds) : null;

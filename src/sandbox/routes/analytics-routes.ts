@@ -7,13 +7,13 @@ import type { PlatformHandler, RouteContext } from "./route-types.js";
 /** `GET /v1/speech-analytics/{uuid}`: 404 without a transcription, 202 while it is made, then 200. */
 function getTranscription(context: RouteContext): SandboxResponse {
   const { runtime } = context;
-  const row = findCall(runtime, context.account, context.params.uuid ?? "");
+  const call = findCall(runtime, context.account, context.params.uuid ?? "");
   const nowMs = runtime.clock.now();
-  if (!row?.call.transcription || row.call.endMs > nowMs) return notFound();
-  if (row.call.transcription.readyAtMs > nowMs) {
+  if (!call?.transcription || call.endMs > nowMs) return notFound();
+  if (call.transcription.readyAtMs > nowMs) {
     return json(202, { success: true, message: "The transcription is still pending" });
   }
-  return json(200, transcriptionOf(runtime.world.seed, context.account.id, row.call));
+  return json(200, transcriptionOf(runtime.world.seed, context.account.id, call));
 }
 
 /** `GET /v1/validation/{uuid}`: results so far of a validation token; 404 carries `error_code` 011. */

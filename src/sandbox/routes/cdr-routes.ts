@@ -1,5 +1,7 @@
 import { CDR_DISPOSITION_FILTERS, CDR_TYPES } from "../../platform/cdr.js";
 import { findCall } from "../call-lookup.js";
+import { type CdrSelection, forEachSelected, selectedChunks } from "../cdr-query.js";
+import { rowJson } from "../cdr-store.js";
 import { transcriptionOf } from "../generate-transcription.js";
 import {
   booleanParam,
@@ -11,14 +13,28 @@ import {
   type SandboxResponse,
 } from "../http/http-kit.js";
 import { readPaging } from "../http/paging.js";
-import { DAY_MS } from "../sandbox-options.js";
-import { appendJsonField, serializeCdrDetail } from "../serialize-cdr.js";
-import { servePage } from "./page-body.js";
+import { appendJsonField, serializeCdr, serializeCdrDetail } from "../serialize-cdr.js";
+import { type PageRow, type RowSource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 function optional(query: URLSearchParams, name: string): string | null {
   const value = query.get(name);
   return value === null || value === "" ? null : value;
+}
+
+/** A row source over a CDR selection. */
+function selectionSource(selection: CdrSelection): RowSource {
+  return {
+    total: selection.total,
+    row: (i) => {
+      let row: PageRow | undefined;
+      forEachSelected(selection, i, i + 1, (run, p) => {
+        row = { json: rowJson(run.rows, p), day: run.dayNumber, index: run.rows.index[p]! };
+      });
+      return row!;
+    },
+    chunks: (start, end) => selectedChunks(selection, start, end),
+  };
 }
 
 /** `GET /v1/cdr`: from/to (inclusive UTC days), type, disposition, from_search, to_search, sip_trunk, uuid, paging. */
@@ -30,7 +46,7 @@ function listCdrs(context: RouteContext): SandboxResponse {
   const disposition = enumParam(query, "disposition", CDR_DISPOSITION_FILTERS, "all");
   if (toMs < fromMs) throw new ParamError(422, "to");
   const paging = readPaging(query, context.runtime.options.maxPerPage);
-  const rows = context.runtime.cdrQuery.select(
+  const selection = context.runtime.cdrQuery.select(
     {
       account: context.account,
       type,
@@ -44,14 +60,10 @@ function listCdrs(context: RouteContext): SandboxResponse {
     },
     context.runtime.clock.now(),
   );
-  const body = servePage(
-    context,
-    { stream: "cdrs", field: "items" },
-    rows,
-    (row) => ({ json: row.json, day: Math.floor(row.call.startMs / DAY_MS), index: row.call.index }),
-    paging,
+  return rawJson(
+    200,
+    servePage(context, { stream: "cdrs", field: "items" }, selectionSource(selection), paging),
   );
-  return rawJson(200, body);
 }
 
 /**
@@ -60,16 +72,14 @@ function listCdrs(context: RouteContext): SandboxResponse {
  */
 function getCdr(context: RouteContext): SandboxResponse {
   const { runtime } = context;
-  const row = findCall(runtime, context.account, context.params.uuid ?? "");
+  const call = findCall(runtime, context.account, context.params.uuid ?? "");
   const nowMs = runtime.clock.now();
-  if (!row || row.call.visibleAtMs > nowMs) return notFound();
-  const detail = serializeCdrDetail(row.json, row.call);
+  if (!call || call.visibleAtMs > nowMs) return notFound();
+  const detail = serializeCdrDetail(serializeCdr(call), call);
   if (!booleanParam(context.request.query, "show_transcription", false)) return rawJson(200, detail);
-  const spec = row.call.transcription;
+  const spec = call.transcription;
   const transcription =
-    spec && spec.readyAtMs <= nowMs
-      ? transcriptionOf(runtime.world.seed, context.account.id, row.call)
-      : null;
+    spec && spec.readyAtMs <= nowMs ? transcriptionOf(runtime.world.seed, context.account.id, call) : null;
   return rawJson(200, appendJsonField(detail, "transcription", transcription));
 }
 

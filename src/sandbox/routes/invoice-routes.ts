@@ -1,7 +1,7 @@
 import { rawJson, type SandboxResponse } from "../http/http-kit.js";
 import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
-import { type PageRow, servePage } from "./page-body.js";
+import { arraySource, type PageRow, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** Invoices of the caller's account issued at `nowMs`, newest first. */
@@ -22,10 +22,7 @@ function listInvoices(context: RouteContext): SandboxResponse {
   const paging = readPaging(context.request.query, context.runtime.options.maxPerPage);
   const rows = selectInvoiceRows(context, context.runtime.clock.now());
   const shape = { stream: "invoices", field: "invoices", isEmptyField: true } as const;
-  return rawJson(
-    200,
-    servePage(context, shape, rows, (row) => row, paging),
-  );
+  return rawJson(200, servePage(context, shape, arraySource(rows), paging));
 }
 
 /** Billing routes. */

@@ -11,6 +11,32 @@ export interface PageRow {
   readonly index: number;
 }
 
+/** The full list a paginated route serves from. */
+export interface RowSource {
+  readonly total: number;
+  /** Row `i` with its identity (slow path: faults, shuffle). */
+  row(i: number): PageRow;
+  /** Rows `[start, end)` as buffers of comma-joined JSON (fast path). */
+  chunks(start: number, end: number): Buffer[];
+}
+
+/** A source over rows already in memory. */
+export function arraySource(rows: readonly PageRow[]): RowSource {
+  return {
+    total: rows.length,
+    row: (i) => rows[i]!,
+    chunks: (start, end) => [
+      Buffer.from(
+        rows
+          .slice(start, end)
+          .map((r) => r.json)
+          .join(","),
+        "latin1",
+      ),
+    ],
+  };
+}
+
 /** Streams served through paginated lists. */
 export type ListStream = "cdrs" | "short_link_metrics" | "invoices";
 
@@ -22,6 +48,8 @@ export interface ListShape {
   /** Adds `"is_empty": <page has no rows>` before the array (invoices). */
   readonly isEmptyField?: boolean;
 }
+
+const COMMA = Buffer.from(",");
 
 function shuffle<T>(context: RouteContext, rows: T[]): T[] {
   const rng = new Rng(
@@ -48,29 +76,22 @@ function pageBounds(context: RouteContext, paging: PageRequest, total: number): 
     end -= 1 + (salt % Math.min(3, end - start - 1));
     context.runtime.faults.count("shortPage");
   }
-  return [start, end];
+  return [start, Math.max(start, end)];
 }
 
-/**
- * Serializes one page of a list: `{"<field>":[rows],"pagination":{...}}`. Applies the request's
- * page fault, the seeded row corruptions, and the `shuffle` option; `pagination.total` is the
- * true total of the list.
- */
-export function servePage<T>(
+function slowRows(
   context: RouteContext,
   shape: ListShape,
-  rows: readonly T[],
-  toRow: (row: T) => PageRow,
-  paging: PageRequest,
-): string {
-  const [start, end] = pageBounds(context, paging, rows.length);
+  source: RowSource,
+  start: number,
+  end: number,
+): Buffer[] {
   const { faults } = context.runtime;
-  const corrupt = faults.corruptsRows;
   let served: string[] = [];
   for (let i = start; i < end; i++) {
-    const row = toRow(rows[i]!);
+    const row = source.row(i);
     let json = row.json;
-    if (corrupt) {
+    if (faults.corruptsRows) {
       const identity = {
         stream: shape.stream,
         account: context.account.index,
@@ -86,7 +107,32 @@ export function servePage<T>(
     served.push(json);
   }
   if (context.runtime.options.shuffle && served.length > 1) served = shuffle(context, served);
-  const pagination: Pagination = paginationOf(paging, rows.length);
-  const leading = shape.isEmptyField ? `"is_empty":${served.length === 0},` : "";
-  return `{${leading}"${shape.field}":[${served.join(",")}],"pagination":${JSON.stringify(pagination)}}`;
+  return served.length === 0 ? [] : [Buffer.from(served.join(","), "latin1")];
+}
+
+/**
+ * Serializes one page of a list: `{"<field>":[rows],"pagination":{...}}`. Applies the request's
+ * page fault, the seeded row corruptions and the `shuffle` option; `pagination.total` is the true
+ * total of the list. Without row faults or shuffling, rows are copied straight from the source's
+ * buffers.
+ */
+export function servePage(
+  context: RouteContext,
+  shape: ListShape,
+  source: RowSource,
+  paging: PageRequest,
+): Buffer {
+  const [start, end] = pageBounds(context, paging, source.total);
+  const fast = !context.runtime.faults.corruptsRows && !context.runtime.options.shuffle;
+  const chunks =
+    start >= end ? [] : fast ? source.chunks(start, end) : slowRows(context, shape, source, start, end);
+  const pagination: Pagination = paginationOf(paging, source.total);
+  const leading = shape.isEmptyField ? `"is_empty":${start >= end},` : "";
+  const parts: Buffer[] = [Buffer.from(`{${leading}"${shape.field}":[`)];
+  chunks.forEach((chunk, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(chunk);
+  });
+  parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)}}`));
+  return Buffer.concat(parts);
 }

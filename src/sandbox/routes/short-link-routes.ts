@@ -1,7 +1,7 @@
 import { ParamError, rawJson, requireDate, type SandboxResponse } from "../http/http-kit.js";
 import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
-import { type PageRow, servePage } from "./page-body.js";
+import { arraySource, type PageRow, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** Short-link metrics of an account visible at `nowMs` in [fromMs, toMs] (inclusive days), in serving order. */
@@ -46,8 +46,7 @@ function listMetrics(context: RouteContext): SandboxResponse {
   const body = servePage(
     context,
     { stream: "short_link_metrics", field: "metrics" },
-    rows,
-    (row) => row,
+    arraySource(rows),
     paging,
   );
   return rawJson(200, body);
