@@ -210,8 +210,6 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
  * fewer windows in memory keep the peak RSS flat.
  */
 export function windowsInFlight(concurrency: number): number {
-  const override = Number(process.env.TELECOM_ETL_BENCH_WINDOWS);
-  if (override > 0) return override;
   return Math.max(1, Math.min(concurrency, 2));
 }
 
