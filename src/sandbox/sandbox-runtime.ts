@@ -1,3 +1,5 @@
+import { AccountState } from "./account-state.js";
+import { CallCenter } from "./call-center.js";
 import { CdrQuery } from "./cdr-query.js";
 import { CdrStore } from "./cdr-store.js";
 import { FaultInjector } from "./faults/fault-injector.js";
@@ -22,6 +24,8 @@ export class SandboxRuntime {
   readonly stats = new RequestStats();
   readonly faults: FaultInjector;
   readonly limiter: RateLimiter;
+  readonly state: AccountState;
+  readonly calls: CallCenter;
 
   constructor(readonly options: ResolvedSandboxOptions) {
     this.world = buildWorld(options);
@@ -33,6 +37,8 @@ export class SandboxRuntime {
     this.keys = new KeyRegistry(this.world);
     this.faults = new FaultInjector(options.faults, options.seed);
     this.limiter = new RateLimiter(options.rateLimit);
+    this.state = new AccountState(this.world);
+    this.calls = new CallCenter(this.world, this.cdrs, this.clock);
   }
 
   /** The account called `name`, if any. */

@@ -30,7 +30,15 @@ export function worldView(runtime: SandboxRuntime): Record<string, unknown> {
     faults: runtime.faults.profile.name,
     rate_limit: options.rateLimit,
     clock: { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal },
-    accounts: world.accounts.map(accountView),
+    accounts: world.accounts.map((account) => ({
+      ...accountView(account),
+      brands: account.brands.map((b) => ({
+        brand_id: b.brandId,
+        campaigns: b.campaignIds.map((id) => ({ campaign_id: id, status: runtime.state.campaignStatus(id) })),
+      })),
+      dids: account.dids.map((d) => ({ id: d.id, number: d.number, sms_enabled: d.smsEnabled })),
+      sub_account_status: runtime.state.subAccount(account).status,
+    })),
     invoice_discrepancies: runtime.invoices.invoices
       .filter((invoice) => invoice.discrepancy)
       .map((invoice) => ({

@@ -9,6 +9,7 @@ import { worldView } from "../world-view.js";
 import { deliver, send } from "./deliver.js";
 import {
   errorResponse,
+  forbidden,
   json,
   notFound,
   ParamError,
@@ -94,6 +95,8 @@ async function platformOutcome(
   if (match.kind === "method-not-allowed") return plain(errorResponse(405, "Method not allowed"));
   const denied = authorize(key, request, match.permission, match.handler.forbiddenExtra);
   if (denied) return plain(denied);
+  if (!runtime.state.isEnabled(key.account)) return plain(forbidden(match.handler.forbiddenExtra));
+  runtime.calls.pump();
   const waitMs = runtime.limiter.take(key.value, Date.now());
   if (waitMs > 0) {
     runtime.faults.count("rateLimited");

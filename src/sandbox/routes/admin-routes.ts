@@ -52,6 +52,7 @@ function setClock(runtime: SandboxRuntime, request: SandboxRequest): SandboxResp
   } else {
     throw new ParamError(400, "now");
   }
+  runtime.calls.pump();
   return json(200, { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal });
 }
 
@@ -104,6 +105,7 @@ export function handleAdmin(
     return json(200, {
       ...runtime.stats.snapshot(),
       faults: runtime.faults.snapshot(),
+      callbacks: runtime.calls.deliveries,
       cached_cdr_rows: runtime.cdrs.cachedRowCount,
     });
   }

@@ -1,13 +1,23 @@
+import { accountRoutes } from "./account-routes.js";
 import { analyticsRoutes } from "./analytics-routes.js";
+import { callRoutes } from "./call-routes.js";
 import { cdrRoutes } from "./cdr-routes.js";
 import { invoiceRoutes } from "./invoice-routes.js";
+import { numberRoutes } from "./number-routes.js";
 import type { PlatformHandler } from "./route-types.js";
 import { shortLinkRoutes } from "./short-link-routes.js";
+import { tenDlcRoutes } from "./ten-dlc-routes.js";
+import { trunkRoutes } from "./trunk-routes.js";
 
-/** Every platform route the sandbox serves. */
+/** Every platform route the sandbox serves (every route of `PLATFORM_ROUTES`). */
 export const PLATFORM_HANDLERS: readonly PlatformHandler[] = [
   ...cdrRoutes,
   ...shortLinkRoutes,
   ...invoiceRoutes,
   ...analyticsRoutes,
+  ...accountRoutes,
+  ...numberRoutes,
+  ...trunkRoutes,
+  ...callRoutes,
+  ...tenDlcRoutes,
 ];

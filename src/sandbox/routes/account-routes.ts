@@ -1,0 +1,89 @@
+import { type ApiKey, createApiKeyRequestSchema } from "../../platform/api-key.js";
+import {
+  PERMISSION_RESOURCES,
+  type PermissionLevel,
+  type PermissionResource,
+} from "../../platform/permissions.js";
+import { type SubAccount, updateSubAccountRequestSchema } from "../../platform/sub-account.js";
+import { json, notFound, ParamError, type SandboxResponse } from "../http/http-kit.js";
+import { parseBody } from "../http/parse-body.js";
+import type { SandboxAccount } from "../world.js";
+import type { PlatformHandler, RouteContext } from "./route-types.js";
+
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
+
+/** `POST /v1/api-keys`: unrestricted, or restricted with `permissions` per resource; optional IP allowlist. */
+function createApiKey(context: RouteContext): SandboxResponse {
+  const body = parseBody(context.request, createApiKeyRequestSchema);
+  const isRestriction = body.is_restriction ?? false;
+  if (isRestriction && body.permitted_ips === undefined) throw new ParamError(422, "permitted_ips");
+  let permissions: Partial<Record<PermissionResource, PermissionLevel>> | null = null;
+  if (body.permissions) {
+    for (const resource of Object.keys(body.permissions)) {
+      if (!(PERMISSION_RESOURCES as readonly string[]).includes(resource))
+        throw new ParamError(422, "permissions");
+    }
+    permissions = body.permissions as Partial<Record<PermissionResource, PermissionLevel>>;
+  }
+  const key = context.runtime.keys.create(
+    context.account,
+    {
+      label: body.label ?? "",
+      isActive: body.is_active ?? true,
+      isRestriction,
+      permittedIps: body.permitted_ips ?? [],
+      permissions,
+    },
+    context.runtime.clock.now(),
+  );
+  const answer: ApiKey = {
+    id: key.id,
+    label: key.label,
+    value: key.value,
+    is_active: key.isActive,
+    is_restriction: key.isRestriction,
+    permitted_ips: [...key.permittedIps],
+    created_at: iso(key.createdAtMs),
+  };
+  return json(200, answer);
+}
+
+/** The sub-account `id` as the caller may see it: the master sees its subs, a sub sees itself. */
+function visibleSubAccount(context: RouteContext): SandboxAccount | null {
+  const raw = context.params.id ?? "";
+  if (!/^\d+$/.test(raw)) throw new ParamError(400, "id");
+  const target = context.runtime.world.accounts.find((a) => a.id === Number(raw) && a.role === "sub");
+  if (!target) return null;
+  if (context.account.role === "master" || context.account.index === target.index) return target;
+  return null;
+}
+
+/** `GET /v1/sub-organizations/{id}`. */
+function getSubAccount(context: RouteContext): SandboxResponse {
+  const target = visibleSubAccount(context);
+  return target ? json(200, context.runtime.state.subAccount(target)) : notFound();
+}
+
+/** `PUT /v1/sub-organizations/{id}`: name (required, <= 255), status, default_destinations. */
+function updateSubAccount(context: RouteContext): SandboxResponse {
+  const target = visibleSubAccount(context);
+  if (!target) return notFound();
+  const body = parseBody(context.request, updateSubAccountRequestSchema);
+  const { state } = context.runtime;
+  const current = state.subAccount(target);
+  const next: SubAccount = {
+    ...current,
+    name: body.name,
+    status: body.status ?? current.status,
+    default_destinations: { ...current.default_destinations, ...body.default_destinations },
+  };
+  state.setSubAccount(target, next);
+  return json(200, next);
+}
+
+/** API key and sub-account routes. */
+export const accountRoutes: readonly PlatformHandler[] = [
+  { method: "POST", path: "/v1/api-keys", handle: createApiKey },
+  { method: "GET", path: "/v1/sub-organizations/{id}", handle: getSubAccount },
+  { method: "PUT", path: "/v1/sub-organizations/{id}", handle: updateSubAccount },
+];
