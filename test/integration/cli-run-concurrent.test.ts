@@ -79,6 +79,11 @@ describe("two concurrent runs (CLI)", () => {
     expect(patient.code, patient.stderr.slice(-1000)).toBe(0);
     expect((await thirdDone).code).toBe(0);
 
+    // Issue 4, test 8: the key is in no line the CLI wrote.
+    const key = sandbox.world.accounts[0]!.apiKey;
+    for (const output of [second, firstResult, patient])
+      expect(output.stdout + output.stderr).not.toContain(key);
+
     const account = sandbox.world.accounts[0]!.name;
     for (const stream of ["cdrs", "short_link_metrics"]) {
       expect(await loadedRows(db.warehouse, stream, account), stream).toEqual(
