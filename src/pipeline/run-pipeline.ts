@@ -105,7 +105,12 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     locks = await acquireStreamLocks(
       deps.warehouse,
       targets.flatMap((t) => t.streams.map((s) => ({ account: t.account.name, stream: s.name }))),
-      { timeoutMs: request.lockTimeoutMs ?? 0, runId, sleep: deps.sleep },
+      // Waiting for a lock ends early on SIGINT.
+      {
+        timeoutMs: request.lockTimeoutMs ?? 0,
+        runId,
+        sleep: (ms) => (deps.sleep ?? realSleep)(ms, deps.signal),
+      },
     );
     const budgets = new Map<string, { budget: RateBudget; accounts: string[] }>();
     const jobs: StreamJob[] = [];
@@ -188,13 +193,16 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       status: outcome.status,
     };
   } catch (error) {
-    const exitCode =
-      error instanceof UsageError
+    const interrupted = deps.signal.aborted;
+    const exitCode = interrupted
+      ? EXIT.interrupted
+      : error instanceof UsageError
         ? EXIT.usage
         : error instanceof LockHeldError
           ? EXIT.locked
           : EXIT.workFailed;
-    await finishRun(deps.warehouse.db, runId, { status: "failed", exitCode }).catch((finishError: unknown) =>
+    const status = interrupted ? "interrupted" : "failed";
+    await finishRun(deps.warehouse.db, runId, { status, exitCode }).catch((finishError: unknown) =>
       deps.log.warn({ error: describeError(finishError) }, "could not record the end of the run"),
     );
     throw error;
