@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 NODE_BIN=${NODE_BIN:-node}
 CLI="$PWD/dist/src/cli/bin.js"
 work=$(mktemp -d)
+chmod 755 "$work"   # as root the embedded server runs as user postgres, which must reach it
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 echo "cli smoke under $("$NODE_BIN" --version)"

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
+import { UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
 
 /** Where the embedded warehouse lives unless told otherwise (git-ignored, persistent between runs). */
@@ -45,6 +46,24 @@ async function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/**
+ * As root, the server runs as the `postgres` system user, which needs search permission on every
+ * folder above the data folder; say so in one line instead of letting initdb fail obscurely.
+ */
+async function assertReachableByPostgresUser(dir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  let current = path.resolve(dir);
+  while (current !== path.dirname(current)) {
+    current = path.dirname(current);
+    const mode = (await stat(current)).mode;
+    if ((mode & 0o001) === 0) {
+      throw new UsageError(
+        `the embedded warehouse runs as user postgres, which cannot enter ${current}; run \`chmod o+x ${current}\` or set embedded_dir elsewhere`,
+      );
+    }
+  }
 }
 
 /** Reads `postmaster.pid`: its first line is the pid, its fourth the port. */
@@ -117,6 +136,7 @@ export async function startEmbeddedWarehouse(options: {
   const ownerFile = path.join(dir, "owner.json");
   const passwordFile = path.join(dir, "password");
   await mkdir(dir, { recursive: true });
+  await assertReachableByPostgresUser(dataDir);
   if (!existsSync(passwordFile))
     await writeFile(passwordFile, randomBytes(12).toString("hex"), { mode: 0o600 });
   const password = (await readFile(passwordFile, "utf8")).trim();

@@ -70,6 +70,18 @@ describe("CLI spine", () => {
     expect(await postgresPidsUnder(dir)).toEqual([]);
   });
 
+  it.runIf(process.getuid?.() === 0)(
+    "says in one line when the postgres user cannot reach the data folder",
+    async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), "telecom-etl-private-"));
+      const result = await runCli(["migrate"], { cwd: dir });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(
+        `telecom-etl: the embedded warehouse runs as user postgres, which cannot enter ${dir}; run \`chmod o+x ${dir}\` or set embedded_dir elsewhere`,
+      );
+    },
+  );
+
   it("config show prints no secret", async () => {
     const result = await runCli(["--json", "config", "show"], {
       env: {
