@@ -1,0 +1,30 @@
+/**
+ * `npm run bench`: every benchmark in turn, each in its own process (so peak RSS figures are its
+ * own), printing their figures. Speed is measured here, never asserted in tests.
+ * Usage: node dist/bench/run-all.js [--quick]   (--quick skips the 4M-row backfill)
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const quick = process.argv.includes("--quick");
+
+const benches: readonly { readonly file: string; readonly args: readonly string[]; readonly what: string }[] = [
+  { file: "sandbox-throughput.js", args: [], what: "sandbox: CDR rows served per second, peak RSS of a 90-day x 20k world" },
+  { file: "load-efficiency.js", args: [], what: "load path (validate + stage + merge) vs plain COPY" },
+  { file: "e2e-backfill.js", args: quick ? ["--skip-4m"] : [], what: "end-to-end backfill of 1M (and 4M) CDRs" },
+  { file: "api-bound.js", args: [], what: "API-bound: sandbox latency 100 ms, rate limit 20 req/s" },
+  { file: "nightly-cost.js", args: [], what: "nightly cost after a 90-day backfill" },
+];
+
+let failed = 0;
+for (const bench of benches) {
+  process.stdout.write(`\n=== ${bench.what} (${bench.file}) ===\n`);
+  const result = spawnSync(process.execPath, [path.join(here, bench.file), ...bench.args], { stdio: "inherit" });
+  if (result.status !== 0) {
+    failed += 1;
+    process.stdout.write(`${bench.file} exited ${result.status ?? result.signal}\n`);
+  }
+}
+process.exitCode = failed === 0 ? 0 : 1;
