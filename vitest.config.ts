@@ -14,6 +14,7 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -21,6 +22,7 @@ export default defineConfig({
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
           environment: "node",
+          sequence: { groupOrder: 1 },
           globalSetup: ["test/helpers/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
