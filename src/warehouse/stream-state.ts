@@ -19,7 +19,13 @@ export async function completedWindows(
   return new Set(rows.map((row) => row.window_start));
 }
 
-/** The upsert marking `window` of (account, stream) completed by `runId`, compiled for a transaction's client. */
+/**
+ * The upsert marking `window` of (account, stream) completed by `runId`, compiled for a transaction's
+ * client. Completion only ever grows: completing a shorter window at a start already recorded (a
+ * backfill clipped at `--to` with `window_days` > 1) leaves the longer window, its run and its time
+ * as they were, because every day of the shorter window is covered already. Only `state reset`
+ * removes completion.
+ */
 export function completeWindowQuery(
   db: Kysely<Database>,
   input: { account: string; stream: string; window: DateWindow; runId: number },
@@ -34,11 +40,14 @@ export function completeWindowQuery(
       run_id: input.runId,
     })
     .onConflict((oc) =>
-      oc.columns(["account", "stream", "window_start"]).doUpdateSet({
-        window_end: (eb) => eb.ref("excluded.window_end"),
-        completed_at: sql`now()`,
-        run_id: (eb) => eb.ref("excluded.run_id"),
-      }),
+      oc
+        .columns(["account", "stream", "window_start"])
+        .doUpdateSet({
+          window_end: (eb) => eb.ref("excluded.window_end"),
+          completed_at: sql`now()`,
+          run_id: (eb) => eb.ref("excluded.run_id"),
+        })
+        .where((eb) => eb(eb.ref("excluded.window_end"), ">=", eb.ref("etl.stream_state.window_end"))),
     )
     .compile();
 }

@@ -167,6 +167,32 @@ describe("stream state and status", () => {
     expect(after!.openWindows.map((w) => w.slice)).toEqual(["2026-08-05..2026-08-06"]);
   });
 
+  it("never shrinks a completed window: a shorter completion at the same start keeps the longer one", async () => {
+    const db = database.warehouse.db;
+    const account = "wide";
+    const stateRow = () =>
+      db
+        .selectFrom("etl.stream_state")
+        .select(["window_end", "run_id"])
+        .where("account", "=", account)
+        .where("stream", "=", "cdrs")
+        .where("window_start", "=", "2026-10-01")
+        .executeTakeFirstOrThrow();
+    // window_days 7: a nightly run completes a whole week ...
+    const weekly = await startRun(db, { command: "run", arguments: {}, host: "h", pid: 1 });
+    await load(account, weekly, day("2026-10-01", "2026-10-08"), ["w1"]);
+    // ... then a backfill --from 2026-10-01 --to 2026-10-02 completes the same start, clipped at --to.
+    const backfill = await startRun(db, { command: "backfill", arguments: {}, host: "h", pid: 1 });
+    await load(account, backfill, day("2026-10-01", "2026-10-03"), ["w1"]);
+    expect(await stateRow()).toEqual({ window_end: "2026-10-08", run_id: weekly });
+    const [status] = (await streamStatus(db)).filter((s) => s.account === account);
+    expect(status).toMatchObject({ completedThrough: "2026-10-07", lastCompleted: "2026-10-07" });
+    // A longer completion at that start still extends it.
+    const longer = await startRun(db, { command: "backfill", arguments: {}, host: "h", pid: 1 });
+    await load(account, longer, day("2026-10-01", "2026-10-10"), ["w1"]);
+    expect(await stateRow()).toEqual({ window_end: "2026-10-10", run_id: longer });
+  });
+
   it("forgets completed windows by stream, account and start date", async () => {
     const db = database.warehouse.db;
     const runId = await startRun(db, { command: "run", arguments: {}, host: "h", pid: 1 });
