@@ -32,7 +32,7 @@ describe("two concurrent runs (CLI)", () => {
       days: 6,
       accounts: 1,
       callsPerDay: 600,
-      latencyMs: 40,
+      latencyMs: 150,
     });
     db = await createTestDatabase();
     const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-lock-"));
