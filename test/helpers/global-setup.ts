@@ -1,3 +1,5 @@
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { silentLogger } from "../../src/log.js";
 import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../../src/warehouse/embedded-postgres.js";
@@ -15,7 +17,7 @@ let stopContainer: (() => Promise<void>) | undefined;
 /**
  * Gives the integration tests a real Postgres: TEST_DATABASE_URL if set; a testcontainers Postgres
  * (image `postgres:${TEST_PG_VERSION ?? 17}`) when TEST_PG=container; otherwise the embedded one in
- * `.telecom-etl/test-postgres`, started once for the whole run and stopped at the end.
+ * `.telecom-etl/test-postgres/<pid>/`, started once for the whole run, stopped and deleted at the end.
  */
 export async function setup(project: TestProject): Promise<void> {
   if (process.env.TEST_DATABASE_URL) {
@@ -36,12 +38,44 @@ export async function setup(project: TestProject): Promise<void> {
     project.provide("adminUrl", container.getConnectionUri());
     return;
   }
-  embedded = await startEmbeddedWarehouse({ dir: ".telecom-etl/test-postgres", log: silentLogger });
+  await removeAbandonedServers(TEST_SERVERS_DIR);
+  ownDir = path.join(TEST_SERVERS_DIR, String(process.pid));
+  await mkdir(ownDir, { recursive: true, mode: 0o755 });
+  embedded = await startEmbeddedWarehouse({ dir: ownDir, log: silentLogger });
   project.provide("adminUrl", embedded.url);
+}
+
+/** One embedded server per test run (named by the runner's pid), so concurrent runs never share one. */
+const TEST_SERVERS_DIR = ".telecom-etl/test-postgres";
+let ownDir: string | undefined;
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Deletes the folders of runs that died (their watchdog already stopped the server). */
+async function removeAbandonedServers(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (/^\d+$/.test(entry) && !isAlive(Number(entry))) {
+      const postmaster = await readFile(path.join(dir, entry, "data", "postmaster.pid"), "utf8").catch(
+        () => "",
+      );
+      const serverPid = Number(postmaster.split("\n")[0]);
+      if (!(serverPid > 0 && isAlive(serverPid)))
+        await rm(path.join(dir, entry), { recursive: true, force: true });
+    }
+  }
 }
 
 /** Stops what `setup` started. */
 export async function teardown(): Promise<void> {
   await embedded?.stop();
+  if (ownDir) await rm(ownDir, { recursive: true, force: true });
   await stopContainer?.();
 }
