@@ -108,6 +108,21 @@ describe("CLI spine", () => {
     expect(await postgresPidsUnder(dir)).toEqual([]);
   });
 
+  it("stops the embedded warehouse after a command that fails", async () => {
+    const dir = await workdir();
+    await writeFile(
+      path.join(dir, "telecom-etl.yaml"),
+      "start_date: '2026-08-01'\nretry: { max_attempts: 1 }\nstreams: [invoices]\n",
+    );
+    const result = await runCli(["run"], {
+      cwd: dir,
+      env: { TELECOM_API_URL: "http://127.0.0.1:1", TELECOM_API_KEY: "k-unreachable" },
+    });
+    expect(result.code, result.stderr.slice(-2000)).toBe(1);
+    expect(await postgresPidsUnder(dir)).toEqual([]);
+    expect(result.stdout + result.stderr).not.toContain("k-unreachable");
+  });
+
   it("stops the embedded warehouse after SIGINT", async () => {
     const dir = await workdir();
     const child = spawnCli(["warehouse", "up"], { cwd: dir });
