@@ -52,6 +52,21 @@ export interface ApiClientOptions {
 /** Query parameters; undefined and null values are left out. */
 export type Query = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
+/**
+ * What requests cost, counted by the client as they happen: every HTTP request sent (retries
+ * included) and how many of those were retries. A caller passes one tally per unit of work (a
+ * slice) to every `getJson` of it; the client only ever adds to it.
+ */
+export interface RequestTally {
+  requests: number;
+  retries: number;
+}
+
+/** A tally at zero. */
+export function newRequestTally(): RequestTally {
+  return { requests: 0, retries: 0 };
+}
+
 /** Per-request options of {@link ApiClient.getJson}. */
 export interface GetJsonOptions {
   /** Stream on whose behalf the request is made (messages and error context). */
@@ -59,6 +74,8 @@ export interface GetJsonOptions {
   /** Permission the stream needs, named when the platform answers 403 (for example `billing:read`). */
   readonly permission?: string;
   readonly signal?: AbortSignal;
+  /** Counts each attempt when it is sent (after the rate budget let it go), and the retries among them. */
+  readonly tally?: RequestTally;
 }
 
 /** A 2xx (body parsed JSON, null for 204) or a 404 (body parsed if it was JSON, else the text). */
@@ -175,9 +192,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         permission: requestOptions.permission,
         apiKeyEnvVar: options.apiKeyEnvVar,
       };
-      const signal = requestOptions.signal;
-      const once = () => attempt(url, request, signal);
-      return withRetry(() => (budget === undefined ? once() : budget.schedule(once, signal)), {
+      const { signal, tally } = requestOptions;
+      const send = (attemptNumber: number) => () => {
+        if (tally !== undefined) {
+          tally.requests++;
+          if (attemptNumber > 1) tally.retries++;
+        }
+        return attempt(url, request, signal);
+      };
+      const once = (n: number) => (budget === undefined ? send(n)() : budget.schedule(send(n), signal));
+      return withRetry(once, {
         sleep,
         random: options.random,
         policy: options.retry,

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { fetchAllPages } from "../api/fetch-all-pages.js";
-import type { ApiClient } from "../api/http-client.js";
+import type { ApiClient, RequestTally } from "../api/http-client.js";
 import { type Page, PaginationError } from "../api/page-paginator.js";
 import { type ErrorContext, SliceError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -51,6 +51,8 @@ export interface ExtractSliceOptions {
   readonly context: ErrorContext;
   /** Called after every page request (progress). */
   readonly onPage?: () => void;
+  /** Every HTTP request of the slice (retries included) and its retries, counted by the client. */
+  readonly tally?: RequestTally;
 }
 
 /** The body of a list answer did not have the shape the stream expects. */
@@ -145,7 +147,7 @@ async function fetchPage(
   const response = await options.client.getJson(
     request.path,
     { ...request.query, page, per_page: options.perPage },
-    { stream: stream.name, permission: stream.permission, signal },
+    { stream: stream.name, permission: stream.permission, signal, tally: options.tally },
   );
   const where = `${describe(options, request)} page ${page}`;
   if (response.status === 404) {

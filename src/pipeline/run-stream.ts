@@ -4,7 +4,7 @@
  * went wrong decides what stops: a 401 stops the account, a 403 skips the stream for this account,
  * anything else fails this window only (recorded, left open) while the others go on.
  */
-import type { ApiClient } from "../api/http-client.js";
+import { type ApiClient, newRequestTally, type RequestTally } from "../api/http-client.js";
 import type { AccountConfig } from "../config.js";
 import { AuthError, describeError, PermissionError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -113,7 +113,8 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
   const label = sliceLabel(planned.slice);
   const context = { account: job.account.name, window: label };
   const startedAt = new Date(env.clock.now());
-  let requests = 0;
+  // The client counts every request it sends for this slice, retries included.
+  const http = newRequestTally();
   let rowsFetched = 0;
   try {
     let extracted: Awaited<ReturnType<typeof extractSlice>> | undefined = await extractSlice({
@@ -125,10 +126,8 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       signal,
       log: env.log,
       context,
-      onPage: () => {
-        requests++;
-        env.progress.page(job.id);
-      },
+      onPage: () => env.progress.page(job.id),
+      tally: http,
     });
     rowsFetched = extracted.rowsFetched;
     const parsed: ParsedRows = { rows: [], rejects: [] };
@@ -144,12 +143,12 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       slice: planned.slice,
       rows: parsed.rows,
       rejects: parsed.rejects,
-      stats: { requests, retries: 0, rowsFetched, startedAt },
+      stats: { requests: http.requests, retries: http.retries, rowsFetched, startedAt },
       completeWindow: planned.complete && planned.slice.kind === "window",
     });
     tally.windowsLoaded++;
     if (planned.complete && planned.slice.kind === "window") tally.windowsCompleted++;
-    tally.requests += requests;
+    tally.requests += http.requests;
     tally.rowsFetched += rowsFetched;
     tally.inserted += result.inserted;
     tally.updated += result.updated;
@@ -162,12 +161,12 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       status: "succeeded",
       rows: parsed.rows.length,
       rejected: result.rejected,
-      requests,
+      requests: http.requests,
       completed: planned.complete && planned.slice.kind === "window",
     });
   } catch (error) {
-    tally.requests += requests;
-    await onSliceError(env, job, planned, error, { requests, rowsFetched, startedAt, signal });
+    tally.requests += http.requests;
+    await onSliceError(env, job, planned, error, { http, rowsFetched, startedAt, signal });
   }
 }
 
@@ -176,7 +175,7 @@ async function onSliceError(
   job: StreamJob,
   planned: PlannedSlice,
   error: unknown,
-  stats: { requests: number; rowsFetched: number; startedAt: Date; signal: AbortSignal },
+  stats: { http: RequestTally; rowsFetched: number; startedAt: Date; signal: AbortSignal },
 ): Promise<void> {
   const { tally } = job;
   const label = sliceLabel(planned.slice);
@@ -187,8 +186,8 @@ async function onSliceError(
     slice: planned.slice,
   };
   const sliceStats = {
-    requests: stats.requests,
-    retries: 0,
+    requests: stats.http.requests,
+    retries: stats.http.retries,
     rowsFetched: stats.rowsFetched,
     startedAt: stats.startedAt,
   };
@@ -242,7 +241,7 @@ async function onSliceError(
     status: "failed",
     rows: 0,
     rejected: 0,
-    requests: stats.requests,
+    requests: stats.http.requests,
     completed: false,
     error: message,
   });

@@ -7,7 +7,9 @@ import type { Database } from "./database.js";
 
 /** What extracting a slice cost, as the pipeline measured it. */
 export interface SliceStats {
+  /** HTTP requests sent for the slice, retries included (what the platform's rate limit sees). */
   readonly requests: number;
+  /** How many of those requests repeated one that failed (429, 5xx, network, timeout, bad body). */
   readonly retries: number;
   readonly rowsFetched: number;
   readonly startedAt: Date;

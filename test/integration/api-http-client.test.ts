@@ -4,7 +4,12 @@ import { Writable } from "node:stream";
 import zlib from "node:zlib";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ApiClient, type ApiClientOptions, createApiClient } from "../../src/api/http-client.js";
+import {
+  type ApiClient,
+  type ApiClientOptions,
+  createApiClient,
+  newRequestTally,
+} from "../../src/api/http-client.js";
 import { createRateBudget } from "../../src/api/rate-budget.js";
 import { RetriesExhaustedError } from "../../src/api/retry-policy.js";
 import { AuthError, EtlError, PermissionError, SliceError, UsageError } from "../../src/errors.js";
@@ -207,6 +212,23 @@ describe("http client: retries", () => {
     expect(server.requests).toHaveLength(3);
     // Full jitter with random() = 0.5: half of 500 ms, then half of 1000 ms.
     expect(waits).toEqual([250, 500]);
+  });
+
+  it("counts every request sent and the retries among them in the caller's tally", async () => {
+    const server = await startServer((req, res) => {
+      const seen = server.requests.filter((r) => r.url === req.url).length;
+      if (req.url?.includes("page=1") && seen === 1) json(res, 500, { success: false, message: "Internal" });
+      else if (req.url?.includes("page=2") && seen <= 2) json(res, 429, {}, { "retry-after": "0" });
+      else json(res, 200, { ok: true });
+    });
+    const { client } = makeClient(server);
+    const tally = newRequestTally();
+    await client.getJson("/v1/cdr", { page: 1 }, { stream: "cdrs", tally });
+    expect(tally).toEqual({ requests: 2, retries: 1 });
+    await client.getJson("/v1/cdr", { page: 2 }, { stream: "cdrs", tally });
+    await client.getJson("/v1/cdr", { page: 3 }, { stream: "cdrs", tally });
+    expect(tally).toEqual({ requests: 6, retries: 3 });
+    expect(server.requests).toHaveLength(6);
   });
 
   it("honours Retry-After in seconds and as an HTTP date (against the injected clock), capped", async () => {

@@ -1,0 +1,136 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { runAt, sandboxConfig } from "./pipeline-harness.js";
+
+/** A request the proxy fails once with `status` (the first time it is seen), then forwards. */
+interface FailOnce {
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly status: 429 | 500;
+}
+
+/**
+ * A real HTTP proxy in front of the sandbox: fails the first sending of each listed request, then
+ * forwards everything. It counts the requests it saw per (path, window start), which is what the
+ * loader must record per slice.
+ */
+async function startFlakyProxy(target: string, failures: readonly FailOnce[]) {
+  const upstream = new URL(target);
+  const failed = new Set<FailOnce>();
+  const seen = new Map<string, number>();
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", target);
+    const slice = `${url.pathname} ${url.searchParams.get("from")}`;
+    seen.set(slice, (seen.get(slice) ?? 0) + 1);
+    const failure = failures.find(
+      (f) =>
+        f.path === url.pathname &&
+        Object.entries(f.params).every(([name, value]) => url.searchParams.get(name) === value),
+    );
+    if (failure !== undefined && !failed.has(failure)) {
+      failed.add(failure);
+      const headers = {
+        "content-type": "application/json",
+        ...(failure.status === 429 ? { "retry-after": "0" } : {}),
+      };
+      response.writeHead(failure.status, headers);
+      response.end(JSON.stringify({ success: false, message: `injected ${failure.status}` }));
+      return;
+    }
+    const forward = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: request.url,
+        method: request.method,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forward.on("error", () => response.destroy());
+    request.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("per-slice request statistics", () => {
+  let sandbox: RunningSandbox;
+  let proxy: Awaited<ReturnType<typeof startFlakyProxy>>;
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      seed: 11,
+      start: "2026-08-01",
+      days: 5,
+      accounts: 1,
+      callsPerDay: 150,
+      now: "2026-08-05T06:00:00Z",
+    });
+    proxy = await startFlakyProxy(sandbox.url, [
+      { path: "/v1/short-links/metrics", params: { from: "2026-08-02", page: "1" }, status: 500 },
+      { path: "/v1/cdr", params: { from: "2026-08-03", type: "placed", page: "1" }, status: 429 },
+      { path: "/v1/cdr", params: { from: "2026-08-03", type: "received", page: "1" }, status: 500 },
+    ]);
+    db = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    await sandbox?.close();
+    await db?.drop();
+  });
+
+  it("records every request a slice sent and the retries among them (500 then 200: retries 1)", async () => {
+    const config = sandboxConfig(sandbox);
+    const proxied = { ...config, accounts: config.accounts.map((a) => ({ ...a, baseUrl: proxy.url })) };
+    const result = await runAt(db.warehouse, proxied, sandbox, {
+      command: "backfill",
+      streams: ["cdrs", "short_link_metrics"],
+      from: "2026-08-01",
+      to: "2026-08-03",
+    });
+    expect(result.exitCode).toBe(0);
+    const slices = await db.warehouse.db
+      .selectFrom("etl.run_slices")
+      .select(["stream", "window_start", "requests", "retries", "status"])
+      .where("run_id", "=", result.runId)
+      .orderBy("stream")
+      .orderBy("window_start")
+      .execute();
+    const retries = Object.fromEntries(slices.map((s) => [`${s.stream} ${s.window_start}`, s.retries]));
+    expect(retries).toEqual({
+      "cdrs 2026-08-01": 0,
+      "cdrs 2026-08-02": 0,
+      "cdrs 2026-08-03": 2,
+      "short_link_metrics 2026-08-01": 0,
+      "short_link_metrics 2026-08-02": 1,
+      "short_link_metrics 2026-08-03": 0,
+    });
+    // Requests as recorded equal the requests the platform saw for each slice (retries included).
+    const pathOf: Readonly<Record<string, string>> = {
+      cdrs: "/v1/cdr",
+      short_link_metrics: "/v1/short-links/metrics",
+    };
+    const recorded = Object.fromEntries(
+      slices.map((s) => [`${pathOf[s.stream]} ${s.window_start}`, s.requests]),
+    );
+    expect(recorded).toEqual(Object.fromEntries(proxy.seen));
+  });
+});
