@@ -17,18 +17,22 @@ export interface CdrFilter {
   readonly uuid: string | null;
 }
 
-/** Selected rows of one day: all of `rows` (positions null) or the listed positions. */
+/** Selected rows of one day: all of the day's rows (positions null) or the listed positions. */
 export interface SelectionRun {
   readonly dayNumber: number;
-  readonly rows: DirectionRows;
   readonly positions: Uint32Array | null;
   readonly length: number;
 }
 
-/** The rows a list request covers, in serving order, as runs per day. */
+/**
+ * The rows a list request covers, in serving order, as runs per day. A selection holds positions
+ * only, never the generated days: `rows(run)` fetches a run's day through the bounded day cache
+ * (regenerating it byte for byte if it was evicted), so cached selections cannot pin memory.
+ */
 export interface CdrSelection {
   readonly runs: readonly SelectionRun[];
   readonly total: number;
+  rows(run: SelectionRun): DirectionRows;
 }
 
 interface CachedSelection {
@@ -87,7 +91,7 @@ export class CdrQuery {
       const rows = filter.type === "placed" ? cdrDay.placed : cdrDay.received;
       if (rows.count === 0) continue;
       if (plain && rows.maxVisibleAtMs <= nowMs) {
-        runs.push({ dayNumber: day, rows, positions: null, length: rows.count });
+        runs.push({ dayNumber: day, positions: null, length: rows.count });
         total += rows.count;
         continue;
       }
@@ -110,11 +114,20 @@ export class CdrQuery {
         positions.push(i);
       }
       if (positions.length > 0) {
-        runs.push({ dayNumber: day, rows, positions: Uint32Array.from(positions), length: positions.length });
+        runs.push({ dayNumber: day, positions: Uint32Array.from(positions), length: positions.length });
         total += positions.length;
       }
     }
-    const selection = { runs, total };
+    const { store } = this;
+    const { account, type } = filter;
+    const selection: CdrSelection = {
+      runs,
+      total,
+      rows: (run) => {
+        const cdrDay = store.day(account, run.dayNumber);
+        return type === "placed" ? cdrDay.placed : cdrDay.received;
+      },
+    };
     if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.delete(key);
     this.cache.set(key, { selection, computedAtMs: nowMs, validUntilMs });
@@ -122,19 +135,22 @@ export class CdrQuery {
   }
 }
 
-/** Calls `visit(run, position)` for the selection's rows `[start, end)` in order. */
+/** Calls `visit(rows, position, run)` for the selection's rows `[start, end)` in order. */
 export function forEachSelected(
   selection: CdrSelection,
   start: number,
   end: number,
-  visit: (run: SelectionRun, position: number) => void,
+  visit: (rows: DirectionRows, position: number, run: SelectionRun) => void,
 ): void {
   let offset = 0;
   for (const run of selection.runs) {
     if (offset >= end) break;
     const from = Math.max(start - offset, 0);
     const to = Math.min(end - offset, run.length);
-    for (let k = from; k < to; k++) visit(run, run.positions === null ? k : run.positions[k]!);
+    if (from < to) {
+      const rows = selection.rows(run);
+      for (let k = from; k < to; k++) visit(rows, run.positions === null ? k : run.positions[k]!, run);
+    }
     offset += run.length;
   }
 }
@@ -160,9 +176,9 @@ export function selectedChunks(selection: CdrSelection, start: number, end: numb
     const from = Math.max(start - offset, 0);
     const to = Math.min(end - offset, run.length);
     if (from < to) {
-      if (run.positions === null) pushRange(chunks, run.rows, from, to);
-      else
-        for (let k = from; k < to; k++) pushRange(chunks, run.rows, run.positions[k]!, run.positions[k]! + 1);
+      const rows = selection.rows(run);
+      if (run.positions === null) pushRange(chunks, rows, from, to);
+      else for (let k = from; k < to; k++) pushRange(chunks, rows, run.positions[k]!, run.positions[k]! + 1);
     }
     offset += run.length;
   }

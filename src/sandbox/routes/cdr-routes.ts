@@ -28,8 +28,8 @@ function selectionSource(selection: CdrSelection): RowSource {
     total: selection.total,
     row: (i) => {
       let row: PageRow | undefined;
-      forEachSelected(selection, i, i + 1, (run, p) => {
-        row = { json: rowJson(run.rows, p), day: run.dayNumber, index: run.rows.index[p]! };
+      forEachSelected(selection, i, i + 1, (rows, p, run) => {
+        row = { json: rowJson(rows, p), day: run.dayNumber, index: rows.index[p]! };
       });
       return row!;
     },
