@@ -16,6 +16,7 @@ import {
   US_COUNTRY_ID,
 } from "../number-catalog.js";
 import type { SandboxAccount, SandboxDid } from "../world.js";
+import { shufflePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 function intParam(context: RouteContext, name: string): number {
@@ -118,7 +119,9 @@ function listAvailable(context: RouteContext): SandboxResponse {
   const numbers = availableNumbers(context.runtime.world.seed, city).filter(
     (n) => !textOnly || n.sms_enabled,
   );
-  return json(200, { dids: pageSlice(numbers, paging), pagination: paginationOf(paging, numbers.length) });
+  const dids = pageSlice(numbers, paging);
+  if (context.runtime.options.shuffle) shufflePage(context, dids);
+  return json(200, { dids, pagination: paginationOf(paging, numbers.length) });
 }
 
 /** `PUT /v1/buy/cart`: adds available numbers (by digits) to the account's cart. */

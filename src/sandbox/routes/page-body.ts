@@ -51,7 +51,8 @@ export interface ListShape {
 
 const COMMA = Buffer.from(",");
 
-function shuffle<T>(context: RouteContext, rows: T[]): T[] {
+/** Shuffles a page's rows in place, seeded by the world seed and the request's path and query. */
+export function shufflePage<T>(context: Pick<RouteContext, "runtime" | "request">, rows: T[]): T[] {
   const rng = new Rng(
     hash32(context.runtime.world.seed, "shuffle", context.request.path, context.request.query.toString()),
   );
@@ -106,7 +107,7 @@ function slowRows(
     }
     served.push(json);
   }
-  if (context.runtime.options.shuffle && served.length > 1) served = shuffle(context, served);
+  if (context.runtime.options.shuffle && served.length > 1) served = shufflePage(context, served);
   return served.length === 0 ? [] : [Buffer.from(served.join(","), "latin1")];
 }
 
