@@ -1,0 +1,446 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiKeySchema } from "../../src/platform/api-key.js";
+import { callSchema, callWebhookSchema, callWebhooksResponseSchema } from "../../src/platform/call.js";
+import { cdrDetailSchema, cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
+import {
+  ERROR_MESSAGES,
+  paginationSchema,
+  pendingBodySchema,
+  successBodySchema,
+} from "../../src/platform/common.js";
+import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
+import {
+  availableDidsResponseSchema,
+  cartResponseSchema,
+  citiesResponseSchema,
+  citySchema,
+  didDocumentSchema,
+  didSchema,
+  inboundCallDestinationSchema,
+  purchasableNumberSchema,
+} from "../../src/platform/numbers.js";
+import {
+  PERMISSION_RESOURCES,
+  type Permission,
+  type PermissionResource,
+  PLATFORM_ROUTES,
+} from "../../src/platform/permissions.js";
+import {
+  shortLinkMetricSchema,
+  shortLinkMetricsResponseSchema,
+} from "../../src/platform/short-link-metric.js";
+import { sipTrunkSchema } from "../../src/platform/sip-trunk.js";
+import { subAccountSchema } from "../../src/platform/sub-account.js";
+import { tenDlcAppealSchema, tenDlcAppealsResponseSchema } from "../../src/platform/ten-dlc.js";
+import { transcriptionSchema } from "../../src/platform/transcription.js";
+import { numberValidationResultSchema, validationResponseSchema } from "../../src/platform/validation.js";
+import { widgetTokenSchema } from "../../src/platform/widget-token.js";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+
+/**
+ * The platform contract over HTTP, route by route: every route of PLATFORM_ROUTES (= every
+ * endpoint of platform-api.md) answers a valid request with a body its schema accepts and that
+ * carries no field the interface does not list; 401 without or with an unknown key; 403 for a key
+ * lacking the route's permission and for a caller outside the key's IP allowlist; 404 for unknown
+ * ids. `GET /_sandbox/stats` must then count exactly the requests this file made.
+ */
+
+type RouteOf<R> = R extends { readonly method: infer M extends string; readonly path: infer P extends string }
+  ? `${M} ${P}`
+  : never;
+type RouteKey = RouteOf<(typeof PLATFORM_ROUTES)[number]>;
+
+interface Sample {
+  readonly path: string;
+  readonly body?: unknown;
+  /** Checks a 2xx body against the platform schema (throws when it does not fit). */
+  readonly check: (body: unknown) => void;
+}
+
+let sandbox: RunningSandbox;
+let master: string;
+const tally = new Map<string, Map<string, number>>();
+
+async function call(
+  route: RouteKey | "unmatched",
+  path: string,
+  options: { key?: string | null; body?: unknown; method?: string } = {},
+): Promise<{ status: number; body: unknown }> {
+  const key = options.key === undefined ? master : options.key;
+  const method = options.method ?? (route === "unmatched" ? "GET" : route.split(" ")[0]!);
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method,
+    headers: {
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      "content-type": "application/json",
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await res.text();
+  const byStatus = tally.get(route) ?? new Map<string, number>();
+  byStatus.set(String(res.status), (byStatus.get(String(res.status)) ?? 0) + 1);
+  tally.set(route, byStatus);
+  return { status: res.status, body: text === "" ? null : JSON.parse(text) };
+}
+
+async function admin<T>(path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return (
+    path.includes("/truth/")
+      ? text
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.parse(l))
+      : JSON.parse(text)
+  ) as T;
+}
+
+/** Parses with the schema and refuses fields the schema (the interface) does not list. */
+function exact<T>(schema: { parse(value: unknown): T; shape: object }, value: unknown): T {
+  const parsed = schema.parse(value);
+  const known = new Set(Object.keys(schema.shape));
+  expect(Object.keys(value as object).filter((k) => !known.has(k))).toEqual([]);
+  return parsed;
+}
+
+const FORBIDDEN = { success: false, message: ERROR_MESSAGES.forbidden };
+const UNAUTHORIZED = { success: false, error: true, message: ERROR_MESSAGES.unauthorized };
+const NOT_FOUND = { success: false, message: ERROR_MESSAGES.notFound };
+
+let samples: Record<RouteKey, () => Sample>;
+/** A 404 request per route with an id in its path. */
+let unknownIds: Partial<Record<RouteKey, { path: string; body?: unknown; extra?: Record<string, string> }>>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 17, days: 20, callsPerDay: 80, now: "2026-09-02T00:00:00Z" });
+  master = sandbox.world.accounts[0]!.apiKey;
+  const account = sandbox.world.accounts[0]!;
+  const sub = sandbox.world.accounts[1]!;
+  const cdr = (
+    await admin<{ uuid: string }[]>("/_sandbox/truth/cdrs?account=master&from=2026-08-03&to=2026-08-03")
+  )[0]!;
+  const transcription = (
+    await admin<{ request_id: string }[]>(
+      "/_sandbox/truth/transcriptions?account=master&from=2026-08-03&to=2026-08-03",
+    )
+  )[0]!;
+  const world = await admin<{
+    accounts: { brands: { brand_id: string; campaigns: { campaign_id: string; status: string }[] }[] }[];
+  }>("/_sandbox/world");
+  const brands = world.accounts[0]!.brands;
+  const nudgeable = brands
+    .flatMap((b) => b.campaigns.map((c) => ({ brand: b.brand_id, ...c })))
+    .find((c) => c.status !== "ACTIVE");
+  // Seed 17 gives the master a campaign under review or rejected (the nudge needs one).
+  expect(nudgeable).toBeDefined();
+  const smsDid = account.dids.find((d) => d.smsEnabled)!;
+  const list = <T>(items: readonly unknown[], schema: { parse(value: unknown): T; shape: object }) => {
+    for (const item of items) exact(schema, item);
+  };
+  const forSale = availableDidsResponseSchema
+    .parse(
+      (
+        await call(
+          "GET /v1/buy/countries/{country}/cities/{city}/dids",
+          "/v1/buy/countries/1/cities/102/dids?per_page=2",
+        )
+      ).body,
+    )
+    .dids.map((d) => d.number);
+  samples = {
+    "POST /v1/api-keys": () => ({
+      path: "/v1/api-keys",
+      body: { label: "contract" },
+      check: (b) => exact(apiKeySchema, b),
+    }),
+    "PUT /v1/mydids/{id}": () => ({
+      path: `/v1/mydids/${smsDid.id}`,
+      body: { sms_relay_url: "https://example.org/sms", call_status_url: "https://example.org/status" },
+      check: (b) => {
+        const did = exact(didSchema, b);
+        expect(did.destination.length).toBeGreaterThan(0);
+        list(did.destination, inboundCallDestinationSchema);
+        list(did.documents, didDocumentSchema);
+      },
+    }),
+    "GET /v1/buy/countries/{country}/cities": () => ({
+      path: "/v1/buy/countries/1/cities?text_enabled_only=true",
+      check: (b) => list(exact(citiesResponseSchema, b).cities, citySchema),
+    }),
+    "GET /v1/buy/countries/{country}/cities/{city}/dids": () => ({
+      path: "/v1/buy/countries/1/cities/101/dids?page=2&per_page=5",
+      check: (b) => {
+        const parsed = exact(availableDidsResponseSchema, b);
+        exact(paginationSchema, parsed.pagination);
+        list(parsed.dids, purchasableNumberSchema);
+      },
+    }),
+    "PUT /v1/buy/cart": () => ({
+      path: "/v1/buy/cart",
+      body: { ids: forSale },
+      check: (b) => {
+        const added = cartResponseSchema.parse(b);
+        expect(added.map((n) => n.number)).toEqual(forSale);
+        list(added, purchasableNumberSchema);
+      },
+    }),
+    "POST /v1/calls": () => ({
+      path: "/v1/calls",
+      body: { from: account.dids[0]!.number, to: "+14155550123", callback_url: "http://127.0.0.1:9/cb" },
+      check: (b) => exact(callSchema, b),
+    }),
+    "GET /v1/cdr": () => ({
+      path: "/v1/cdr?from=2026-08-03&to=2026-08-03&type=received&per_page=100",
+      check: (b) => {
+        const parsed = exact(cdrListResponseSchema, b);
+        expect(parsed.items.length).toBeGreaterThan(0);
+        list(parsed.items, cdrSchema);
+      },
+    }),
+    "GET /v1/cdr/{uuid}": () => ({ path: `/v1/cdr/${cdr.uuid}`, check: (b) => exact(cdrDetailSchema, b) }),
+    "GET /v1/calls/webhooks": () => ({
+      path: "/v1/calls/webhooks",
+      check: (b) => list(callWebhooksResponseSchema.parse(b), callWebhookSchema),
+    }),
+    "DELETE /v1/calls/webhooks": () => ({
+      path: "/v1/calls/webhooks?event_type=post-call",
+      check: (b) => expect(exact(successBodySchema, b)).toEqual({ success: true }),
+    }),
+    "POST /v1/trunks": () => ({
+      path: "/v1/trunks",
+      body: {
+        label: "Contract",
+        password: "pw-123456",
+        callerid: account.dids[0]!.number,
+        ip_restrict: true,
+        allowed_ips: [{ ip: "203.0.113.7" }],
+        didinfo_enabled: true,
+        call_restrict: true,
+        call_limit: 600,
+        cost_limit: true,
+        max_call_cost: 2.5,
+        channels_restrict: false,
+        rewrite_enabled: false,
+        transcription_enabled: false,
+        transcription_threshold: 6,
+      },
+      check: (b) => {
+        const trunk = exact(sipTrunkSchema, b);
+        expect(trunk).toMatchObject({ call_limit: 600, max_call_cost: "2.50", max_channels: null });
+      },
+    }),
+    "GET /v1/sub-organizations/{id}": () => ({
+      path: `/v1/sub-organizations/${sub.id}`,
+      check: (b) => exact(subAccountSchema, b),
+    }),
+    "PUT /v1/sub-organizations/{id}": () => ({
+      path: `/v1/sub-organizations/${sub.id}`,
+      body: { name: sub.companyName, default_destinations: { dlr_endpoint: "https://example.org/dlr" } },
+      check: (b) =>
+        expect(exact(subAccountSchema, b).default_destinations.dlr_endpoint).toBe("https://example.org/dlr"),
+    }),
+    "GET /v1/short-links/metrics": () => ({
+      path: "/v1/short-links/metrics?from=2026-08-01&to=2026-08-02&per_page=100",
+      check: (b) => {
+        const parsed = exact(shortLinkMetricsResponseSchema, b);
+        expect(parsed.metrics.length).toBeGreaterThan(0);
+        list(parsed.metrics, shortLinkMetricSchema);
+      },
+    }),
+    "GET /v1/validation/{uuid}": () => ({
+      path: `/v1/validation/${account.validations[0]!.token}`,
+      check: (b) => {
+        const parsed = exact(validationResponseSchema, b);
+        expect(parsed.items.length).toBeGreaterThan(0);
+        // An HLR lookup returns every field of the Number validation result.
+        for (const item of parsed.items) {
+          exact(numberValidationResultSchema, item);
+          expect(Object.keys(item).sort()).toEqual(Object.keys(numberValidationResultSchema.shape).sort());
+        }
+      },
+    }),
+    "GET /v1/speech-analytics/{uuid}": () => ({
+      path: `/v1/speech-analytics/${transcription.request_id}`,
+      check: (b) => exact(transcriptionSchema, b),
+    }),
+    "GET /v3/10dlc/brands/{brand_id}/appeals": () => ({
+      path: `/v3/10dlc/brands/${brands[0]!.brand_id}/appeals`,
+      check: (b) => list(tenDlcAppealsResponseSchema.parse(b), tenDlcAppealSchema),
+    }),
+    "POST /v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge": () => ({
+      path: `/v3/10dlc/brands/${nudgeable!.brand}/campaigns/${nudgeable!.campaign_id}/nudge`,
+      body: {
+        nudge_intent: nudgeable!.status === "PENDING" ? "REVIEW" : "APPEAL_REJECTION",
+        description: "please",
+      },
+      check: (b) => expect(exact(successBodySchema, b)).toEqual({ success: true }),
+    }),
+    "GET /v1/billing/invoices": () => ({
+      path: "/v1/billing/invoices",
+      check: (b) => {
+        const parsed = exact(invoicesResponseSchema, b);
+        expect(parsed.invoices.length).toBeGreaterThan(0);
+        list(parsed.invoices, invoiceSchema);
+      },
+    }),
+    "POST /v2/webrtc/tokens": () => ({
+      path: "/v2/webrtc/tokens",
+      body: { sip_trunk: account.trunks[0]!.name, ttl: null },
+      check: (b) => exact(widgetTokenSchema, b),
+    }),
+  };
+  unknownIds = {
+    "PUT /v1/mydids/{id}": { path: "/v1/mydids/424242", body: {} },
+    "GET /v1/buy/countries/{country}/cities": { path: "/v1/buy/countries/44/cities" },
+    "GET /v1/buy/countries/{country}/cities/{city}/dids": { path: "/v1/buy/countries/1/cities/999/dids" },
+    "GET /v1/cdr/{uuid}": { path: "/v1/cdr/5d2f3c1e-0000-4000-8000-000000000000" },
+    "GET /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1" },
+    "PUT /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1", body: { name: "x" } },
+    "GET /v1/validation/{uuid}": { path: "/v1/validation/not-a-token", extra: { error_code: "011" } },
+    "GET /v1/speech-analytics/{uuid}": { path: `/v1/speech-analytics/${cdr.uuid}x` },
+    "GET /v3/10dlc/brands/{brand_id}/appeals": { path: "/v3/10dlc/brands/BNOSUCH/appeals" },
+    "POST /v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge": {
+      path: `/v3/10dlc/brands/${brands[0]!.brand_id}/campaigns/CNOSUCH/nudge`,
+      body: { nudge_intent: "REVIEW", description: "x" },
+    },
+  };
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+const ROUTES = PLATFORM_ROUTES.map((r) => ({
+  key: `${r.method} ${r.path}` as RouteKey,
+  permission: r.permission as Permission,
+}));
+
+/** A restricted key with the given level per resource (others: no access). */
+async function restrictedKey(
+  levels: Partial<Record<PermissionResource, "none" | "read" | "write">>,
+): Promise<string> {
+  const created = await call("POST /v1/api-keys", "/v1/api-keys", {
+    body: { label: "restricted", permissions: levels },
+  });
+  expect(created.status).toBe(200);
+  return apiKeySchema.parse(created.body).value!;
+}
+
+describe("sandbox contract: every platform route over HTTP", () => {
+  it.each(ROUTES)("$key answers a valid request with a body that fits its schema", async ({ key }) => {
+    const sample = samples[key]();
+    const answer = await call(key, sample.path, { body: sample.body });
+    expect(answer.status).toBe(200);
+    sample.check(answer.body);
+  });
+
+  it.each(ROUTES)(
+    "$key answers 401 without a key, with an unknown key, and accepts appid",
+    async ({ key }) => {
+      const sample = samples[key]();
+      for (const credential of [null, "ffffffffffffffffffffffffffffffff"]) {
+        const answer = await call(key, sample.path, { key: credential, body: sample.body });
+        expect(answer).toEqual({ status: 401, body: UNAUTHORIZED });
+      }
+      const joiner = sample.path.includes("?") ? "&" : "?";
+      const legacy = await call(key, `${sample.path}${joiner}appid=${master}`, {
+        key: null,
+        body: sample.body,
+      });
+      expect([401, 403]).not.toContain(legacy.status);
+    },
+  );
+
+  it.each(ROUTES)(
+    "$key answers 403 to a key without its permission ($permission)",
+    async ({ key, permission }) => {
+      const [resource, level] = permission.split(":") as [PermissionResource, "read" | "write"];
+      const everythingElse = Object.fromEntries(
+        PERMISSION_RESOURCES.filter((r) => r !== resource).map((r) => [r, "write"]),
+      ) as Record<PermissionResource, "write">;
+      const lacking = [await restrictedKey(everythingElse)];
+      if (level === "write") lacking.push(await restrictedKey({ ...everythingElse, [resource]: "read" }));
+      const sample = samples[key]();
+      const extra = key === "GET /v1/validation/{uuid}" ? { error_code: "012" } : {};
+      for (const value of lacking) {
+        const answer = await call(key, sample.path, { key: value, body: sample.body });
+        expect(answer).toEqual({ status: 403, body: { ...FORBIDDEN, ...extra } });
+      }
+      const exactly = await restrictedKey({ [resource]: level });
+      const allowed = await call(key, sample.path, { key: exactly, body: sample.body });
+      expect([401, 403]).not.toContain(allowed.status);
+    },
+  );
+
+  it.each(ROUTES)("$key answers 403 to a caller outside the key's IP allowlist", async ({ key }) => {
+    const sample = samples[key]();
+    const extra = key === "GET /v1/validation/{uuid}" ? { error_code: "012" } : {};
+    for (const permitted_ips of [["203.0.113.9"], []]) {
+      const created = await call("POST /v1/api-keys", "/v1/api-keys", {
+        body: { is_restriction: true, permitted_ips },
+      });
+      const value = apiKeySchema.parse(created.body).value!;
+      const answer = await call(key, sample.path, { key: value, body: sample.body });
+      expect(answer).toEqual({ status: 403, body: { ...FORBIDDEN, ...extra } });
+    }
+    const local = await call("POST /v1/api-keys", "/v1/api-keys", {
+      body: { is_restriction: true, permitted_ips: ["10.0.0.1", "127.0.0.1"] },
+    });
+    const allowed = await call(key, sample.path, {
+      key: apiKeySchema.parse(local.body).value!,
+      body: sample.body,
+    });
+    expect([401, 403]).not.toContain(allowed.status);
+  });
+
+  it("answers 404 Record not found for unknown ids and paths", async () => {
+    for (const [key, request] of Object.entries(unknownIds) as [
+      RouteKey,
+      NonNullable<(typeof unknownIds)[RouteKey]>,
+    ][]) {
+      const answer = await call(key, request.path, { body: request.body });
+      expect({ key, ...answer }).toEqual({ key, status: 404, body: { ...NOT_FOUND, ...request.extra } });
+    }
+    expect(await call("unmatched", "/v2/no-such-endpoint")).toEqual({ status: 404, body: NOT_FOUND });
+  });
+
+  it("answers 202 pending while a transcription is being made", async () => {
+    const path = samples["GET /v1/speech-analytics/{uuid}"]().path;
+    const ready = transcriptionSchema.parse((await call("GET /v1/speech-analytics/{uuid}", path)).body);
+    const { now } = await admin<{ now: string }>("/_sandbox/clock");
+    await admin("/_sandbox/clock", {
+      now: new Date(Date.parse(ready.transcription_date) - 1000).toISOString(),
+    });
+    const pending = await call("GET /v1/speech-analytics/{uuid}", path);
+    await admin("/_sandbox/clock", { now });
+    expect(pending.status).toBe(202);
+    expect(pendingBodySchema.parse(pending.body)).toEqual({
+      success: true,
+      message: "The transcription is still pending",
+    });
+  });
+
+  it("counts exactly these requests in GET /_sandbox/stats, by route and status", async () => {
+    const stats = await admin<{
+      total: number;
+      routes: Record<string, Record<string, number>>;
+      faults: Record<string, number>;
+      callbacks: { delivered: number; failed: number };
+      cached_cdr_rows: number;
+    }>("/_sandbox/stats");
+    const expected = Object.fromEntries(
+      [...tally].map(([route, byStatus]) => [route, Object.fromEntries(byStatus)]),
+    );
+    expect(stats.routes).toEqual(expected);
+    expect(stats.total).toBe(
+      [...tally.values()].reduce((sum, m) => sum + [...m.values()].reduce((a, b) => a + b, 0), 0),
+    );
+    for (const route of ROUTES) expect(stats.routes[route.key]?.["200"]).toBeGreaterThan(0);
+    expect(stats.faults).toEqual({});
+    expect(stats.cached_cdr_rows).toBeGreaterThan(0);
+    expect(stats.callbacks).toEqual({ delivered: 0, failed: expect.any(Number) });
+  });
+});
