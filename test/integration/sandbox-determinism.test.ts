@@ -1,0 +1,178 @@
+import { createHash } from "node:crypto";
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+
+/**
+ * Same seed and options → byte-identical answers (status, headers that matter, body bytes), with
+ * the hostile fault profile on, over every kind of endpoint and the admin API; another seed →
+ * another world.
+ */
+
+const OPTIONS: SandboxOptions = {
+  seed: 23,
+  days: 12,
+  callsPerDay: 150,
+  now: "2026-08-14T06:00:00Z",
+  faults: { base: "hostile", hangMs: 0, latencySpikeMs: 0 },
+};
+
+interface Step {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+  /** Admin requests carry no key. */
+  readonly admin?: boolean;
+}
+
+/** What a client saw: status, headers a client acts on, and a digest of the body bytes; or how it broke. */
+function exchange(sandbox: RunningSandbox, step: Step): Promise<string> {
+  const payload = step.body === undefined ? undefined : JSON.stringify(step.body);
+  return new Promise((resolve) => {
+    const req = request(
+      `${sandbox.url}${step.path}`,
+      {
+        method: step.method,
+        agent: false,
+        headers: {
+          ...(step.admin ? {} : { authorization: `Bearer ${sandbox.world.accounts[0]!.apiKey}` }),
+          ...(payload === undefined ? {} : { "content-type": "application/json" }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        const head = `${res.statusCode} ${res.headers["content-type"]} ${res.headers["content-length"]} ${res.headers["retry-after"]}`;
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve(`${head} ${createHash("sha256").update(Buffer.concat(chunks)).digest("hex")}`),
+        );
+        res.on("error", () => resolve(`${head} reset`));
+      },
+    );
+    req.on("error", () => resolve("no answer"));
+    req.end(payload);
+  });
+}
+
+async function run(sandbox: RunningSandbox, steps: readonly Step[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const step of steps) out.push(await exchange(sandbox, step));
+  return out;
+}
+
+let steps: Step[];
+const running: RunningSandbox[] = [];
+
+beforeAll(async () => {
+  const probe = await startSandbox(OPTIONS);
+  running.push(probe);
+  const account = probe.world.accounts[0]!;
+  const truth = await (
+    await fetch(`${probe.url}/_sandbox/truth/transcriptions?account=master&from=2026-08-02&to=2026-08-02`)
+  ).text();
+  const transcriptionIds = truth
+    .split("\n")
+    .filter((l) => l !== "")
+    .slice(0, 5)
+    .map((l) => (JSON.parse(l) as { request_id: string }).request_id);
+  steps = [{ method: "GET", path: "/_sandbox/world", admin: true }];
+  for (const day of ["2026-08-02", "2026-08-03", "2026-08-13"]) {
+    for (const type of ["placed", "received"]) {
+      // Every page twice: a retry of the same request meets its own (seeded) faults.
+      for (let page = 1; page <= 4; page++) {
+        const path = `/v1/cdr?from=${day}&to=${day}&type=${type}&per_page=30&page=${page}`;
+        steps.push({ method: "GET", path }, { method: "GET", path });
+      }
+    }
+  }
+  for (const id of transcriptionIds) {
+    steps.push({ method: "GET", path: `/v1/speech-analytics/${id}` });
+    steps.push({ method: "GET", path: `/v1/cdr/${id}?show_transcription=true` });
+  }
+  for (let page = 1; page <= 3; page++)
+    steps.push({ method: "GET", path: `/v1/short-links/metrics?from=2026-08-01&to=2026-08-12&page=${page}` });
+  steps.push(
+    { method: "GET", path: "/v1/billing/invoices" },
+    { method: "GET", path: `/v1/validation/${account.validations[1]!.token}` },
+    { method: "GET", path: `/v3/10dlc/brands/${account.brands[0]!.brandId}/appeals` },
+    { method: "GET", path: "/v1/buy/countries/1/cities" },
+    { method: "GET", path: "/v1/buy/countries/1/cities/103/dids?per_page=7&page=2" },
+    { method: "GET", path: `/v1/sub-organizations/${probe.world.accounts[1]!.id}` },
+    { method: "GET", path: "/v1/calls/webhooks" },
+    { method: "POST", path: "/v1/api-keys", body: { label: "det", permissions: { calls: "read" } } },
+    { method: "POST", path: "/v2/webrtc/tokens", body: { sip_trunk: account.trunks[0]!.name, ttl: 60 } },
+    { method: "PUT", path: `/v1/mydids/${account.dids[0]!.id}`, body: { transcription_threshold: 9 } },
+  );
+  for (const stream of [
+    "cdrs",
+    "cdrs/malformed",
+    "cdrs/late",
+    "short_link_metrics",
+    "transcriptions",
+    "validations",
+    "recordings",
+    "invoices",
+  ]) {
+    steps.push({
+      method: "GET",
+      path: `/_sandbox/truth/${stream}?account=master&from=2026-08-01&to=2026-08-13`,
+      admin: true,
+    });
+  }
+  steps.push({ method: "GET", path: "/_sandbox/stats", admin: true });
+});
+afterAll(async () => {
+  await Promise.all(running.map((s) => s.close()));
+});
+
+describe("sandbox determinism", () => {
+  it("gives byte-identical answers for the same seed and options, faults included", async () => {
+    const a = await startSandbox(OPTIONS);
+    const b = await startSandbox(OPTIONS);
+    running.push(a, b);
+    const first = await run(a, steps);
+    expect(await run(b, steps)).toEqual(first);
+    // The hostile profile really interfered: errors, resets and answers without a body occur.
+    const statuses = new Set(first.map((s) => s.split(" ")[0]));
+    expect(statuses.size).toBeGreaterThan(3);
+    expect(first.filter((s) => s.startsWith("200")).length).toBeGreaterThan(steps.length / 2);
+  });
+
+  it("meets the same faults whatever the concurrency when requests are distinct", async () => {
+    const reads = steps.filter(
+      (s, i) => s.method === "GET" && !s.admin && steps.findIndex((t) => t.path === s.path) === i,
+    );
+    const a = await startSandbox(OPTIONS);
+    const b = await startSandbox(OPTIONS);
+    running.push(a, b);
+    const sequential = await run(a, reads);
+    const concurrent: string[] = new Array(reads.length);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        for (let i = next++; i < reads.length; i = next++) concurrent[i] = await exchange(b, reads[i]!);
+      }),
+    );
+    expect(concurrent).toEqual(sequential);
+  });
+
+  it("builds another world from another seed", async () => {
+    const a = await startSandbox({ ...OPTIONS, faults: "none" });
+    const c = await startSandbox({ ...OPTIONS, faults: "none", seed: 24 });
+    running.push(a, c);
+    for (const path of [
+      "/_sandbox/world",
+      "/v1/cdr?from=2026-08-02&to=2026-08-02&type=placed",
+      "/v1/cdr?from=2026-08-02&to=2026-08-02&type=received",
+      "/v1/short-links/metrics?from=2026-08-01&to=2026-08-12",
+      "/v1/buy/countries/1/cities/103/dids",
+    ]) {
+      const step = { method: "GET", path, admin: path.startsWith("/_sandbox") };
+      const [x, y] = [await exchange(a, step), await exchange(c, step)];
+      expect(x.split(" ")[0]).toBe("200");
+      expect(y.split(" ")[0]).toBe("200");
+      expect(y).not.toBe(x);
+    }
+    expect(c.world.accounts.map((acc) => acc.apiKey)).not.toEqual(a.world.accounts.map((acc) => acc.apiKey));
+  });
+});
