@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { LockHeldError, UsageError } from "../errors.js";
 import { getStream } from "../streams/registry.js";
+import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { finishRun, startRun } from "../warehouse/run-records.js";
 import { acquireStreamLocks } from "../warehouse/stream-locks.js";
 import { resetStreamState } from "../warehouse/stream-state.js";
@@ -43,6 +44,7 @@ export function registerStateCommand(program: Command, runtime: Runtime): void {
             host: ctx.host,
             pid: process.pid,
           });
+          await sweepAbandonedRuns(ctx.warehouse.db, { host: ctx.host, log: ctx.log });
           let locks: Awaited<ReturnType<typeof acquireStreamLocks>> | undefined;
           try {
             locks = await acquireStreamLocks(

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { streamStatus } from "../warehouse/stream-state.js";
 import type { StreamStatus } from "../warehouse/stream-status.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
@@ -20,10 +21,15 @@ export function formatStreamStatus(s: StreamStatus): string[] {
     lines.push(`  failed ${w.slice} in run ${w.runId}: ${w.error ?? "(no message)"}`);
   const run = s.lastRun;
   if (run) {
-    lines.push(
-      `  last run ${run.runId} (${run.command}) ${run.status}, started ${run.startedAt.toISOString()}` +
-        (run.finishedAt ? `, finished ${run.finishedAt.toISOString()}` : ""),
-    );
+    const head = `  last run ${run.runId} (${run.command}) ${run.status}, started ${run.startedAt.toISOString()}`;
+    const where = `pid ${run.pid ?? "?"} on host ${run.host || "?"}`;
+    if (run.status === "running") lines.push(`${head}, ${where}`);
+    else if (run.status === "abandoned")
+      lines.push(
+        `${head}; its process (${where}) ended without recording it` +
+          (run.finishedAt ? `, last activity ${run.finishedAt.toISOString()}` : ""),
+      );
+    else lines.push(head + (run.finishedAt ? `, finished ${run.finishedAt.toISOString()}` : ""));
   }
   lines.push(`  rows ${s.rows}, rejects ${s.rejectsPending} pending of ${s.rejectsTotal}`);
   return lines;
@@ -45,6 +51,8 @@ export function registerStatusCommand(program: Command, runtime: Runtime): void 
         runtime,
         { accounts: false, migrate: true },
         async (ctx) => {
+          // A run killed without recording its end would otherwise show as running forever.
+          await sweepAbandonedRuns(ctx.warehouse.db, { host: ctx.host, log: ctx.log });
           const statuses = await streamStatus(ctx.warehouse.db);
           if (json) ctx.out(JSON.stringify(statuses));
           else if (statuses.length === 0) ctx.out("nothing loaded yet; run: telecom-etl run");

@@ -8,6 +8,7 @@ import type { Logger } from "../log.js";
 import type { LoadRow } from "../streams/load-row.js";
 import { getStream } from "../streams/registry.js";
 import { parseSliceLabel } from "../streams/slice-label.js";
+import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { loadSlice } from "../warehouse/load-slice.js";
 import { pendingRejects, type RejectRecord } from "../warehouse/rejects.js";
@@ -44,6 +45,7 @@ export async function replayRejects(
     host: deps.host,
     pid: deps.pid ?? process.pid,
   });
+  await sweepAbandonedRuns(deps.warehouse.db, { host: deps.host, pid: deps.pid, log: deps.log });
   const pairs = [
     ...new Map(
       pending.map((r) => [`${r.account}/${r.stream}`, { account: r.account, stream: r.stream }]),

@@ -3,13 +3,13 @@
  * rules (README "Exit codes") are tested without a database.
  */
 import { EXIT, type ExitCode } from "../cli/exit-codes.js";
-import type { RunStatus } from "../warehouse/run-records.js";
+import type { FinishedRunStatus } from "../warehouse/run-records.js";
 import type { StreamSummary } from "./run-stream.js";
 
 /** Exit code and recorded status of a finished run. */
 export interface RunOutcome {
   readonly exitCode: ExitCode;
-  readonly status: Exclude<RunStatus, "running">;
+  readonly status: FinishedRunStatus;
 }
 
 /**

@@ -13,6 +13,7 @@ import { describeError, LockHeldError, UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
+import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { finishRun, startRun } from "../warehouse/run-records.js";
 import { acquireStreamLocks, type StreamLocks } from "../warehouse/stream-locks.js";
@@ -99,6 +100,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     host: deps.host,
     pid: deps.pid ?? process.pid,
   });
+  await sweepAbandonedRuns(deps.warehouse.db, { host: deps.host, pid: deps.pid, log: deps.log });
   let locks: StreamLocks | undefined;
   const clients: ApiClient[] = [];
   try {

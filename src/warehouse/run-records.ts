@@ -1,7 +1,10 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./database.js";
 
-/** Statuses a run may end with (the CHECK of `etl.runs.status`, besides `running`). */
+/**
+ * Statuses of `etl.runs` (its CHECK). A run records every one of them itself except `abandoned`,
+ * which a later command sets when the run's process is gone without having recorded its end.
+ */
 export const RUN_STATUSES = [
   "running",
   "succeeded",
@@ -9,9 +12,23 @@ export const RUN_STATUSES = [
   "partial",
   "quarantined",
   "interrupted",
+  "abandoned",
 ] as const;
 /** Status of an `etl.runs` row. */
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Statuses a run records at its own end. */
+export type FinishedRunStatus = Exclude<RunStatus, "running" | "abandoned">;
+
+// Ids of the runs this process started. A `running` run recorded with this host and this pid that
+// is not among them was started by an earlier process that had the same pid (pid 1 in a container
+// restarted under the same hostname), so that process is gone.
+const runsOfThisProcess = new Set<number>();
+
+/** True when run `runId` was started by this process (through {@link startRun}). */
+export function isRunOfThisProcess(runId: number): boolean {
+  return runsOfThisProcess.has(runId);
+}
 
 /** What a run is, as recorded at its start. `arguments` must never hold a secret. */
 export interface RunStart {
@@ -36,6 +53,7 @@ export async function startRun(db: Kysely<Database>, run: RunStart): Promise<num
     })
     .returning("id")
     .executeTakeFirstOrThrow();
+  runsOfThisProcess.add(Number(row.id));
   return row.id;
 }
 
@@ -43,7 +61,7 @@ export async function startRun(db: Kysely<Database>, run: RunStart): Promise<num
 export async function finishRun(
   db: Kysely<Database>,
   runId: number,
-  outcome: { status: Exclude<RunStatus, "running">; exitCode: number },
+  outcome: { status: FinishedRunStatus; exitCode: number },
 ): Promise<void> {
   await db
     .updateTable("etl.runs")

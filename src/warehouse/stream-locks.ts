@@ -26,7 +26,15 @@ export function streamLockKey(key: StreamLockKey): string {
 
 /** `application_name` of a run's lock connection: other runs read it back to say who holds a lock. */
 export function lockApplicationName(runId: number, pid = process.pid, host = hostname()): string {
-  return `telecom-etl run ${runId} pid ${pid}@${host}`.slice(0, 63);
+  return `${lockSessionPrefix(runId)}${pid}@${host}`.slice(0, 63);
+}
+
+/**
+ * How the `application_name` of run `runId`'s lock connection begins: a database session named so
+ * means the run is alive (its process holds that connection until it has recorded its end).
+ */
+export function lockSessionPrefix(runId: number): string {
+  return `telecom-etl run ${runId} pid `;
 }
 
 interface Holder {

@@ -34,12 +34,19 @@ export interface StreamStatus {
   readonly openWindows: readonly WindowAttempt[];
   /** The open slices whose latest attempt failed, with its error. */
   readonly failedWindows: readonly WindowAttempt[];
+  /**
+   * The latest run that recorded a slice of this stream. A run whose process died without recording
+   * its end shows `abandoned` once a later command noticed (see abandoned-runs.ts); its `finishedAt`
+   * is then its last sign of life.
+   */
   readonly lastRun: {
     readonly runId: number;
     readonly command: string;
     readonly status: string;
     readonly startedAt: Date;
     readonly finishedAt: Date | null;
+    readonly host: string;
+    readonly pid: number | null;
   } | null;
   /** Rows of this account in the stream's landing table. */
   readonly rows: number;
@@ -161,7 +168,17 @@ export async function streamStatus(
     .selectFrom("etl.run_slices as s")
     .innerJoin("etl.runs as r", "r.id", "s.run_id")
     .distinctOn(["s.account", "s.stream"])
-    .select(["s.account", "s.stream", "r.id", "r.command", "r.status", "r.started_at", "r.finished_at"])
+    .select([
+      "s.account",
+      "s.stream",
+      "r.id",
+      "r.command",
+      "r.status",
+      "r.started_at",
+      "r.finished_at",
+      "r.host",
+      "r.pid",
+    ])
     .orderBy("s.account")
     .orderBy("s.stream")
     .orderBy("s.run_id", "desc")
@@ -173,6 +190,8 @@ export async function streamStatus(
       status: row.status,
       startedAt: new Date(row.started_at),
       finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+      host: row.host,
+      pid: row.pid,
     };
   }
 

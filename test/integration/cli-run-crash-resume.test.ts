@@ -1,9 +1,11 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays } from "../../src/pipeline/utc-days.js";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { StreamStatus } from "../../src/warehouse/stream-status.js";
 import { collect, runCli, spawnCli } from "../helpers/cli.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { completedLabels, duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
@@ -55,6 +57,20 @@ describe("crash and resume (CLI, SIGKILL)", () => {
   afterAll(async () => {
     await sandbox?.close();
   });
+
+  /** Waits until Postgres has ended the lock session of every run (a killed client's is closed soon). */
+  async function waitForNoLockSessions(db: TestDatabase): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const open = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name LIKE 'telecom-etl run %'`.execute(
+        db.warehouse.db,
+      );
+      if (open.rows[0]?.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error("a lock session outlived its killed process by 10 s");
+  }
 
   async function assertNoFalseCompletion(db: TestDatabase): Promise<number> {
     let completed = 0;
@@ -132,6 +148,19 @@ describe("crash and resume (CLI, SIGKILL)", () => {
         expect(crashed.signal, crashed.stderr.slice(-1000)).toBe("SIGKILL");
         expect(await assertNoFalseCompletion(db)).toBeLessThan(40);
 
+        // The killed run could not record its end; once Postgres has closed its lock session,
+        // `status` notices its process is gone and shows it abandoned instead of running forever.
+        await waitForNoLockSessions(db);
+        const status = await runCli(["status", "--json"], options);
+        expect(status.code, status.stderr.slice(-1000)).toBe(0);
+        const lastRuns = (JSON.parse(status.stdout) as StreamStatus[]).map((s) => s.lastRun);
+        expect(lastRuns.length).toBeGreaterThan(0);
+        for (const run of lastRuns) expect(run).toMatchObject({ status: "abandoned", pid: child.pid });
+        const text = await runCli(["status"], options);
+        expect(text.stdout).toContain("abandoned, started");
+        expect(text.stdout).toContain(`its process (pid ${child.pid} on host`);
+        expect(text.stdout).not.toMatch(/ running[,;]/);
+
         const resumed = await runCli(args, options);
         expect(resumed.code, resumed.stderr.slice(-2000)).toBe(0);
         expect(await assertNoFalseCompletion(db)).toBe(40);
@@ -148,8 +177,7 @@ describe("crash and resume (CLI, SIGKILL)", () => {
           .orderBy("id")
           .execute();
         expect(runs.at(-1)).toEqual({ status: "succeeded", exit_code: 0 });
-        // The killed run could not record its end: it stays `running`, which status shows.
-        expect(runs[0]).toEqual({ status: "running", exit_code: null });
+        expect(runs[0]).toEqual({ status: "abandoned", exit_code: null });
       } finally {
         await db.drop();
       }
