@@ -87,10 +87,9 @@ export class FaultInjector {
       rates.requests,
       unitHash(this.seed, "request", route, signature, attempt),
     );
-    const page =
-      request === null
-        ? pick(PAGE_FAULTS, rates.pages, unitHash(this.seed, "page", route, signature, attempt))
-        : null;
+    // Decided independently of the request fault: a page fault spoils a page whenever one is
+    // served (also under a latency spike or a damaged body), so its rate per served page is as set.
+    const page = pick(PAGE_FAULTS, rates.pages, unitHash(this.seed, "page", route, signature, attempt));
     if (request) this.count(request);
     return {
       request,
