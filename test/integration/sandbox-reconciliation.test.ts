@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cdrSchema } from "../../src/platform/cdr.js";
+import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
+import { transcriptionSchema } from "../../src/platform/transcription.js";
+import { validationResponseSchema } from "../../src/platform/validation.js";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+
+/**
+ * Invoices reconcile with the rest of the world, checked from the outside: for every invoice of
+ * every account, `amount` = the month's call charges + forward fees (CDR truth) + transcription
+ * charges (transcription truth, by the call's month) + validation charges (validation truth) +
+ * the monthly fees of the account's numbers, to the micro-dollar, except exactly the invoices
+ * `GET /_sandbox/world` lists as seeded discrepancies, which are off by exactly their `delta`.
+ */
+
+/** A decimal string as an exact integer number of micro-dollars (independent of the sandbox's money code). */
+function micros(text: string): number {
+  const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(text);
+  if (!match) throw new Error(`not a decimal with at most 6 places: ${text}`);
+  const value = Number(match[2]) * 1_000_000 + Number((match[3] ?? "").padEnd(6, "0"));
+  return match[1] === "-" ? -value : value;
+}
+
+let sandbox: RunningSandbox;
+
+async function ndjson(path: string): Promise<Record<string, unknown>[]> {
+  const text = await (await fetch(`${sandbox.url}${path}`)).text();
+  return text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+beforeAll(async () => {
+  // The clock is past every late CDR and transcription of the world, and past the last invoice's issue.
+  sandbox = await startSandbox({ seed: 41, days: 75, callsPerDay: 60, now: "2026-11-05T00:00:00Z" });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+describe("sandbox invoices reconcile with the world's charges", () => {
+  it("bills every month exactly its charges, except the listed discrepancies, off by their delta", async () => {
+    const world = (await (await fetch(`${sandbox.url}/_sandbox/world`)).json()) as {
+      invoice_discrepancies: {
+        account: string;
+        invoice_id: number;
+        month: string;
+        delta: string;
+        issued: boolean;
+      }[];
+    };
+    const listed = new Map(world.invoice_discrepancies.map((d) => [d.invoice_id, d]));
+    const found: number[] = [];
+    let invoices = 0;
+    for (const account of sandbox.world.accounts) {
+      const byMonth = new Map<string, number>();
+      const add = (month: string, amount: number) => byMonth.set(month, (byMonth.get(month) ?? 0) + amount);
+      const callMonth = new Map<string, string>();
+      for (const line of await ndjson(`/_sandbox/truth/cdrs?account=${account.name}`)) {
+        const cdr = cdrSchema.parse(line);
+        const month = cdr.date!.slice(0, 7);
+        callMonth.set(cdr.uuid, month);
+        add(month, micros(cdr.charge ?? "0") + micros(cdr.forward_fee ?? "0"));
+      }
+      for (const line of await ndjson(`/_sandbox/truth/transcriptions?account=${account.name}`)) {
+        const transcription = transcriptionSchema.parse(line);
+        add(callMonth.get(transcription.request_id)!, micros(transcription.charge));
+      }
+      const response = invoicesResponseSchema.parse(
+        await (
+          await fetch(`${sandbox.url}/v1/billing/invoices?per_page=100`, {
+            headers: { authorization: `Bearer ${account.apiKey}` },
+          })
+        ).json(),
+      );
+      expect(response.invoices.map((i) => invoiceSchema.parse(i).from_date)).toEqual([
+        "2026-10-01",
+        "2026-09-01",
+        "2026-08-01",
+      ]);
+      const numberFees = account.dids.reduce((sum, did) => sum + did.monthlyFeeMicros, 0);
+      for (const raw of response.invoices) {
+        const invoice = invoiceSchema.parse(raw);
+        const month = invoice.from_date.slice(0, 7);
+        expect(invoice.to_date.slice(0, 7)).toBe(month);
+        let validations = 0;
+        for (const line of await ndjson(
+          `/_sandbox/truth/validations?account=${account.name}&from=${invoice.from_date}&to=${invoice.to_date}`,
+        )) {
+          const done = validationResponseSchema.parse(line);
+          expect(done.status).toBe("success");
+          for (const item of done.items) validations += micros(item.charge!);
+        }
+        const charges = (byMonth.get(month) ?? 0) + validations + numberFees;
+        expect(charges).toBeGreaterThan(0);
+        invoices += 1;
+        const billed = micros(invoice.amount);
+        const discrepancy = listed.get(invoice.id);
+        if (discrepancy === undefined) {
+          expect({ account: account.name, month, billed }).toEqual({
+            account: account.name,
+            month,
+            billed: charges,
+          });
+        } else {
+          found.push(invoice.id);
+          expect(discrepancy).toMatchObject({ account: account.name, month, issued: true });
+          expect(billed - charges).toBe(micros(discrepancy.delta));
+          expect(billed).not.toBe(charges);
+        }
+      }
+    }
+    expect(invoices).toBe(9);
+    expect(found.sort()).toEqual([...listed.keys()].sort());
+    expect(found.length).toBeGreaterThan(0);
+  });
+});
