@@ -96,7 +96,6 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
               ctx.out(
                 `${s.account}/${s.stream}: ${s.loaded} of ${s.pending} loaded, ${s.stillRejected} still rejected`,
               );
-              if (s.note) ctx.out(`    ${s.note}`);
             }
           }
           const code: ExitCode = failed

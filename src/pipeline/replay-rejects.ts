@@ -1,7 +1,9 @@
 /**
  * `rejects replay`: re-validates quarantined rows with the current schemas and loads those that
  * now pass, slice by slice, each in one transaction that also marks them replayed. Window
- * completion is never touched. Rows that still fail stay pending.
+ * completion is never touched. Rows that still fail stay pending. Merge streams merge the rows by
+ * key; replace_window streams (rows without ids) append them to their days beside the rows already
+ * there, and the next normal load of such a window replaces all of it with what the platform serves.
  */
 import { describeError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -12,7 +14,7 @@ import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { loadSlice } from "../warehouse/load-slice.js";
 import { pendingRejects, type RejectRecord } from "../warehouse/rejects.js";
-import { finishRun, startRun } from "../warehouse/run-records.js";
+import { finishRun, REPLAY_RUN_COMMAND, startRun } from "../warehouse/run-records.js";
 import { acquireStreamLocks } from "../warehouse/stream-locks.js";
 import { impliedOf, parseRow } from "./parse-rows.js";
 
@@ -23,8 +25,6 @@ export interface ReplaySummary {
   readonly pending: number;
   readonly loaded: number;
   readonly stillRejected: number;
-  /** Why rows of this stream could not be replayed, if so. */
-  readonly note?: string;
 }
 
 /** Replays pending rejects (of one stream when given); returns the run id and per-stream figures. */
@@ -40,7 +40,7 @@ export async function replayRejects(
     groups.set(key, [...(groups.get(key) ?? []), reject]);
   }
   const runId = await startRun(deps.warehouse.db, {
-    command: "rejects replay",
+    command: REPLAY_RUN_COMMAND,
     arguments: { stream: options.stream ?? null, account: options.account ?? null },
     host: deps.host,
     pid: deps.pid ?? process.pid,
@@ -73,12 +73,6 @@ export async function replayRejects(
       summaries.set(`${account}/${streamName}`, summary);
       summary.pending += rejects.length;
       const stream = getStream(streamName);
-      if (stream.writeMode === "replace_window") {
-        // Loading a window of a replace_window stream replaces all of it: replaying a few rows would drop the rest.
-        summary.stillRejected += rejects.length;
-        summary.note = `${streamName} replaces whole windows; reload the window instead (state reset --from, then run)`;
-        continue;
-      }
       const rows: LoadRow[] = [];
       const ids: number[] = [];
       for (const reject of rejects) {
@@ -103,6 +97,8 @@ export async function replayRejects(
           stats: { requests: 0, retries: 0, rowsFetched: rows.length, startedAt },
           completeWindow: false,
           replayedRejectIds: ids,
+          // replace_window streams: add the rows beside the window's good ones, never replace them.
+          append: true,
         });
         summary.loaded += ids.length;
       } catch (error) {

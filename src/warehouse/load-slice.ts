@@ -6,7 +6,7 @@ import { sliceLabel } from "../streams/slice-label.js";
 import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "./connect-warehouse.js";
 import { insertIntoNewWindow } from "./insert-new-window.js";
-import { mergeStage, replaceWindowFromStage } from "./merge-stage.js";
+import { appendFromStage, mergeStage, replaceWindowFromStage } from "./merge-stage.js";
 import { insertRejectsQuery, markReplayedQuery, type RejectInput } from "./rejects.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
@@ -29,6 +29,12 @@ export interface LoadSliceInput {
   readonly completeWindow: boolean;
   /** Rejects these rows came from (replay): marked replayed in the same transaction. */
   readonly replayedRejectIds?: readonly number[];
+  /**
+   * `replace_window` streams: add the rows to their days without deleting the window's rows (a
+   * replay of a few rejects, not a whole window). Never with `completeWindow`. Merge streams merge
+   * either way.
+   */
+  readonly append?: boolean;
   /**
    * Merge streams: COPY straight into the landing table when the window holds no rows yet (default
    * true; the result is the same, only faster). False always merges through the stage.
@@ -66,6 +72,10 @@ async function run(
  */
 export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Promise<SliceLoadResult> {
   const { stream, slice } = input;
+  if (input.append === true && input.completeWindow) {
+    // Appended rows are a few rows, not a whole window: they can never prove a window complete.
+    throw new Error(`an append to ${sliceLabel(slice)} of stream ${stream.name} cannot complete the window`);
+  }
   const { rows, duplicates } = collapseRows(stream, input.rows);
   const provenance = { account: input.account, runId: input.runId, extractedAt: input.extractedAt };
   const client = await warehouse.pool.connect();
@@ -86,6 +96,10 @@ export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Pr
       const counts = await mergeStage(client, stream, provenance);
       const unchanged = staged - counts.inserted - counts.updated;
       result = { ...counts, unchanged, deleted: 0, rejected: 0, duplicates, outsideWindow: 0 };
+    } else if (input.append === true) {
+      await stageRows(client, stream.columns, rows);
+      const inserted = await appendFromStage(client, stream, provenance);
+      result = { inserted, updated: 0, unchanged: 0, deleted: 0, rejected: 0, duplicates, outsideWindow: 0 };
     } else {
       const staged = await stageRows(client, stream.columns, rows);
       const window = slice.kind === "window" ? slice.window : null;

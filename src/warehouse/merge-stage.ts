@@ -101,3 +101,34 @@ export async function replaceWindowFromStage(
   const insertedCount = inserted.rowCount ?? 0;
   return { deleted: deleted.rowCount ?? 0, inserted: insertedCount, outsideWindow: staged - insertedCount };
 }
+
+/**
+ * Adds the staged rows to the account's rows of their days without deleting any (the replay of
+ * rejects of a `replace_window` stream): each day's new rows are numbered after that day's highest
+ * `_row_ordinal`. Every staged row is added, whatever window it came from: its day places it, and
+ * the next normal load of that day's window replaces it with what the platform serves.
+ */
+export async function appendFromStage(
+  client: pg.PoolClient,
+  stream: StreamDefinition,
+  provenance: RowProvenance,
+): Promise<number> {
+  const windowColumn = stream.windowColumn;
+  if (!windowColumn) throw new Error(`stream ${stream.name} appends by window but names no windowColumn`);
+  const table = quoteTable(stream.table);
+  const win = quoteIdent(windowColumn);
+  const columns = stream.columns.map((column) => quoteIdent(column.name));
+  const ordering = [...columns.map((name) => `s.${name}`), "s._extra::text"].join(", ");
+  const inserted = await client.query(
+    `INSERT INTO ${table} (_account, _row_ordinal, ${columns.join(", ")}, _run_id, _extracted_at, _extra)
+     SELECT $1::text,
+            COALESCE(m.last_ordinal, 0) + row_number() OVER (PARTITION BY s.${win} ORDER BY ${ordering}),
+            ${columns.map((name) => `s.${name}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
+     FROM ${STAGE_TABLE} s
+     LEFT JOIN (
+       SELECT ${win} AS day, max(_row_ordinal) AS last_ordinal FROM ${table} WHERE _account = $1 GROUP BY 1
+     ) m ON m.day = s.${win}`,
+    [provenance.account, provenance.runId, provenance.extractedAt],
+  );
+  return inserted.rowCount ?? 0;
+}

@@ -17,6 +17,9 @@ export const RUN_STATUSES = [
 /** Status of an `etl.runs` row. */
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** The `etl.runs.command` of a rejects replay (it adds rows to windows without attempting them). */
+export const REPLAY_RUN_COMMAND = "rejects replay";
+
 /** Statuses a run records at its own end. */
 export type FinishedRunStatus = Exclude<RunStatus, "running" | "abandoned">;
 

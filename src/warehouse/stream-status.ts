@@ -3,6 +3,7 @@ import { STREAMS } from "../streams/registry.js";
 import { addDays } from "../streams/slice-label.js";
 import type { DateWindow, StreamDefinition } from "../streams/stream-definition.js";
 import type { Database } from "./database.js";
+import { REPLAY_RUN_COMMAND } from "./run-records.js";
 import { quoteTable } from "./sql-names.js";
 
 /** The latest attempt at a slice that is not completed. */
@@ -126,24 +127,28 @@ export async function streamStatus(
     Object.assign(entry(account, stream), { completedWindows: windows.length, ...summariseWindows(windows) });
   }
 
+  // A replay of rejects adds a few rows to a window; it is no attempt at the window, so it must not
+  // hide the window's last real attempt (a failure, say).
   const attempts = await db
-    .selectFrom("etl.run_slices")
-    .distinctOn(["account", "stream", "slice"])
+    .selectFrom("etl.run_slices as s")
+    .innerJoin("etl.runs as r", "r.id", "s.run_id")
+    .where("r.command", "!=", REPLAY_RUN_COMMAND)
+    .distinctOn(["s.account", "s.stream", "s.slice"])
     .select([
-      "account",
-      "stream",
-      "slice",
-      "window_start",
-      "window_end",
-      "status",
-      "error",
-      "run_id",
-      "finished_at",
+      "s.account",
+      "s.stream",
+      "s.slice",
+      "s.window_start",
+      "s.window_end",
+      "s.status",
+      "s.error",
+      "s.run_id",
+      "s.finished_at",
     ])
-    .orderBy("account")
-    .orderBy("stream")
-    .orderBy("slice")
-    .orderBy("id", "desc")
+    .orderBy("s.account")
+    .orderBy("s.stream")
+    .orderBy("s.slice")
+    .orderBy("s.id", "desc")
     .execute();
   for (const row of attempts) {
     const isCompleted =

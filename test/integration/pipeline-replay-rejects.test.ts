@@ -1,0 +1,198 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/log.js";
+import { replayRejects } from "../../src/pipeline/replay-rejects.js";
+import { shortLinkMetricSchema } from "../../src/platform/index.js";
+import { toLoadRow } from "../../src/streams/load-row.js";
+import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
+import type { Slice } from "../../src/streams/stream-definition.js";
+import { loadSlice } from "../../src/warehouse/load-slice.js";
+import { pendingRejects } from "../../src/warehouse/rejects.js";
+import { finishRun, startRun } from "../../src/warehouse/run-records.js";
+import { recordFailedSlice } from "../../src/warehouse/slice-records.js";
+import { streamStatus } from "../../src/warehouse/stream-state.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const ACCOUNT = "replay";
+const AUG1: Slice = { kind: "window", window: { start: "2026-08-01", end: "2026-08-02" } };
+const stats = { requests: 1, retries: 0, rowsFetched: 3, startedAt: new Date("2026-08-03T00:00:00Z") };
+
+function click(createdAt: string, userId: number) {
+  return {
+    latitude: 52.5,
+    longitude: 13.4,
+    operating_system: "Android",
+    browser: "Chrome",
+    language: "de",
+    phone: "15550001",
+    utm_campaign: "summer",
+    created_at: createdAt,
+    link_hash: "abc",
+    user_id: userId,
+  };
+}
+
+const loadRow = (raw: ReturnType<typeof click>) =>
+  toLoadRow(shortLinkMetricsStream, shortLinkMetricSchema.parse(raw), {});
+
+async function windowRows() {
+  const result = await sql<{ ordinal: number; user_id: number }>`
+    SELECT _row_ordinal AS ordinal, user_id::int AS user_id FROM platform.short_link_metrics
+    WHERE _account = ${ACCOUNT} ORDER BY user_id`.execute(database.warehouse.db);
+  return result.rows;
+}
+
+async function stateOfWindow() {
+  return database.warehouse.db
+    .selectFrom("etl.stream_state")
+    .select(["window_end", "run_id", "completed_at"])
+    .where("account", "=", ACCOUNT)
+    .where("stream", "=", "short_link_metrics")
+    .execute();
+}
+
+describe("rejects replay of a replace_window stream", () => {
+  it("adds the replayed row beside the window's good rows, leaves completion alone, and a later load converges", async () => {
+    const db = database.warehouse.db;
+    const good = [click("2026-08-01 09:00:00.000Z", 1), click("2026-08-01 10:00:00.000Z", 2)];
+    // Valid under today's schema; an older schema rejected it (say, a stricter user_id).
+    const once = click("2026-08-01 11:00:00.000Z", 3);
+    const run1 = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+    await loadSlice(database.warehouse, {
+      stream: shortLinkMetricsStream,
+      account: ACCOUNT,
+      runId: run1,
+      extractedAt: new Date(),
+      slice: AUG1,
+      rows: good.map(loadRow),
+      rejects: [{ raw: once, issues: [{ path: "user_id", code: "custom", message: "old schema" }] }],
+      stats,
+      completeWindow: true,
+    });
+    await finishRun(db, run1, { status: "quarantined", exitCode: 3 });
+    const completion = await stateOfWindow();
+    expect(completion).toHaveLength(1);
+
+    const replay = await replayRejects(
+      { warehouse: database.warehouse, log: silentLogger, host: "test" },
+      { stream: "short_link_metrics" },
+    );
+    expect(replay.summaries).toEqual([
+      { account: ACCOUNT, stream: "short_link_metrics", pending: 1, loaded: 1, stillRejected: 0 },
+    ]);
+    expect(await windowRows()).toEqual([
+      { ordinal: 1, user_id: 1 },
+      { ordinal: 2, user_id: 2 },
+      { ordinal: 3, user_id: 3 },
+    ]);
+    expect(await stateOfWindow()).toEqual(completion);
+    expect(await pendingRejects(db, { stream: "short_link_metrics" })).toEqual([]);
+    const replaySlice = await db
+      .selectFrom("etl.run_slices")
+      .select(["rows_inserted", "rows_deleted"])
+      .where("run_id", "=", replay.runId)
+      .executeTakeFirstOrThrow();
+    expect(replaySlice).toEqual({ rows_inserted: 1, rows_deleted: 0 });
+
+    // A second replay finds nothing to do.
+    const again = await replayRejects(
+      { warehouse: database.warehouse, log: silentLogger, host: "test" },
+      { stream: "short_link_metrics" },
+    );
+    expect(again.summaries).toEqual([]);
+    expect(await windowRows()).toHaveLength(3);
+
+    // The next normal load of the window replaces all of it, replayed row included, with what the
+    // platform serves now: no duplicate of the replayed row, and re-running changes nothing.
+    for (const served of [
+      [...good, once],
+      [...good, once],
+      [good[1]!, once],
+    ]) {
+      const run = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+      await loadSlice(database.warehouse, {
+        stream: shortLinkMetricsStream,
+        account: ACCOUNT,
+        runId: run,
+        extractedAt: new Date(),
+        slice: AUG1,
+        rows: served.map(loadRow),
+        rejects: [],
+        stats,
+        completeWindow: true,
+      });
+      await finishRun(db, run, { status: "succeeded", exitCode: 0 });
+      expect((await windowRows()).map((r) => r.user_id)).toEqual(served.map((r) => r.user_id));
+    }
+  });
+
+  it("a replay into an open window does not hide that window's failure from status", async () => {
+    const db = database.warehouse.db;
+    const account = "replay-open";
+    const aug2: Slice = { kind: "window", window: { start: "2026-08-02", end: "2026-08-03" } };
+    const run1 = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+    await loadSlice(database.warehouse, {
+      stream: shortLinkMetricsStream,
+      account,
+      runId: run1,
+      extractedAt: new Date(),
+      slice: aug2,
+      rows: [loadRow(click("2026-08-02 09:00:00.000Z", 1))],
+      rejects: [{ raw: click("2026-08-02 10:00:00.000Z", 2), issues: [] }],
+      stats,
+      completeWindow: false,
+    });
+    await finishRun(db, run1, { status: "quarantined", exitCode: 3 });
+    const run2 = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+    await recordFailedSlice(database.warehouse, {
+      runId: run2,
+      account,
+      stream: shortLinkMetricsStream,
+      slice: aug2,
+      stats,
+      error: new Error("HTTP 503 after 6 attempts"),
+    });
+    await finishRun(db, run2, { status: "partial", exitCode: 1 });
+    const replay = await replayRejects(
+      { warehouse: database.warehouse, log: silentLogger, host: "test" },
+      { stream: "short_link_metrics", account },
+    );
+    expect(replay.summaries[0]).toMatchObject({ loaded: 1, stillRejected: 0 });
+    const [status] = (await streamStatus(db)).filter((s) => s.account === account);
+    expect(status!.failedWindows.map((w) => [w.slice, w.runId, w.error])).toEqual([
+      ["2026-08-02..2026-08-03", run2, "HTTP 503 after 6 attempts"],
+    ]);
+    expect(status).toMatchObject({ completedWindows: 0, rows: 2, lastRun: { runId: replay.runId } });
+  });
+
+  it("refuses an append that would complete the window", async () => {
+    const runId = await startRun(database.warehouse.db, {
+      command: "rejects replay",
+      arguments: {},
+      host: "test",
+      pid: 1,
+    });
+    await expect(
+      loadSlice(database.warehouse, {
+        stream: shortLinkMetricsStream,
+        account: "other",
+        runId,
+        extractedAt: new Date(),
+        slice: AUG1,
+        rows: [loadRow(click("2026-08-01 09:00:00.000Z", 9))],
+        rejects: [],
+        stats,
+        completeWindow: true,
+        append: true,
+      }),
+    ).rejects.toThrow(/cannot complete the window/);
+  });
+});
