@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { replayRejects } from "../pipeline/replay-rejects.js";
 import { getStream } from "../streams/registry.js";
-import { listRejects, type RejectRecord } from "../warehouse/rejects.js";
+import { impliedOfReject, listRejects, type RejectRecord } from "../warehouse/rejects.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { EXIT, type ExitCode } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
@@ -18,7 +18,10 @@ export function formatReject(reject: RejectRecord): string {
     : JSON.stringify(reject.issues);
   const raw = JSON.stringify(reject.raw);
   const state = reject.replayedAt ? `replayed ${reject.replayedAt.toISOString()}` : "pending";
-  return `#${reject.id} ${reject.account}/${reject.stream} ${reject.slice} run ${reject.runId ?? "-"} ${state}\n    ${issues}\n    ${raw.length > 300 ? `${raw.slice(0, 300)}…` : raw}`;
+  const implied = Object.entries(impliedOfReject(reject))
+    .map(([name, value]) => ` ${name}=${value}`)
+    .join("");
+  return `#${reject.id} ${reject.account}/${reject.stream}${implied} ${reject.slice} run ${reject.runId ?? "-"} ${state}\n    ${issues}\n    ${raw.length > 300 ? `${raw.slice(0, 300)}…` : raw}`;
 }
 
 function parseLimit(value: string | undefined): number {

@@ -8,21 +8,22 @@ import type { z } from "zod";
 import { type LoadRow, toLoadRow } from "../streams/load-row.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 
-/**
- * One validation problem, as stored in `etl.rejects.issues`. `implied` keeps the values the request
- * implied for the row (CDRs: `direction`), which the raw row does not carry, so a replay can load it.
- */
+/** One validation problem, as stored in `etl.rejects.issues`. */
 export interface RowIssue {
   readonly path: string;
   readonly code: string;
   readonly message: string;
-  readonly implied?: Readonly<Record<string, string>>;
 }
 
-/** A row that failed validation: the raw value as served and why. */
+/**
+ * A row that failed validation: the raw value as served, why, and the values its request implied
+ * (CDRs: `direction`; stored in `etl.rejects.implied`), which the raw row does not carry, so a
+ * replay can load it.
+ */
 export interface RejectedRow {
   readonly raw: unknown;
   readonly issues: readonly RowIssue[];
+  readonly implied?: Readonly<Record<string, string>>;
 }
 
 /** What a batch of raw rows became. */
@@ -40,29 +41,14 @@ export function parseRow(
   const withImplied = Object.keys(implied).length > 0 ? { implied } : {};
   const result = stream.schema.safeParse(raw);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => ({ ...toRowIssue(issue), ...withImplied }));
-    return { ok: false, reject: { raw, issues } };
+    return { ok: false, reject: { raw, issues: result.error.issues.map(toRowIssue), ...withImplied } };
   }
   try {
     return { ok: true, row: toLoadRow(stream, result.data, implied) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, reject: { raw, issues: [{ path: "", code: "mapping", message, ...withImplied }] } };
+    return { ok: false, reject: { raw, issues: [{ path: "", code: "mapping", message }], ...withImplied } };
   }
-}
-
-/** The implied values stored with a reject's issues (empty when there were none). */
-export function impliedOf(issues: unknown): Readonly<Record<string, string>> {
-  if (!Array.isArray(issues)) return {};
-  for (const issue of issues) {
-    const implied = (issue as { implied?: unknown } | null)?.implied;
-    if (implied !== null && typeof implied === "object" && !Array.isArray(implied)) {
-      return Object.fromEntries(
-        Object.entries(implied).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
-      );
-    }
-  }
-  return {};
 }
 
 /** Validates the rows of one request (whose `implied` values apply to every row) and appends to `into`. */

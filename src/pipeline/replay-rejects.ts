@@ -13,10 +13,10 @@ import { parseSliceLabel } from "../streams/slice-label.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { loadSlice } from "../warehouse/load-slice.js";
-import { pendingRejects, type RejectRecord } from "../warehouse/rejects.js";
+import { impliedOfReject, pendingRejects, type RejectRecord } from "../warehouse/rejects.js";
 import { finishRun, REPLAY_RUN_COMMAND, startRun } from "../warehouse/run-records.js";
 import { acquireStreamLocks } from "../warehouse/stream-locks.js";
-import { impliedOf, parseRow } from "./parse-rows.js";
+import { parseRow } from "./parse-rows.js";
 
 /** What a replay did per (account, stream). */
 export interface ReplaySummary {
@@ -76,7 +76,7 @@ export async function replayRejects(
       const rows: LoadRow[] = [];
       const ids: number[] = [];
       for (const reject of rejects) {
-        const parsed = parseRow(stream, reject.raw, impliedOf(reject.issues));
+        const parsed = parseRow(stream, reject.raw, impliedOfReject(reject));
         if (parsed.ok) {
           rows.push(parsed.row);
           ids.push(reject.id);

@@ -63,6 +63,8 @@ export interface RejectsTable {
   slice: string;
   raw: Json;
   issues: Json;
+  /** Values the request implied for the row (`{"direction":"placed"}`); null for rows stored before 0004. */
+  implied: ColumnType<unknown, string | null | undefined, string | null>;
   received_at: Timestamp;
   replayed_at: Date | string | null;
 }

@@ -7,6 +7,8 @@ import type { Database } from "./database.js";
 export interface RejectInput {
   readonly raw: unknown;
   readonly issues: unknown;
+  /** Values the request implied for the row (CDRs: `direction`); absent or empty when none. */
+  readonly implied?: Readonly<Record<string, string>>;
 }
 
 /** A stored reject. */
@@ -19,6 +21,11 @@ export interface RejectRecord {
   readonly slice: string;
   readonly raw: unknown;
   readonly issues: unknown;
+  /**
+   * Values the request implied for the row, from the `implied` column; null when it implied none or
+   * the reject predates that column (those kept them in `issues`: see `impliedOfReject`).
+   */
+  readonly implied: Readonly<Record<string, string>> | null;
   readonly receivedAt: Date;
   readonly replayedAt: Date | null;
 }
@@ -33,12 +40,16 @@ export function insertRejectsQuery(
 ): CompiledQuery | null {
   if (input.rejects.length === 0) return null;
   const payload = JSON.stringify(
-    input.rejects.map((r) => ({ raw: r.raw ?? null, issues: r.issues ?? null })),
+    input.rejects.map((r) => ({
+      raw: r.raw ?? null,
+      issues: r.issues ?? null,
+      implied: r.implied !== undefined && Object.keys(r.implied).length > 0 ? r.implied : null,
+    })),
   );
   return sql`
-    INSERT INTO etl.rejects (run_id, account, stream, slice, raw, issues)
+    INSERT INTO etl.rejects (run_id, account, stream, slice, raw, issues, implied)
     SELECT ${input.runId}::bigint, ${input.account}, ${input.stream}, ${sliceLabel(input.slice)},
-           r -> 'raw', r -> 'issues'
+           r -> 'raw', r -> 'issues', NULLIF(r -> 'implied', 'null'::jsonb)
     FROM jsonb_array_elements(${payload}::jsonb) WITH ORDINALITY AS e(r, n)
     ORDER BY n`.compile(db);
 }
@@ -51,6 +62,7 @@ type RejectRow = {
   slice: string;
   raw: unknown;
   issues: unknown;
+  implied: unknown;
   received_at: Date;
   replayed_at: Date | null;
 };
@@ -64,15 +76,52 @@ function toRecord(row: RejectRow): RejectRecord {
     slice: row.slice,
     raw: row.raw,
     issues: row.issues,
+    implied: stringRecord(row.implied),
     receivedAt: new Date(row.received_at),
     replayedAt: row.replayed_at === null ? null : new Date(row.replayed_at),
   };
 }
 
+/** The string values of a JSON object; null for anything else. */
+function stringRecord(value: unknown): Readonly<Record<string, string>> | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
+/**
+ * The values the request implied for a stored reject: its `implied` column, or for rejects stored
+ * before that column existed, the `implied` its issues carried. Empty when there were none.
+ */
+export function impliedOfReject(
+  reject: Pick<RejectRecord, "implied" | "issues">,
+): Readonly<Record<string, string>> {
+  if (reject.implied !== null) return reject.implied;
+  if (Array.isArray(reject.issues)) {
+    for (const issue of reject.issues) {
+      const legacy = stringRecord((issue as { implied?: unknown } | null)?.implied ?? null);
+      if (legacy !== null) return legacy;
+    }
+  }
+  return {};
+}
+
 function selectRejects(db: Kysely<Database>) {
   return db
     .selectFrom("etl.rejects")
-    .select(["id", "run_id", "account", "stream", "slice", "raw", "issues", "received_at", "replayed_at"]);
+    .select([
+      "id",
+      "run_id",
+      "account",
+      "stream",
+      "slice",
+      "raw",
+      "issues",
+      "implied",
+      "received_at",
+      "replayed_at",
+    ]);
 }
 
 /** The newest `limit` rejects (replayed ones included), optionally of one stream and/or account. */

@@ -109,7 +109,8 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
   });
 
   it("rejects list shows quarantined rows; replay loads those that now pass and leaves completion alone", async () => {
-    // A row quarantined under an older schema that the current one accepts (as after a schema fix).
+    // A row quarantined under an older schema that the current one accepts (as after a schema fix),
+    // stored as rejects were before the `implied` column: the direction inside the issues.
     const valid = {
       date: "2026-08-02T10:00:00Z",
       from: "15550001111",
@@ -145,7 +146,7 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
     const list = await runCli(["rejects", "list", "--stream", "cdrs"], { env });
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(
-      /#\d+ default\/cdrs 2026-08-02\.\.2026-08-03 run - pending\n +duration: old schema/,
+      /#\d+ default\/cdrs direction=placed 2026-08-02\.\.2026-08-03 run - pending\n +duration: old schema/,
     );
     const json = JSON.parse((await runCli(["rejects", "list", "--json"], { env })).stdout) as unknown[];
     expect(json).toHaveLength(2);

@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { impliedOf } from "../../src/pipeline/parse-rows.js";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import { listRejects } from "../../src/warehouse/rejects.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
@@ -126,7 +125,7 @@ describe("pipeline against a faulty platform", () => {
       .sort();
     expect(malformed.length).toBeGreaterThan(0);
     const rejects = (await listRejects(db.warehouse.db, { limit: 100_000 }))
-      .map((r) => canonical([r.stream, impliedOf(r.issues).direction ?? null, r.raw]))
+      .map((r) => canonical([r.stream, r.implied?.direction ?? null, r.raw]))
       .sort();
     expect(rejects).toEqual(malformed);
 

@@ -1,8 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log.js";
+import { parseRow } from "../../src/pipeline/parse-rows.js";
 import { replayRejects } from "../../src/pipeline/replay-rejects.js";
 import { shortLinkMetricSchema } from "../../src/platform/index.js";
+import { cdrsStream } from "../../src/streams/cdrs.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
@@ -194,5 +196,91 @@ describe("rejects replay of a replace_window stream", () => {
         append: true,
       }),
     ).rejects.toThrow(/cannot complete the window/);
+  });
+});
+
+describe("the values a request implied for a rejected row", () => {
+  it("are stored in their own column, not in the issues, and a replay loads the row with them", async () => {
+    const db = database.warehouse.db;
+    const account = "implied";
+    const cdr = {
+      date: "2026-08-01T10:00:00Z",
+      from: "15550001111",
+      to: "15550002222",
+      disposition: "answered",
+      duration: 61,
+      destination: null,
+      per_minute: null,
+      charge: null,
+      sip_trunk: null,
+      uuid: "implied-0001",
+      parent_uuid: null,
+      answered_by: null,
+    };
+    // Rejected by today's schema (duration as text), served by a `type=received` request.
+    const parsed = parseRow(cdrsStream, { ...cdr, duration: "61" }, { direction: "received" });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    const runId = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+    await loadSlice(database.warehouse, {
+      stream: cdrsStream,
+      account,
+      runId,
+      extractedAt: new Date(),
+      slice: AUG1,
+      rows: [],
+      rejects: [parsed.reject],
+      stats,
+      completeWindow: false,
+    });
+    await finishRun(db, runId, { status: "quarantined", exitCode: 3 });
+    const stored = await db
+      .selectFrom("etl.rejects")
+      .select(["id", "implied", "issues"])
+      .where("account", "=", account)
+      .executeTakeFirstOrThrow();
+    expect(stored.implied).toEqual({ direction: "received" });
+    expect(JSON.stringify(stored.issues)).not.toContain("implied");
+    const [record] = await pendingRejects(db, { account });
+    expect(record!.implied).toEqual({ direction: "received" });
+
+    // As if the schema were fixed: the raw row becomes valid, and the replay needs the direction.
+    await db
+      .updateTable("etl.rejects")
+      .set({ raw: JSON.stringify(cdr) })
+      .where("id", "=", stored.id)
+      .execute();
+    const replay = await replayRejects(
+      { warehouse: database.warehouse, log: silentLogger, host: "test" },
+      { stream: "cdrs", account },
+    );
+    expect(replay.summaries[0]).toMatchObject({ loaded: 1, stillRejected: 0 });
+    const loaded = await sql<{ direction: string }>`
+      SELECT direction FROM platform.cdrs WHERE _account = ${account}`.execute(db);
+    expect(loaded.rows).toEqual([{ direction: "received" }]);
+  });
+
+  it("a request that implied nothing stores null", async () => {
+    const db = database.warehouse.db;
+    const runId = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+    const parsed = parseRow(shortLinkMetricsStream, { user_id: "x" }, {});
+    if (parsed.ok) throw new Error("expected a reject");
+    await loadSlice(database.warehouse, {
+      stream: shortLinkMetricsStream,
+      account: "implied-none",
+      runId,
+      extractedAt: new Date(),
+      slice: AUG1,
+      rows: [],
+      rejects: [parsed.reject],
+      stats,
+      completeWindow: false,
+    });
+    const stored = await db
+      .selectFrom("etl.rejects")
+      .select("implied")
+      .where("account", "=", "implied-none")
+      .executeTakeFirstOrThrow();
+    expect(stored.implied).toBeNull();
   });
 });
