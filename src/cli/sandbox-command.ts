@@ -2,6 +2,8 @@ import { type Command, InvalidArgumentError } from "commander";
 import { UsageError } from "../errors.js";
 import { resolveSandboxOptions, type SandboxOptions } from "../sandbox/sandbox-options.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";
+import type { Runtime } from "./command-context.js";
+import { EXIT } from "./exit-codes.js";
 import { withExample } from "./global-options.js";
 
 interface SandboxFlags {
@@ -33,6 +35,31 @@ function number(value: string): number {
   return parsed;
 }
 
+/** CLI flag of each library option, so a refused option is reported as the user typed it. */
+const FLAGS: Readonly<Record<string, string>> = {
+  port: "--port",
+  host: "--host",
+  seed: "--seed",
+  start: "--start",
+  days: "--days",
+  accounts: "--accounts",
+  callsPerDay: "--calls-per-day",
+  faults: "--faults",
+  latencyMs: "--latency-ms",
+  rateLimit: "--rate-limit",
+  maxPerPage: "--max-per-page",
+  now: "--now",
+  lateShare: "--late-share",
+};
+
+/** One line naming the flag: `sandbox: --late-share must be between 0 and 1`. */
+function usageMessage(error: unknown): string {
+  const text = (error as Error).message.replace(/\s+/g, " ").trim();
+  const match = /^([a-zA-Z]+)(:?) /.exec(text);
+  const flag = match ? FLAGS[match[1]!] : undefined;
+  return `sandbox: ${flag && match ? `${flag}${match[2]} ${text.slice(match[0].length)}` : text}`;
+}
+
 /** Resolves on the first SIGINT or SIGTERM. */
 function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -46,8 +73,12 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** `telecom-etl sandbox`: serves the seeded platform simulator until Ctrl-C, printing its URL, keys and admin URL. */
-export function registerSandboxCommand(program: Command): void {
+/**
+ * `telecom-etl sandbox`: serves the seeded platform simulator until Ctrl-C, printing its URL, keys
+ * and admin URL. With the CLI `runtime`, Ctrl-C is a normal end (exit 0); without it, the entry
+ * point reports an interruption (130).
+ */
+export function registerSandboxCommand(program: Command, runtime?: Runtime): void {
   const command = program
     .command("sandbox")
     .description("serve a seeded simulator of the platform API (with faults and ground truth) until Ctrl-C")
@@ -85,15 +116,21 @@ export function registerSandboxCommand(program: Command): void {
       try {
         resolveSandboxOptions(options);
       } catch (error) {
-        throw new UsageError(`sandbox: ${(error as Error).message}`);
+        throw new UsageError(usageMessage(error));
       }
-      const sandbox = await startSandbox(options);
-      const { world, runtime } = sandbox;
+      // Ctrl-C is how this command ends: the entry point then exits 0, not 130.
+      runtime?.endsOnSignal();
+      const sandbox = await startSandbox(options).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "EADDRINUSE" && error.code !== "EACCES" && error.code !== "EADDRNOTAVAIL")
+          throw error;
+        throw new UsageError(`sandbox: cannot listen on ${flags.host}:${flags.port} (${error.code})`);
+      });
+      const { world } = sandbox;
       const out = (line: string) => process.stdout.write(`${line}\n`);
       out(`sandbox listening on ${sandbox.url}`);
       out(
         `seed ${world.seed} · ${world.start} + ${world.days} days · ${world.callsPerDay} calls/day/account · ` +
-          `clock ${runtime.clock.isReal ? "real" : new Date(runtime.clock.now()).toISOString()}`,
+          `clock ${sandbox.runtime.clock.isReal ? "real" : new Date(sandbox.runtime.clock.now()).toISOString()}`,
       );
       for (const account of world.accounts) {
         out(`  ${account.name.padEnd(8)} id ${account.id}  key ${account.apiKey}  (${account.companyName})`);
@@ -102,6 +139,7 @@ export function registerSandboxCommand(program: Command): void {
       const signal = await untilSignal();
       await sandbox.close();
       out(`sandbox stopped (${signal})`);
+      runtime?.setExitCode(EXIT.ok);
     });
   withExample(
     command,

@@ -82,19 +82,38 @@ export function formatDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-function positiveInt(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}`);
+function positiveInt(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${name} must be an integer >= ${min}`
+        : `${name} must be an integer from ${min} to ${max}`,
+    );
+  }
   return value;
 }
 
-/** Applies defaults and checks ranges; throws an Error naming the bad option. */
+function nonNegative(name: string, value: number): number {
+  if (!(Number.isFinite(value) && value >= 0)) throw new Error(`${name} must be a number >= 0`);
+  return value;
+}
+
+function startDay(start: string): number {
+  try {
+    return parseDay(start);
+  } catch (error) {
+    throw new Error(`start: ${(error as Error).message}`);
+  }
+}
+
+/** Applies defaults and checks ranges; throws an Error whose message starts with the bad option's name. */
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
   const days = positiveInt("days", options.days ?? 90, 1);
   const real = options.now === "real";
   const start =
     options.start ??
     (real ? formatDay(Math.floor(Date.now() / DAY_MS) * DAY_MS - (days - 1) * DAY_MS) : "2026-08-01");
-  const startMs = parseDay(start);
+  const startMs = startDay(start);
   let now: number | "real";
   if (options.now === undefined) now = startMs + days * DAY_MS;
   else if (real) now = "real";
@@ -106,7 +125,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   const lateShare = options.lateShare ?? 0.02;
   if (!(lateShare >= 0 && lateShare <= 1)) throw new Error("lateShare must be between 0 and 1");
   return {
-    port: positiveInt("port", options.port ?? 0, 0),
+    port: positiveInt("port", options.port ?? 0, 0, 65_535),
     host: options.host ?? "127.0.0.1",
     seed: positiveInt("seed", options.seed ?? 1, 0),
     start,
@@ -116,7 +135,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     callsPerDay: positiveInt("callsPerDay", options.callsPerDay ?? 2000, 0),
     faults: resolveFaultProfile(options.faults ?? "none"),
     latencyMs: positiveInt("latencyMs", options.latencyMs ?? 0, 0),
-    rateLimit: Math.max(0, options.rateLimit ?? 0),
+    rateLimit: nonNegative("rateLimit", options.rateLimit ?? 0),
     maxPerPage: positiveInt("maxPerPage", options.maxPerPage ?? 100, 1),
     now,
     lateShare,

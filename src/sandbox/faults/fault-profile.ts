@@ -169,9 +169,8 @@ export function resolveFaultProfile(spec: string | Readonly<Record<string, unkno
     try {
       raw = JSON.parse(readFileSync(spec, "utf8"));
     } catch (error) {
-      throw new Error(
-        `faults: expected none, flaky, hostile or a readable JSON file (${(error as Error).message})`,
-      );
+      const reason = (error as Error).message.replace(/\s+/g, " ").trim();
+      throw new Error(`faults: expected none, flaky, hostile or a readable JSON file (${reason})`);
     }
   }
   const parsed = faultProfileInputSchema.safeParse(raw);
