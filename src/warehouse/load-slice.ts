@@ -7,7 +7,7 @@ import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "./connect-warehouse.js";
 import { insertIntoNewWindow } from "./insert-new-window.js";
 import { appendFromStage, mergeStage, replaceWindowFromStage } from "./merge-stage.js";
-import { insertRejectsQuery, markReplayedQuery, type RejectInput } from "./rejects.js";
+import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
 import { completeWindowQuery } from "./stream-state.js";
@@ -108,7 +108,10 @@ export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Pr
     }
     result = { ...result, rejected: input.rejects.length };
     const identity = { runId: input.runId, account: input.account, stream: stream.name, slice };
-    await run(client, insertRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
+    // A replay appends rows it re-validated; it is not a read of the window, so it leaves the window's rejects alone.
+    if (input.append !== true) {
+      await run(client, syncRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
+    }
     await run(client, markReplayedQuery(warehouse.db, input.replayedRejectIds ?? []));
     await run(
       client,

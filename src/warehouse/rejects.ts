@@ -31,14 +31,16 @@ export interface RejectRecord {
 }
 
 /**
- * One INSERT of every reject of a slice (sent as one JSON array, so any number fits in one
- * statement), compiled to run on a transaction's client. Null when there is nothing to insert.
+ * Makes the slice's pending rejects exactly the rejects of this read of it, compiled to run on a
+ * transaction's client: a row rejected again keeps its id and first `received_at` (its run and
+ * issues are refreshed), a row no longer rejected leaves the pending set, a new one is added, and
+ * the same row on two pages is stored once. Re-reading a window (the nightly lookback) therefore
+ * converges instead of piling up copies. Replayed rejects are history and are never touched.
  */
-export function insertRejectsQuery(
+export function syncRejectsQuery(
   db: Kysely<Database>,
   input: { runId: number; account: string; stream: string; slice: Slice; rejects: readonly RejectInput[] },
-): CompiledQuery | null {
-  if (input.rejects.length === 0) return null;
+): CompiledQuery {
   const payload = JSON.stringify(
     input.rejects.map((r) => ({
       raw: r.raw ?? null,
@@ -46,12 +48,34 @@ export function insertRejectsQuery(
       implied: r.implied !== undefined && Object.keys(r.implied).length > 0 ? r.implied : null,
     })),
   );
+  const label = sliceLabel(input.slice);
   return sql`
+    WITH incoming AS (
+      SELECT DISTINCT ON (r -> 'raw', NULLIF(r -> 'implied', 'null'::jsonb))
+             r -> 'raw' AS raw, r -> 'issues' AS issues, NULLIF(r -> 'implied', 'null'::jsonb) AS implied, n
+      FROM jsonb_array_elements(${payload}::jsonb) WITH ORDINALITY AS e(r, n)
+      ORDER BY r -> 'raw', NULLIF(r -> 'implied', 'null'::jsonb), n
+    ),
+    pending AS (
+      SELECT id, raw, implied FROM etl.rejects
+      WHERE account = ${input.account} AND stream = ${input.stream} AND slice = ${label} AND replayed_at IS NULL
+    ),
+    gone AS (
+      DELETE FROM etl.rejects WHERE id IN (
+        SELECT p.id FROM pending p
+        WHERE NOT EXISTS (SELECT 1 FROM incoming i WHERE i.raw = p.raw AND i.implied IS NOT DISTINCT FROM p.implied)
+      )
+    ),
+    again AS (
+      UPDATE etl.rejects t SET run_id = ${input.runId}::bigint, issues = i.issues
+      FROM pending p JOIN incoming i ON i.raw = p.raw AND i.implied IS NOT DISTINCT FROM p.implied
+      WHERE t.id = p.id
+    )
     INSERT INTO etl.rejects (run_id, account, stream, slice, raw, issues, implied)
-    SELECT ${input.runId}::bigint, ${input.account}, ${input.stream}, ${sliceLabel(input.slice)},
-           r -> 'raw', r -> 'issues', NULLIF(r -> 'implied', 'null'::jsonb)
-    FROM jsonb_array_elements(${payload}::jsonb) WITH ORDINALITY AS e(r, n)
-    ORDER BY n`.compile(db);
+    SELECT ${input.runId}::bigint, ${input.account}, ${input.stream}, ${label}, i.raw, i.issues, i.implied
+    FROM incoming i
+    WHERE NOT EXISTS (SELECT 1 FROM pending p WHERE p.raw = i.raw AND p.implied IS NOT DISTINCT FROM i.implied)
+    ORDER BY i.n`.compile(db);
 }
 
 type RejectRow = {

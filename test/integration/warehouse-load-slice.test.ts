@@ -449,6 +449,49 @@ describe("loadSlice, rejects, state and atomicity", () => {
     expect(slice.rows_rejected).toBe(2);
   });
 
+  it("re-reading a window converges its pending rejects to what that read rejected", async () => {
+    const account = "rejects-converge";
+    const rejectOf = (uuid: string, direction = "placed") => ({
+      raw: cdr(uuid, { duration: "long" }),
+      issues: [{ path: ["duration"], message: `bad ${uuid}` }],
+      implied: { direction },
+    });
+    const pending = async () =>
+      (await pendingRejects(database.warehouse.db, { stream: "cdrs", account })).map((r) => ({
+        id: r.id,
+        uuid: (r.raw as { uuid: string }).uuid,
+        direction: (r.implied as { direction: string }).direction,
+        runId: r.runId,
+      }));
+    const load = async (rejects: ReturnType<typeof rejectOf>[]) => {
+      const runId = await newRun();
+      await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, [], { rejects }));
+      return runId;
+    };
+
+    const run1 = await load([rejectOf("a"), rejectOf("b"), rejectOf("b"), rejectOf("b", "received")]);
+    const first = await pending();
+    expect(first.map((r) => [r.uuid, r.direction, r.runId])).toEqual([
+      ["a", "placed", run1],
+      ["b", "placed", run1],
+      ["b", "received", run1],
+    ]);
+
+    const run2 = await load([rejectOf("b"), rejectOf("c")]);
+    const second = await pending();
+    expect(second.map((r) => [r.uuid, r.direction, r.runId])).toEqual([
+      ["b", "placed", run2],
+      ["c", "placed", run2],
+    ]);
+    expect(second[0]!.id).toBe(first[1]!.id);
+
+    await load([rejectOf("b"), rejectOf("c")]);
+    expect((await pending()).map((r) => r.id)).toEqual(second.map((r) => r.id));
+
+    await load([]);
+    expect(await pending()).toEqual([]);
+  });
+
   it("marks the window completed only when asked, in the load's transaction", async () => {
     const account = "state";
     const runId = await newRun();
