@@ -66,6 +66,10 @@ const RECOVERY_TARGET = 0.95;
 const PROBE_STEP = 0.01;
 /** A 429 at or above this fraction of the previous refused rate counts as the same limit. */
 const NEAR_LIMIT = 0.8;
+/** Successes are counted over this window to estimate the rate the platform accepts. */
+const ACCEPTED_WINDOW_MS = 2_000;
+/** On a 429 the rate goes no higher than this fraction of the accepted rate (when measurable). */
+const BELOW_ACCEPTED = 0.95;
 
 /** True when a failure is the platform asking us to slow down (HTTP 429). */
 export function isThrottleError(error: unknown): boolean {
@@ -101,6 +105,9 @@ class AdaptiveRateBudget implements RateBudget {
   /** Increases in a row above the refused rate. */
   #beyondCeiling = 0;
   #successRun = 0;
+  /** Times of recent successes (oldest first), for the accepted-rate estimate. */
+  #successTimes: number[] = [];
+  #startedAt: number;
   #scheduled = 0;
   #succeeded = 0;
   #throttled = 0;
@@ -123,6 +130,7 @@ class AdaptiveRateBudget implements RateBudget {
     this.#rate = clamp(options.initialRatePerSecond ?? max, this.#minRate, max);
     this.#tokens = this.#burst;
     this.#refilledAt = options.clock.now();
+    this.#startedAt = this.#refilledAt;
     this.#limit = pLimit(this.concurrency);
   }
 
@@ -174,8 +182,22 @@ class AdaptiveRateBudget implements RateBudget {
     this.#refilledAt = now;
   }
 
+  /**
+   * Requests/s that succeeded over the last window: what the platform actually accepts while it
+   * throttles us. Undefined until a whole window has passed (too little evidence).
+   */
+  #acceptedRate(): number | undefined {
+    const now = this.#options.clock.now();
+    if (now - this.#startedAt < ACCEPTED_WINDOW_MS) return undefined;
+    const since = now - ACCEPTED_WINDOW_MS;
+    const recent = this.#successTimes.filter((t) => t > since).length;
+    return recent > 0 ? recent / (ACCEPTED_WINDOW_MS / 1000) : undefined;
+  }
+
   #onSuccess(epoch: number): void {
     this.#succeeded++;
+    this.#successTimes.push(this.#options.clock.now());
+    if (this.#successTimes.length > 4096) this.#successTimes.splice(0, 2048);
     if (epoch !== this.#epoch) return;
     this.#successRun++;
     if (this.#successRun < this.#successesPerIncrease || this.#rate >= this.#maxRate) return;
@@ -209,9 +231,14 @@ class AdaptiveRateBudget implements RateBudget {
     // Refused far below it (or for the first time): the limit is unknown or moved, cut hard.
     const nearKnownLimit = this.#ceiling !== undefined && refusedAt >= this.#ceiling * NEAR_LIMIT;
     const cut = nearKnownLimit ? this.#nearLimitDecreaseFactor : this.#decreaseFactor;
-    this.#ceiling = refusedAt;
+    // A gentle cut can still sit above the real limit when the refused rate overshot it: never stay
+    // above what the platform was seen to accept just now, and recover towards that, not the overshoot.
+    const accepted = this.#acceptedRate();
+    this.#ceiling = accepted === undefined ? refusedAt : Math.min(refusedAt, accepted);
     this.#beyondCeiling = 0;
-    this.#setRate(Math.max(this.#minRate, refusedAt * cut));
+    const next =
+      accepted === undefined ? refusedAt * cut : Math.min(refusedAt * cut, accepted * BELOW_ACCEPTED);
+    this.#setRate(Math.max(this.#minRate, next));
     // Saved-up burst would defeat the cut: the next request waits a full interval of the new rate.
     this.#tokens = Math.min(this.#tokens, 0);
     this.#decreases++;
