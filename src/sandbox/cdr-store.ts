@@ -1,8 +1,11 @@
 import { type CdrCall, compareCalls, generateCdrDay } from "./generate-cdr-day.js";
-import { type DayCharges, type DirectionRows, packCdrDay } from "./pack-cdr-day.js";
+import { CHUNK_BYTES, type DayCharges, type DirectionRows, packCdrDay } from "./pack-cdr-day.js";
 import type { SandboxAccount, SandboxWorld } from "./world.js";
 
 export type { DayCharges, DirectionRows } from "./pack-cdr-day.js";
+
+/** Most spare buffers kept for reuse (16 MB). */
+const MAX_SPARE_CHUNKS = 64;
 
 /** One generated (account, day). */
 export interface CdrDay {
@@ -30,6 +33,9 @@ export class CdrStore {
   private readonly live = new Map<string, CdrCall[]>();
   private readonly liveByUuid = new Map<string, CdrCall>();
   private cachedRows = 0;
+  /** Buffers of evicted days, reused for the next generated days (fewer 256 KB buffers awaiting GC). */
+  private readonly spare: Buffer[] = [];
+  private readonly newChunk = () => this.spare.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
   /** Bumped whenever a call started through the API is added (selections cached before are stale). */
   version = 0;
 
@@ -52,7 +58,7 @@ export class CdrStore {
       this.days.set(key, hit);
       return hit;
     }
-    const packed = packCdrDay(this.world, account, dayNumber, this.live.get(key) ?? []);
+    const packed = packCdrDay(this.world, account, dayNumber, this.live.get(key) ?? [], this.newChunk);
     this.charges.set(key, packed.charges);
     const day: CdrDay = {
       dayNumber,
@@ -68,8 +74,22 @@ export class CdrStore {
       if (this.cachedRows <= this.maxRows || oldKey === key) break;
       this.days.delete(oldKey);
       this.cachedRows -= old.placed.count + old.received.count;
+      this.recycle(old);
     }
     return day;
+  }
+
+  /**
+   * Hands an evicted day's buffers to the next generated days. Callers use a day's rows only
+   * synchronously (pages are copied into their answer), so the buffers are free once the current
+   * turn of the event loop is over.
+   */
+  private recycle(day: CdrDay): void {
+    setImmediate(() => {
+      for (const chunk of [...day.placed.chunks, ...day.received.chunks]) {
+        if (chunk.length === CHUNK_BYTES && this.spare.length < MAX_SPARE_CHUNKS) this.spare.push(chunk);
+      }
+    });
   }
 
   /** What the day's calls cost (generates the day once if needed). */
@@ -90,6 +110,7 @@ export class CdrStore {
     if (cached) {
       this.days.delete(key);
       this.cachedRows -= cached.placed.count + cached.received.count;
+      this.recycle(cached);
     }
     this.charges.delete(key);
     this.version += 1;

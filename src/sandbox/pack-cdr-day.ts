@@ -63,6 +63,7 @@ class RowWriter {
   constructor(
     capacity: number,
     private readonly account: SandboxAccount,
+    private readonly newChunk: () => Buffer,
   ) {
     this.chunkOf = new Uint16Array(capacity);
     this.start = new Uint32Array(capacity);
@@ -95,7 +96,7 @@ class RowWriter {
   add(call: CdrCall): void {
     const json = serializeCdr(call);
     if (this.at + json.length + 1 > this.chunk.length) {
-      this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, json.length + 1));
+      this.chunk = json.length + 1 > CHUNK_BYTES ? Buffer.allocUnsafe(json.length + 1) : this.newChunk();
       this.chunks.push(this.chunk);
       this.at = 0;
     }
@@ -142,11 +143,12 @@ export function packCdrDay(
   account: SandboxAccount,
   dayNumber: number,
   live: readonly CdrCall[],
+  newChunk: () => Buffer = () => Buffer.allocUnsafe(CHUNK_BYTES),
 ): PackedDay {
   const seconds = daySeconds(world, account, dayNumber);
   const capacity = Math.ceil(seconds.length * 1.05) + live.length + 8;
-  const placed = new RowWriter(Math.ceil(capacity * 0.7), account);
-  const received = new RowWriter(Math.ceil(capacity * 0.4), account);
+  const placed = new RowWriter(Math.ceil(capacity * 0.7), account, newChunk);
+  const received = new RowWriter(Math.ceil(capacity * 0.4), account, newChunk);
   let callMicros = 0;
   let forwardMicros = 0;
   let transcriptionMicros = 0;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { cdrSchema } from "../../src/platform/cdr.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import { decodeCallUuid } from "../../src/sandbox/call-uuid.js";
-import { CdrStore } from "../../src/sandbox/cdr-store.js";
+import { CdrStore, rowJson } from "../../src/sandbox/cdr-store.js";
 import { generateCdrDay } from "../../src/sandbox/generate-cdr-day.js";
 import { generateShortLinkDay } from "../../src/sandbox/generate-short-link-metrics.js";
 import { formatMicros, parseMicros } from "../../src/sandbox/money.js";
@@ -102,6 +102,22 @@ describe("sandbox world generator", () => {
     expect(clicks.length).toBeGreaterThan(0);
     for (const click of clicks)
       expect(shortLinkMetricSchema.safeParse(JSON.parse(click.json)).success).toBe(true);
+  });
+
+  it("serves the same rows from recycled buffers after days are evicted", async () => {
+    const store = new CdrStore(world, 300);
+    const expected = (d: number) =>
+      generateCdrDay(world, master, firstDay + d)
+        .filter((c) => c.direction === "placed")
+        .map(serializeCdr);
+    for (let round = 0; round < 3; round++) {
+      for (let d = 0; d < 10; d++) {
+        const rows = store.day(master, firstDay + d).placed;
+        expect(Array.from({ length: rows.count }, (_, i) => rowJson(rows, i))).toEqual(expected(d));
+        // Evicted days' buffers are recycled on the next turn of the event loop.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
   });
 
   it("caps the day cache at the configured number of rows", () => {
