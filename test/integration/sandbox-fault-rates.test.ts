@@ -183,7 +183,7 @@ describe("sandbox fault rates (4σ binomial bound)", () => {
     expect(seen.kind === "answer" && seen.status).toBe(200);
   });
 
-  it("row faults: every served row is checked with the platform schemas; the failing rows are exactly /malformed's, at the configured rates", async () => {
+  it("row faults: every served row is checked with the platform schemas; the failing rows are exactly /malformed's, the valid ones exactly the truth, at the configured rates", async () => {
     const faults = { rows: { wrongType: 0.05, missingField: 0.05, unknownEnum: 0.05, extraField: 0.1 } };
     const sandbox = await boot({
       seed: 37,
@@ -211,8 +211,10 @@ describe("sandbox fault rates (4σ binomial bound)", () => {
               : ["/v1/billing/invoices?x=1"];
         const failing: string[] = [];
         const extras: string[] = [];
+        const valid: string[] = [];
         let rows = 0;
         for (const base of paths) {
+          const direction = /type=(\w+)/.exec(base)?.[1];
           for (let page = 1; ; page++) {
             const seen = await rawGet(sandbox, `${base}&per_page=100&page=${page}`, account.apiKey);
             if (seen.kind !== "answer") throw new Error("no answer without request faults");
@@ -225,7 +227,10 @@ describe("sandbox fault rates (4σ binomial bound)", () => {
               const text = JSON.stringify(item);
               const result = schema.safeParse(item);
               if (!result.success) failing.push(text);
-              else if (Object.keys(item as object).some((k) => !(k in schema.shape))) extras.push(text);
+              else {
+                if (Object.keys(item as object).some((k) => !(k in schema.shape))) extras.push(text);
+                valid.push(JSON.stringify(direction ? { ...(item as object), direction } : item));
+              }
             }
             if (page >= parsed.pagination.total_pages) break;
           }
@@ -249,6 +254,18 @@ describe("sandbox fault rates (4σ binomial bound)", () => {
               },
           );
         expect(malformed.every((m) => m.stream === stream)).toBe(true);
+        // The truth holds exactly the valid rows (extra fields included), as served.
+        const truth = (
+          await (
+            await fetch(
+              `${sandbox.url}/_sandbox/truth/${stream}?account=${account.name}&from=2026-08-01&to=2026-10-31`,
+            )
+          ).text()
+        )
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.stringify(JSON.parse(l)));
+        expect(truth.sort()).toEqual(valid.sort());
         expect(
           malformed
             .filter((m) => m.rejected)

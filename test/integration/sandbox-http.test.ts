@@ -199,6 +199,23 @@ describe("sandbox admin API", () => {
     expect(world.clock.now).toBe("2026-09-10T00:00:00.000Z");
   });
 
+  it("refuses bad admin requests", async () => {
+    const status = async (path: string, body?: string) =>
+      (await fetch(`${sandbox.url}${path}`, body === undefined ? {} : { method: "POST", body })).status;
+    expect(await status("/_sandbox/truth/cdrs")).toBe(400);
+    expect(await status("/_sandbox/truth/cdrs?account=nobody")).toBe(404);
+    expect(await status("/_sandbox/truth/calls?account=master")).toBe(404);
+    expect(await status("/_sandbox/truth/invoices/late?account=master")).toBe(404);
+    expect(await status("/_sandbox/truth/cdrs?account=master&from=2026-13-01")).toBe(400);
+    expect(await status("/_sandbox/clock", '{"now":"someday"}')).toBe(400);
+    expect(await status("/_sandbox/clock", '{"advance":"24 hours"}')).toBe(400);
+    expect(await status("/_sandbox/clock", "{}")).toBe(400);
+    expect(await status("/_sandbox/charges?account=master&month=1999-01")).toBe(400);
+    expect(await status("/_sandbox/nothing")).toBe(404);
+    const world = await admin<WorldJson>("/_sandbox/world");
+    expect(world.clock.now).toBe("2026-09-10T00:00:00.000Z");
+  });
+
   it("moves the clock: a window gains exactly its late rows", async () => {
     const local = await startSandbox({
       seed: 5,

@@ -92,6 +92,43 @@ describe("sandbox world generator", () => {
     }
   });
 
+  it("shapes volume by weekday and UTC hour, and splits directions and dispositions as documented", () => {
+    const busy = buildWorld(resolveSandboxOptions({ seed: 7, days: 14, callsPerDay: 2000, accounts: 1 }));
+    const account = busy.accounts[0]!;
+    const byHour = new Array<number>(24).fill(0);
+    const byWeekday = new Map<number, number[]>();
+    let placed = 0;
+    const dispositions = { placed: new Map<string, number>(), received: new Map<string, number>() };
+    let total = 0;
+    for (let d = 0; d < 14; d++) {
+      const day = busy.startMs / DAY_MS + d;
+      const calls = generateCdrDay(busy, account, day).filter((c) => c.parentUuid === null);
+      const weekday = new Date(day * DAY_MS).getUTCDay();
+      byWeekday.set(weekday, [...(byWeekday.get(weekday) ?? []), calls.length]);
+      for (const call of calls) {
+        byHour[new Date(call.startMs).getUTCHours()]! += 1;
+        if (call.direction === "placed") placed += 1;
+        const counts = dispositions[call.direction];
+        counts.set(call.disposition, (counts.get(call.disposition) ?? 0) + 1);
+        total += 1;
+      }
+    }
+    const peak = byHour.indexOf(Math.max(...byHour));
+    expect(peak).toBeGreaterThanOrEqual(14);
+    expect(peak).toBeLessThanOrEqual(20);
+    expect(byHour.slice(14, 21).reduce((a, b) => a + b)).toBeGreaterThan(
+      3 * byHour.slice(0, 7).reduce((a, b) => a + b),
+    );
+    const mean = (weekday: number) => byWeekday.get(weekday)!.reduce((a, b) => a + b) / 2;
+    expect(mean(0)).toBeLessThan(0.8 * mean(2));
+    expect(Math.abs(placed / total - 0.65)).toBeLessThan(0.02);
+    const share = (direction: "placed" | "received", disposition: string) =>
+      (dispositions[direction].get(disposition) ?? 0) /
+      [...dispositions[direction].values()].reduce((a, b) => a + b);
+    expect(Math.abs(share("placed", "answered") - 0.62)).toBeLessThan(0.02);
+    expect(Math.abs(share("received", "answered") - 0.8)).toBeLessThan(0.02);
+  });
+
   it("generates nothing outside the world's days", () => {
     expect(generateCdrDay(world, master, firstDay - 1)).toEqual([]);
     expect(generateCdrDay(world, master, firstDay + 10)).toEqual([]);
