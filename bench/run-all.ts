@@ -10,18 +10,29 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes("--quick");
 
-const benches: readonly { readonly file: string; readonly args: readonly string[]; readonly what: string }[] = [
-  { file: "sandbox-throughput.js", args: [], what: "sandbox: CDR rows served per second, peak RSS of a 90-day x 20k world" },
-  { file: "load-efficiency.js", args: [], what: "load path (validate + stage + merge) vs plain COPY" },
-  { file: "e2e-backfill.js", args: quick ? ["--skip-4m"] : [], what: "end-to-end backfill of 1M (and 4M) CDRs" },
-  { file: "api-bound.js", args: [], what: "API-bound: sandbox latency 100 ms, rate limit 20 req/s" },
-  { file: "nightly-cost.js", args: [], what: "nightly cost after a 90-day backfill" },
-];
+const benches: readonly { readonly file: string; readonly args: readonly string[]; readonly what: string }[] =
+  [
+    {
+      file: "sandbox-throughput.js",
+      args: [],
+      what: "sandbox: CDR rows served per second, peak RSS of a 90-day x 20k world",
+    },
+    { file: "load-efficiency.js", args: [], what: "load path (validate + stage + merge) vs plain COPY" },
+    {
+      file: "e2e-backfill.js",
+      args: quick ? ["--skip-4m"] : [],
+      what: "end-to-end backfill of 1M (and 4M) CDRs",
+    },
+    { file: "api-bound.js", args: [], what: "API-bound: sandbox latency 100 ms, rate limit 20 req/s" },
+    { file: "nightly-cost.js", args: [], what: "nightly cost after a 90-day backfill" },
+  ];
 
 let failed = 0;
 for (const bench of benches) {
   process.stdout.write(`\n=== ${bench.what} (${bench.file}) ===\n`);
-  const result = spawnSync(process.execPath, [path.join(here, bench.file), ...bench.args], { stdio: "inherit" });
+  const result = spawnSync(process.execPath, [path.join(here, bench.file), ...bench.args], {
+    stdio: "inherit",
+  });
   if (result.status !== 0) {
     failed += 1;
     process.stdout.write(`${bench.file} exited ${result.status ?? result.signal}\n`);

@@ -1,6 +1,6 @@
 import os from "node:os";
 import { type EtlConfig, loadConfig } from "../config.js";
-import { createLogger, type Logger, type LogLevel } from "../log.js";
+import type { Logger, LogLevel } from "../log.js";
 import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
 import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
 import { type MigrateResult, migrateToLatest } from "../warehouse/migrate.js";
@@ -62,7 +62,11 @@ export async function openWarehouse(
   const unregister = runtime.onCleanup(() => embedded.stop());
   try {
     const warehouse = await connectWarehouse(embedded.url);
-    return { warehouse, embedded: { ...embedded, stop: async () => (unregister(), embedded.stop()) } };
+    const stop = async () => {
+      unregister();
+      await embedded.stop();
+    };
+    return { warehouse, embedded: { ...embedded, stop } };
   } catch (error) {
     unregister();
     await embedded.stop();
