@@ -23,6 +23,6 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerRejectsCommand(program, runtime);
   registerStateCommand(program, runtime);
   registerTransformCommand(program, runtime);
-  registerSandboxCommand(program);
+  registerSandboxCommand(program, runtime);
   registerDemoCommand(program, runtime);
 }
