@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
 import { loadConfig, redactedConfig } from "../config.js";
+import { EXIT } from "../exit-codes.js";
 import type { Runtime } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 /** `telecom-etl config show`: the effective configuration, secrets replaced by `***`. */

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { demoConfig } from "../demo/demo-config.js";
 import { warehouseSummary } from "../demo/warehouse-summary.js";
 import { UsageError } from "../errors.js";
+import { EXIT } from "../exit-codes.js";
 import { formatRunSummary } from "../pipeline/format-summary.js";
 import { runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
@@ -9,7 +10,6 @@ import { systemClock } from "../ports.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";
 import { runDbt } from "../transform/run-dbt.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 interface DemoOptions {

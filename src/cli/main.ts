@@ -1,8 +1,8 @@
 import { Command, CommanderError, Option } from "commander";
 import { AuthError, describeError, LockHeldError, UsageError } from "../errors.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
 import { createLogger, LOG_LEVELS, type Logger } from "../log.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
-import { EXIT, type ExitCode } from "./exit-codes.js";
 import { registerCommands } from "./register-commands.js";
 
 /** Maps anything a command threw to an exit code. The only place that does so. */

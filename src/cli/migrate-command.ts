@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { EXIT } from "../exit-codes.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 /** `telecom-etl migrate`: applies pending migrations under an advisory lock; a second call is a no-op. */

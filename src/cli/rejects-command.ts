@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
 import { replayRejects } from "../pipeline/replay-rejects.js";
 import { getStream } from "../streams/registry.js";
 import { impliedOfReject, listRejects, type RejectRecord } from "../warehouse/rejects.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
-import { EXIT, type ExitCode } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseLockTimeout } from "./run-command.js";
 

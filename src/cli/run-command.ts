@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
+import type { ExitCode } from "../exit-codes.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
 import { type PipelineRequest, runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { isUtcDay } from "../pipeline/utc-days.js";
 import { systemClock } from "../ports.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
-import type { ExitCode } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 /** `--streams a,b` / `--accounts x,y`: a non-empty comma-separated list of names. */
@@ -86,7 +86,7 @@ export async function executePipeline(ctx: CommandContext, request: PipelineRequ
   );
   if (ctx.json) ctx.out(runSummaryJson(result));
   else for (const line of formatRunSummary(result)) ctx.out(line);
-  return result.exitCode as ExitCode;
+  return result.exitCode;
 }
 
 /** `telecom-etl run`: the nightly incremental load of every stream of every account. */

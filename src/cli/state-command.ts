@@ -1,12 +1,12 @@
 import type { Command } from "commander";
-import { LockHeldError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
+import { EXIT, exitCodeFor } from "../exit-codes.js";
 import { getStream } from "../streams/registry.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { finishRun, startRun } from "../warehouse/run-records.js";
 import { acquireStreamLocks } from "../warehouse/stream-locks.js";
 import { resetStreamState } from "../warehouse/stream-state.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./run-command.js";
 
@@ -61,7 +61,7 @@ export function registerStateCommand(program: Command, runtime: Runtime): void {
             );
             return EXIT.ok;
           } catch (error) {
-            const exitCode = error instanceof LockHeldError ? EXIT.locked : EXIT.workFailed;
+            const exitCode = exitCodeFor(error);
             await finishRun(ctx.warehouse.db, runId, { status: "failed", exitCode }).catch(() => {});
             throw error;
           } finally {

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
+import { EXIT } from "../exit-codes.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { streamStatus } from "../warehouse/stream-state.js";
 import type { StreamStatus } from "../warehouse/stream-status.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 /** Lines of `status` for one (account, stream). */

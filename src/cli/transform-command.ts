@@ -1,7 +1,7 @@
 import type { Command } from "commander";
+import { EXIT } from "../exit-codes.js";
 import { runDbt } from "../transform/run-dbt.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 /** `telecom-etl transform`: `dbt build` of staging, intermediate and marts on the warehouse. */

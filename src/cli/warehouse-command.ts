@@ -4,11 +4,11 @@ import path from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { UsageError } from "../errors.js";
+import { EXIT } from "../exit-codes.js";
 import { connectWarehouse } from "../warehouse/connect-warehouse.js";
 import { startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
 import { migrateToLatest } from "../warehouse/migrate.js";
 import type { Runtime } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 /** `telecom-etl warehouse up|url`: run the embedded warehouse in the foreground, or print where it is. */

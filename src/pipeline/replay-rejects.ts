@@ -6,6 +6,7 @@
  * there, and the next normal load of such a window replaces all of it with what the platform serves.
  */
 import { describeError } from "../errors.js";
+import { EXIT, exitCodeFor } from "../exit-codes.js";
 import type { Logger } from "../log.js";
 import type { LoadRow } from "../streams/load-row.js";
 import { getStream } from "../streams/registry.js";
@@ -55,7 +56,7 @@ export async function replayRejects(
     timeoutMs: deps.lockTimeoutMs ?? 0,
     runId,
   }).catch(async (error: unknown) => {
-    await finishRun(deps.warehouse.db, runId, { status: "failed", exitCode: 4 });
+    await finishRun(deps.warehouse.db, runId, { status: "failed", exitCode: exitCodeFor(error) });
     throw error;
   });
   const summaries = new Map<string, { -readonly [K in keyof ReplaySummary]: ReplaySummary[K] }>();
@@ -111,9 +112,13 @@ export async function replayRejects(
       }
     }
     const all = [...summaries.values()];
-    const exitCode = failed ? 1 : all.some((s) => s.stillRejected > 0) ? 3 : 0;
+    const exitCode = failed
+      ? EXIT.workFailed
+      : all.some((s) => s.stillRejected > 0)
+        ? EXIT.quarantined
+        : EXIT.ok;
     await finishRun(deps.warehouse.db, runId, {
-      status: failed ? "partial" : exitCode === 3 ? "quarantined" : "succeeded",
+      status: failed ? "partial" : exitCode === EXIT.quarantined ? "quarantined" : "succeeded",
       exitCode,
     });
     return { runId, summaries: all };

@@ -2,7 +2,7 @@
  * From the per-stream summaries of a run to its exit code and its `etl.runs.status`: pure, so the
  * rules (README "Exit codes") are tested without a database.
  */
-import { EXIT, type ExitCode } from "../cli/exit-codes.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
 import type { FinishedRunStatus } from "../warehouse/run-records.js";
 import type { StreamSummary } from "./run-stream.js";
 

@@ -7,9 +7,9 @@
 import pLimit from "p-limit";
 import { type ApiClient, createApiClient } from "../api/http-client.js";
 import { createRateBudget, type RateBudget } from "../api/rate-budget.js";
-import { EXIT } from "../cli/exit-codes.js";
 import type { AccountConfig, EtlConfig } from "../config.js";
-import { describeError, LockHeldError, UsageError } from "../errors.js";
+import { describeError } from "../errors.js";
+import { type ExitCode, exitCodeFor } from "../exit-codes.js";
 import type { Logger } from "../log.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
@@ -84,7 +84,7 @@ export interface PipelineResult {
   readonly today: string;
   readonly streams: readonly StreamSummary[];
   readonly budgets: readonly BudgetSummary[];
-  readonly exitCode: number;
+  readonly exitCode: ExitCode;
   readonly status: string;
 }
 
@@ -196,13 +196,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     };
   } catch (error) {
     const interrupted = deps.signal.aborted;
-    const exitCode = interrupted
-      ? EXIT.interrupted
-      : error instanceof UsageError
-        ? EXIT.usage
-        : error instanceof LockHeldError
-          ? EXIT.locked
-          : EXIT.workFailed;
+    const exitCode = exitCodeFor(error, interrupted);
     const status = interrupted ? "interrupted" : "failed";
     await finishRun(deps.warehouse.db, runId, { status, exitCode }).catch((finishError: unknown) =>
       deps.log.warn({ error: describeError(finishError) }, "could not record the end of the run"),
