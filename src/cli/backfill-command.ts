@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
-import { executePipeline, parseDateFlag, parseLockTimeout, parseNameList } from "./run-command.js";
+import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";
+import { executePipeline } from "./run-command.js";
 
 /**
  * `telecom-etl backfill`: loads exactly [--from, --to] of the given streams and records those
@@ -21,9 +21,7 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .action(async (options: Record<string, string | undefined>, cmd: Command) => {
-      const from = parseDateFlag("--from", options.from)!;
-      const to = parseDateFlag("--to", options.to)!;
-      if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+      const { from, to } = parseDateRange(options.from, options.to);
       const request: PipelineRequest = {
         command: "backfill",
         streams: parseNameList("--streams", options.streams)!,

@@ -6,7 +6,7 @@ import { getStream } from "../streams/registry.js";
 import { impliedOfReject, listRejects, type RejectRecord } from "../warehouse/rejects.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
-import { parseLockTimeout } from "./run-command.js";
+import { parseLockTimeout } from "./parse-flags.js";
 
 /** One reject as `rejects list` prints it: id, where it came from, the first issues, the raw row (shortened). */
 export function formatReject(reject: RejectRecord): string {

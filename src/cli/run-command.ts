@@ -4,38 +4,10 @@ import type { ExitCode } from "../exit-codes.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
 import { type PipelineRequest, runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
-import { isUtcDay } from "../pipeline/utc-days.js";
 import { systemClock } from "../ports.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
-
-/** `--streams a,b` / `--accounts x,y`: a non-empty comma-separated list of names. */
-export function parseNameList(flag: string, value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const names = value
-    .split(",")
-    .map((name) => name.trim())
-    .filter((name) => name !== "");
-  if (names.length === 0) throw new UsageError(`${flag}: expected a comma-separated list of names`);
-  return [...new Set(names)];
-}
-
-/** A `YYYY-MM-DD` flag value, or a UsageError naming the flag. */
-export function parseDateFlag(flag: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!isUtcDay(value)) throw new UsageError(`${flag}: expected a date YYYY-MM-DD, got "${value}"`);
-  return value;
-}
-
-/** `--lock-timeout SECONDS` in milliseconds. */
-export function parseLockTimeout(value: string | undefined): number {
-  if (value === undefined) return 0;
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0 || value.trim() === "") {
-    throw new UsageError(`--lock-timeout: expected a number of seconds >= 0, got "${value}"`);
-  }
-  return Math.round(seconds * 1000);
-}
+import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
 
 /**
  * The instant a run takes "today" from: the clock, or TELECOM_ETL_NOW (an ISO date-time) so runs

@@ -8,7 +8,7 @@ import { acquireStreamLocks } from "../warehouse/stream-locks.js";
 import { resetStreamState } from "../warehouse/stream-state.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
-import { parseDateFlag, parseLockTimeout, parseNameList } from "./run-command.js";
+import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
 
 /** `telecom-etl state reset`: forget completed windows so the next run loads them again. */
 export function registerStateCommand(program: Command, runtime: Runtime): void {

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { parseDateFlag, parseDateRange, parseLockTimeout, parseNameList } from "../../src/cli/parse-flags.js";
+import { UsageError } from "../../src/errors.js";
+
+describe("flag parsing shared by the commands", () => {
+  it("name lists: trimmed, deduplicated, never empty", () => {
+    expect(parseNameList("--streams", undefined)).toBeUndefined();
+    expect(parseNameList("--streams", " cdrs, invoices ,cdrs")).toEqual(["cdrs", "invoices"]);
+    expect(() => parseNameList("--accounts", " , ")).toThrow(
+      new UsageError("--accounts: expected a comma-separated list of names"),
+    );
+  });
+
+  it("dates: real UTC days only, the flag named in the message", () => {
+    expect(parseDateFlag("--until", "2026-08-31")).toBe("2026-08-31");
+    expect(() => parseDateFlag("--until", "2026-02-30")).toThrow(
+      /^--until: expected a date YYYY-MM-DD, got "2026-02-30"$/,
+    );
+  });
+
+  it("lock timeout: seconds >= 0 in milliseconds", () => {
+    expect(parseLockTimeout(undefined)).toBe(0);
+    expect(parseLockTimeout("1.5")).toBe(1500);
+    for (const bad of ["-1", "", " ", "soon"]) expect(() => parseLockTimeout(bad), bad).toThrow(UsageError);
+  });
+
+  it("a date range: --from after --to is a one-line usage error, one day is fine", () => {
+    expect(parseDateRange("2026-08-01", "2026-08-01")).toEqual({ from: "2026-08-01", to: "2026-08-01" });
+    expect(() => parseDateRange("2026-08-05", "2026-08-01")).toThrow(
+      new UsageError("--from 2026-08-05 is after --to 2026-08-01"),
+    );
+    expect(() => parseDateRange("2026-08-05", "08/01/2026")).toThrow(/^--to: expected a date/);
+  });
+});
