@@ -8,7 +8,14 @@ import { Secret } from "./secret.js";
 /** Streams the loader knows; the registry in src/streams maps each name to its definition. */
 export const KNOWN_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a date YYYY-MM-DD");
+/** True for a real calendar day written `YYYY-MM-DD` (2026-02-31 is not one). */
+function isCalendarDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+
+const isoDate = z.string().refine(isCalendarDay, "expected a calendar date YYYY-MM-DD");
 
 const rateSchema = z.strictObject({
   requests_per_second: z.number().positive().default(10),
@@ -146,6 +153,11 @@ export async function loadConfig(
     const key = env[account.api_key_env];
     if (options.requireAccounts !== false && !key) {
       throw new UsageError(`account ${account.name}: env var ${account.api_key_env} is not set`);
+    }
+    if (key && !/^[\x21-\x7e]+$/.test(key)) {
+      throw new UsageError(
+        `account ${account.name}: env var ${account.api_key_env} holds spaces, line breaks or other characters an API key cannot have; check how it is set`,
+      );
     }
     return {
       name: account.name,

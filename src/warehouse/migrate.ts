@@ -42,13 +42,22 @@ export async function readMigrationFiles(dir: string): Promise<MigrationFile[]> 
   return files;
 }
 
-/** Feeds plain SQL files to Kysely's Migrator: each file runs as one statement batch in its transaction. */
+/**
+ * Feeds plain SQL files to Kysely's Migrator. Each file runs in the migration's transaction together
+ * with the insert of its checksum, so a file is never recorded as applied without its checksum.
+ */
 class SqlFileMigrationProvider implements MigrationProvider {
   constructor(private readonly files: readonly MigrationFile[]) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};
     for (const file of this.files) {
-      migrations[file.name] = { up: async (db) => void (await sql.raw(file.sql).execute(db)) };
+      migrations[file.name] = {
+        up: async (db) => {
+          await sql.raw(file.sql).execute(db);
+          await sql`INSERT INTO etl.migration_checksums (name, checksum) VALUES (${file.name}, ${file.checksum})
+            ON CONFLICT (name) DO NOTHING`.execute(db);
+        },
+      };
     }
     return migrations;
   }
@@ -107,11 +116,6 @@ export async function migrateToLatest(
       });
       const { error, results = [] } = await migrator.migrateToLatest();
       const applied = results.filter((r) => r.status === "Success").map((r) => r.migrationName);
-      for (const name of applied) {
-        const file = byName.get(name)!;
-        await sql`INSERT INTO ${sql.raw(CHECKSUM_TABLE)} (name, checksum) VALUES (${name}, ${file.checksum})
-          ON CONFLICT (name) DO NOTHING`.execute(conn);
-      }
       if (error) {
         const failed = results.find((r) => r.status === "Error")?.migrationName ?? "unknown";
         throw new UsageError(

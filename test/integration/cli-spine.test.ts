@@ -30,6 +30,14 @@ describe("CLI spine", () => {
     expect(unknownFlag.stderr).toContain("unknown option '--frobnicate'");
   });
 
+  it("refuses an unknown LOG_LEVEL in one line, exit 2", async () => {
+    const result = await runCli(["config", "show"], { env: { LOG_LEVEL: "loud" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'telecom-etl: LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got "loud"',
+    );
+  });
+
   it("every command's help has an example", async () => {
     for (const args of [["migrate"], ["warehouse", "up"], ["warehouse", "url"], ["config", "show"]]) {
       const result = await runCli([...args, "--help"]);

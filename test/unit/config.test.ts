@@ -75,6 +75,26 @@ describe("loadConfig", () => {
     );
   });
 
+  it("refuses a start_date that is not a calendar day, naming the field", async () => {
+    for (const bad of ["2026-13-01", "2026-02-31", "2026-2-1"]) {
+      await expect(loadConfig({}, { ...minimalEnv, TELECOM_ETL_START_DATE: bad }), bad).rejects.toThrow(
+        "config: start_date: expected a calendar date YYYY-MM-DD",
+      );
+    }
+    const leap = await loadConfig({}, { ...minimalEnv, TELECOM_ETL_START_DATE: "2028-02-29" });
+    expect(leap.startDate).toBe("2028-02-29");
+  });
+
+  it("refuses a key with characters no API key has, without showing it", async () => {
+    const error = await loadConfig({}, { ...minimalEnv, TELECOM_API_KEY: "abc123\n" }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(
+      "account default: env var TELECOM_API_KEY holds spaces, line breaks or other characters an API key cannot have; check how it is set",
+    );
+  });
+
   it("lets the environment override the file", async () => {
     const file = await configFile("window_days: 2\nlookback_days: 5\n");
     const config = await loadConfig({ file }, { ...minimalEnv, TELECOM_ETL_LOOKBACK_DAYS: "7" });
