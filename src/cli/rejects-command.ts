@@ -2,9 +2,15 @@ import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { replayRejects } from "../pipeline/replay-rejects.js";
+import { requireKnownAccounts } from "../pipeline/select-targets.js";
 import { getStream } from "../streams/registry.js";
-import { impliedOfReject, listRejects, type RejectRecord } from "../warehouse/rejects.js";
-import { type Runtime, withCommandContext } from "./command-context.js";
+import {
+  accountsWithRejects,
+  impliedOfReject,
+  listRejects,
+  type RejectRecord,
+} from "../warehouse/rejects.js";
+import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseLockTimeout } from "./parse-flags.js";
 
@@ -32,6 +38,14 @@ function parseLimit(value: string | undefined): number {
   return limit;
 }
 
+/** `--account NAME` must be configured or have rejects: anything else is a typo, a UsageError naming the known ones. */
+async function requireKnownAccount(ctx: CommandContext, account: string | undefined): Promise<void> {
+  if (account === undefined) return;
+  const configured = ctx.config.accounts.map((a) => a.name);
+  const known = [...new Set([...configured, ...(await accountsWithRejects(ctx.warehouse.db))])].sort();
+  requireKnownAccounts([account], known);
+}
+
 /** `telecom-etl rejects list|replay`: the rows that failed validation, and loading those that now pass. */
 export function registerRejectsCommand(program: Command, runtime: Runtime): void {
   const rejects = program.command("rejects").description("rows that failed validation (etl.rejects)");
@@ -54,6 +68,7 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
         runtime,
         { accounts: false, migrate: true },
         async (ctx) => {
+          await requireKnownAccount(ctx, options.account as string | undefined);
           const found = await listRejects(ctx.warehouse.db, {
             stream,
             account: options.account as string | undefined,
@@ -87,6 +102,7 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
         runtime,
         { accounts: false, migrate: true },
         async (ctx) => {
+          await requireKnownAccount(ctx, options.account);
           const result = await replayRejects(
             { warehouse: ctx.warehouse, log: ctx.log, host: ctx.host, lockTimeoutMs },
             { stream: options.stream, account: options.account },

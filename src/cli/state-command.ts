@@ -1,11 +1,12 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { EXIT, exitCodeFor } from "../exit-codes.js";
+import { requireKnownAccounts } from "../pipeline/select-targets.js";
 import { getStream } from "../streams/registry.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { finishRun, startRun } from "../warehouse/run-records.js";
 import { acquireStreamLocks } from "../warehouse/stream-locks.js";
-import { resetStreamState } from "../warehouse/stream-state.js";
+import { accountsWithState, resetStreamState } from "../warehouse/stream-state.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
@@ -37,7 +38,16 @@ export function registerStateCommand(program: Command, runtime: Runtime): void {
         runtime,
         { accounts: false, migrate: true },
         async (ctx) => {
-          const targets = accounts ?? ctx.config.accounts.map((a) => a.name);
+          const known = [
+            ...new Set([
+              ...ctx.config.accounts.map((a) => a.name),
+              ...(await accountsWithState(ctx.warehouse.db)),
+            ]),
+          ].sort();
+          requireKnownAccounts(accounts, known);
+          // The delete touches exactly the accounts locked here: the named ones, or every configured
+          // account and every account with state (a run of another config may be loading one now).
+          const targets = accounts ?? known;
           const runId = await startRun(ctx.warehouse.db, {
             command: "state reset",
             arguments: { streams, accounts: accounts ?? null, from: from ?? null },
@@ -52,7 +62,7 @@ export function registerStateCommand(program: Command, runtime: Runtime): void {
               targets.flatMap((account) => streams.map((stream) => ({ account, stream }))),
               { timeoutMs: lockTimeoutMs, runId },
             );
-            const forgotten = await resetStreamState(ctx.warehouse.db, { streams, accounts, from });
+            const forgotten = await resetStreamState(ctx.warehouse.db, { streams, accounts: targets, from });
             await finishRun(ctx.warehouse.db, runId, { status: "succeeded", exitCode: EXIT.ok });
             ctx.out(
               ctx.json

@@ -20,14 +20,11 @@ export function selectRunTargets(
   accounts?: readonly string[],
   streams?: readonly string[],
 ): RunTarget[] {
-  const configured = config.accounts.map((a) => a.name);
-  for (const name of accounts ?? []) {
-    if (!configured.includes(name)) {
-      throw new UsageError(
-        `unknown account ${JSON.stringify(name)}; configured: ${configured.join(", ") || "(none)"}`,
-      );
-    }
-  }
+  requireKnownAccounts(
+    accounts,
+    config.accounts.map((a) => a.name),
+    "configured",
+  );
   const wanted = streams?.map((name) => getStream(name).name);
   const targets: RunTarget[] = [];
   for (const account of config.accounts) {
@@ -45,4 +42,22 @@ export function selectRunTargets(
   if (targets.length === 0)
     throw new UsageError("nothing to run: no account with an enabled stream was selected");
   return targets;
+}
+
+/**
+ * Throws a UsageError for the first of `names` not among `known`, listing them (`known` is what the
+ * command can act on: configured accounts, plus those with data in the warehouse for some commands).
+ */
+export function requireKnownAccounts(
+  names: readonly string[] | undefined,
+  known: readonly string[],
+  knownAs = "known",
+): void {
+  for (const name of names ?? []) {
+    if (!known.includes(name)) {
+      throw new UsageError(
+        `unknown account ${JSON.stringify(name)}; ${knownAs}: ${known.join(", ") || "(none)"}`,
+      );
+    }
+  }
 }

@@ -161,6 +161,12 @@ export async function listRejects(
   return (rows as RejectRow[]).map(toRecord);
 }
 
+/** Accounts that have rejects (replayed or not), sorted. */
+export async function accountsWithRejects(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom("etl.rejects").select("account").distinct().orderBy("account").execute();
+  return rows.map((row) => row.account);
+}
+
 /** Rejects not replayed yet, oldest first: what `rejects replay` re-validates. */
 export async function pendingRejects(
   db: Kysely<Database>,

@@ -70,3 +70,17 @@ export async function resetStreamState(
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Accounts with completed windows of any of `streams` (of any stream when absent), sorted. */
+export async function accountsWithState(
+  db: Kysely<Database>,
+  streams?: readonly string[],
+): Promise<string[]> {
+  let query = db.selectFrom("etl.stream_state").select("account").distinct();
+  if (streams !== undefined) {
+    if (streams.length === 0) return [];
+    query = query.where("stream", "in", streams);
+  }
+  const rows = await query.orderBy("account").execute();
+  return rows.map((row) => row.account);
+}
