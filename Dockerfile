@@ -20,6 +20,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY sql ./sql
 COPY dbt ./dbt
+COPY scripts ./scripts
 RUN useradd --create-home etl && mkdir -p /app/.telecom-etl && chown -R etl /app/.telecom-etl
 USER etl
 ENTRYPOINT ["node", "dist/src/cli/bin.js"]
