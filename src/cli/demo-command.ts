@@ -77,7 +77,11 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
               if (!dbt.ok) exit = EXIT.workFailed;
             }
             for (const line of await warehouseSummary(ctx.warehouse)) ctx.out(line);
-            ctx.out(`warehouse: ${ctx.warehouse.where} (psql: telecom-etl warehouse up, then warehouse url)`);
+            ctx.out(
+              ctx.config.databaseUrl
+                ? `warehouse: ${ctx.warehouse.where}`
+                : `warehouse: embedded, in ${ctx.config.embeddedDir} (stopped on exit; \`telecom-etl warehouse up\` serves it to psql or a BI tool)`,
+            );
             return exit as (typeof EXIT)[keyof typeof EXIT];
           } finally {
             await sandbox.close();
