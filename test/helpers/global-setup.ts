@@ -1,4 +1,5 @@
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { silentLogger } from "../../src/log.js";
@@ -20,6 +21,7 @@ let stopContainer: (() => Promise<void>) | undefined;
  * `.telecom-etl/test-postgres/<pid>/`, started once for the whole run, stopped and deleted at the end.
  */
 export async function setup(project: TestProject): Promise<void> {
+  await buildIfStale();
   if (process.env.TEST_DATABASE_URL) {
     project.provide("adminUrl", process.env.TEST_DATABASE_URL);
     return;
@@ -43,6 +45,29 @@ export async function setup(project: TestProject): Promise<void> {
   await mkdir(ownDir, { recursive: true, mode: 0o755 });
   embedded = await startEmbeddedWarehouse({ dir: ownDir, log: silentLogger });
   project.provide("adminUrl", embedded.url);
+}
+
+/**
+ * CLI tests spawn the built CLI: rebuild `dist/` when a source file is newer than it, so a plain
+ * `npx vitest run` after an edit never tests yesterday's build.
+ */
+async function buildIfStale(): Promise<void> {
+  const built = await stat("dist/src/cli/bin.js").then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
+  const newest = async (dir: string): Promise<number> => {
+    let latest = 0;
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      latest = Math.max(latest, entry.isDirectory() ? await newest(full) : (await stat(full)).mtimeMs);
+    }
+    return latest;
+  };
+  if (built >= Math.max(await newest("src"), await newest("bench"), await newest("sql"))) return;
+  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
+    stdio: "inherit",
+  });
 }
 
 /** One embedded server per test run (named by the runner's pid), so concurrent runs never share one. */
