@@ -189,6 +189,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         stream: requestOptions.stream,
         method: "GET",
         path: display.pathname + display.search,
+        origin: display.origin,
         permission: requestOptions.permission,
         apiKeyEnvVar: options.apiKeyEnvVar,
       };

@@ -19,6 +19,8 @@ export interface RequestContext {
   readonly method: string;
   /** Path and query, already redacted. */
   readonly path: string;
+  /** Scheme, host and port of the account's base URL (redacted), so a message says which server failed. */
+  readonly origin?: string;
   /** Permission the stream needs, named in the 403 message (for example `billing:read`). */
   readonly permission?: string;
   /** Env var that holds this account's key, named in the 401 message. */
@@ -49,13 +51,18 @@ export function platformMessageOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/** "account acme, stream cdrs: GET /v1/cdr?page=2" — the prefix of every message of this module. */
+/** "account acme, stream cdrs: GET https://api.example.com/v1/cdr?page=2" — the prefix of every message of this module. */
 export function describeRequest(request: RequestContext): string {
   const who =
     request.stream === undefined
       ? `account ${request.account}`
       : `account ${request.account}, stream ${request.stream}`;
-  return `${who}: ${request.method} ${request.path}`;
+  return `${who}: ${requestLine(request)}`;
+}
+
+/** "GET https://api.example.com/v1/cdr?page=2": method and redacted URL (the bare path when no origin is known). */
+export function requestLine(request: RequestContext): string {
+  return `${request.method} ${request.origin ?? ""}${request.path}`;
 }
 
 /**
@@ -85,7 +92,7 @@ export function classifyResponse(
       request.apiKeyEnvVar === undefined
         ? "check the API key configured for this account"
         : `check the API key in env var ${request.apiKeyEnvVar}`;
-    const message = `account ${request.account}: the platform rejected the API key (401 Unauthorized${said}) on ${request.method} ${request.path}; ${fix}`;
+    const message = `account ${request.account}: the platform rejected the API key (401 Unauthorized${said}) on ${requestLine(request)}; ${fix}`;
     return { kind: "error", error: new AuthError(message, context) };
   }
   if (status === 403) {

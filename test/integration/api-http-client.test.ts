@@ -274,7 +274,7 @@ describe("http client: retries", () => {
     expect(error).toBeInstanceOf(RetriesExhaustedError);
     expect(error).toBeInstanceOf(SliceError);
     expect(error.message).toBe(
-      "account acme, stream cdrs: GET /v1/cdr?page=4: no complete response within 200 ms (total timeout) (gave up after 3 attempt(s), 0.8 s of waiting: 3 attempts allowed)",
+      `account acme, stream cdrs: GET ${server.baseUrl}/v1/cdr?page=4: no complete response within 200 ms (total timeout) (gave up after 3 attempt(s), 0.8 s of waiting: 3 attempts allowed)`,
     );
     expect(error.context).toEqual({ account: "acme", stream: "cdrs", method: "GET", path: "/v1/cdr?page=4" });
     expect(server.requests).toHaveLength(3);
@@ -292,9 +292,25 @@ describe("http client: retries", () => {
     });
     const error = await caught(client.getJson("/v1/cdr"));
     expect(error).toBeInstanceOf(RetriesExhaustedError);
-    expect(error.message).toContain("could not connect within 100 ms (connect timeout)");
+    expect(error.message).toContain(
+      `GET http://api.platform.test:${server.port}/v1/cdr: could not connect within 100 ms (connect timeout)`,
+    );
     expect((error as RetriesExhaustedError).attempts).toBe(2);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("a refused connection names the server that refused it (never the key)", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    const { client } = makeClient(server, { retry: { maxAttempts: 2 } });
+    await server.close();
+    const error = await caught(client.getJson("/v1/cdr", { page: 2 }, { stream: "cdrs" }));
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^account acme, stream cdrs: GET http://127\\.0\\.0\\.1:${server.port}/v1/cdr\\?page=2: .*ECONNREFUSED`,
+      ),
+    );
+    expect(error.message).not.toContain(API_KEY);
   });
 
   it("a connection reset in the middle of the body is retried", async () => {
@@ -374,7 +390,7 @@ describe("http client: errors that are not retried", () => {
     const error = await caught(client.getJson("/v1/cdr", { type: "placed" }, { stream: "cdrs" }));
     expect(error).toBeInstanceOf(AuthError);
     expect(error.message).toBe(
-      'account acme: the platform rejected the API key (401 Unauthorized: "Unauthorized") on GET /v1/cdr?type=placed; check the API key in env var TELECOM_ACME_API_KEY',
+      `account acme: the platform rejected the API key (401 Unauthorized: "Unauthorized") on GET ${server.baseUrl}/v1/cdr?type=placed; check the API key in env var TELECOM_ACME_API_KEY`,
     );
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);

@@ -24,6 +24,16 @@ function errorOf(
 }
 
 describe("classifyResponse", () => {
+  it("names the server (scheme, host, port of the base URL) when the request knows it", () => {
+    const remote = { ...request, origin: "https://api.platform.test:8443" };
+    expect(errorOf(503, "down", remote).message).toBe(
+      'account acme, stream invoices: GET https://api.platform.test:8443/v1/billing/invoices?page=2&per_page=100: HTTP 503: "down"',
+    );
+    expect(errorOf(401, undefined, remote).message).toContain(
+      "(401 Unauthorized) on GET https://api.platform.test:8443/v1/billing/invoices?page=2",
+    );
+  });
+
   it("lets 2xx through, 202 included", () => {
     expect(classifyResponse(200, undefined, request)).toEqual({ kind: "ok" });
     expect(classifyResponse(202, "The transcription is still pending", request)).toEqual({ kind: "ok" });
