@@ -265,7 +265,15 @@ export function summarize(job: StreamJob): StreamSummary {
   else if (tally.windowsNotRun > 0) status = "interrupted";
   const errors =
     status === "auth_failed"
-      ? [(job.accountAbort.signal.reason as AuthError).message, ...tally.errors]
+      ? [stoppedByAuth(job.stream.name, job.accountAbort.signal.reason as AuthError), ...tally.errors]
       : tally.errors;
   return { ...tally, status, errors };
+}
+
+/**
+ * Why a stream stopped when its account's key was refused. The 401 came from whichever request of
+ * the account met it first, so each stream names itself before the shared message.
+ */
+export function stoppedByAuth(stream: string, error: AuthError): string {
+  return `stream ${stream} stopped: ${error.message}`;
 }

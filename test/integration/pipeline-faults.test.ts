@@ -176,6 +176,9 @@ describe("pipeline against a faulty platform", () => {
     expect(result.exitCode).toBe(2);
     expect(result.streams.every((s) => s.status === "auth_failed")).toBe(true);
     expect(result.streams[0]!.errors.join(" ")).toContain("KEY_MASTER");
+    // One account-wide 401, but every stream's error names that stream first.
+    for (const s of result.streams)
+      expect(s.errors[0]).toMatch(new RegExp(`^stream ${s.stream} stopped: account `));
     expect(Object.values(await rowCounts(db)).every((n) => n === 0)).toBe(true);
     expect(lines.join("\n")).toContain("401");
     expect(lines.join("\n")).not.toContain(bad);
