@@ -6,8 +6,7 @@
  */
 import pLimit from "p-limit";
 import { type ApiClient, createApiClient } from "../api/http-client.js";
-import { createRateBudget, type RateBudget } from "../api/rate-budget.js";
-import type { AccountConfig, EtlConfig } from "../config.js";
+import type { EtlConfig } from "../config.js";
 import { describeError } from "../errors.js";
 import { type ExitCode, exitCodeFor } from "../exit-codes.js";
 import type { Logger } from "../log.js";
@@ -17,6 +16,7 @@ import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { finishRun, startRun } from "../warehouse/run-records.js";
 import { acquireStreamLocks, type StreamLocks } from "../warehouse/stream-locks.js";
+import { createKeyBudgets } from "./key-budgets.js";
 import { planBackfillWindows, planWindows, resolveStartDate } from "./plan-windows.js";
 import { readStreamProgress } from "./read-progress.js";
 import { runOutcome } from "./run-outcome.js";
@@ -114,10 +114,13 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         sleep: (ms) => (deps.sleep ?? realSleep)(ms, deps.signal),
       },
     );
-    const budgets = new Map<string, { budget: RateBudget; accounts: string[] }>();
+    const budgets = createKeyBudgets(
+      targets.map((t) => t.account),
+      { clock, sleep: deps.sleep ?? realSleep, log: deps.log },
+    );
     const jobs: StreamJob[] = [];
     for (const target of targets) {
-      const budget = budgetFor(budgets, target.account, deps, clock);
+      const { budget } = budgets.find((b) => b.accounts.includes(target.account.name))!;
       const client = createApiClient({
         baseUrl: target.account.baseUrl,
         apiKey: target.account.apiKey.reveal(),
@@ -180,7 +183,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     const summaries = jobs.map(summarize);
     const outcome = runOutcome(summaries, deps.signal.aborted);
     await finishRun(deps.warehouse.db, runId, outcome);
-    const budgetSummaries = [...budgets.values()].map(({ budget, accounts }) => {
+    const budgetSummaries = budgets.map(({ budget, accounts }) => {
       const stats = budget.stats();
       return { accounts, currentRate: stats.currentRate, maxRate: stats.maxRate, throttled: stats.throttled };
     });
@@ -254,31 +257,6 @@ async function planSlices(
     slice: { kind: "window", window: { start: w.start, end: w.end } },
     complete: w.complete,
   }));
-}
-
-/** One budget per API key (accounts naming the same env var share the key, so they share the budget). */
-function budgetFor(
-  budgets: Map<string, { budget: RateBudget; accounts: string[] }>,
-  account: AccountConfig,
-  deps: PipelineDeps,
-  clock: Clock,
-): RateBudget {
-  const existing = budgets.get(account.apiKeyEnv);
-  if (existing) {
-    existing.accounts.push(account.name);
-    return existing.budget;
-  }
-  const budget = createRateBudget({
-    maxRatePerSecond: account.rate.requestsPerSecond,
-    burst: account.rate.burst,
-    concurrency: account.rate.concurrency,
-    label: account.name,
-    clock,
-    sleep: deps.sleep ?? realSleep,
-    log: deps.log,
-  });
-  budgets.set(account.apiKeyEnv, { budget, accounts: [account.name] });
-  return budget;
 }
 
 /** The request as recorded in `etl.runs.arguments`: names and dates only, never a secret. */
