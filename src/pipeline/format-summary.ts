@@ -19,6 +19,7 @@ export function formatRunSummary(result: PipelineResult): string[] {
     );
     for (const error of s.errors) lines.push(`      ${error}`);
   }
+  for (const note of result.notes) lines.push(`  ${note}`);
   for (const b of result.budgets) {
     if (b.throttled > 0) {
       lines.push(

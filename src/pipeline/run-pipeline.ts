@@ -30,7 +30,7 @@ import {
   type StreamSummary,
   summarize,
 } from "./run-stream.js";
-import { selectRunTargets } from "./select-targets.js";
+import { type RunTarget, selectRunTargets } from "./select-targets.js";
 import { utcDayOf } from "./utc-days.js";
 
 /** What to run: a nightly `run` (up to today or `until`) or a `backfill` of [from, to]. */
@@ -86,6 +86,8 @@ export interface PipelineResult {
   readonly budgets: readonly BudgetSummary[];
   readonly exitCode: ExitCode;
   readonly status: string;
+  /** Things the operator should know about how the request was read (one line each). */
+  readonly notes: readonly string[];
 }
 
 /** Runs the request; throws UsageError (bad selection) or LockHeldError (exit 4) before loading anything. */
@@ -196,6 +198,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       budgets: budgetSummaries,
       exitCode: outcome.exitCode,
       status: outcome.status,
+      notes: requestNotes(request, targets),
     };
   } catch (error) {
     const interrupted = deps.signal.aborted;
@@ -257,6 +260,17 @@ async function planSlices(
     slice: { kind: "window", window: { start: w.start, end: w.end } },
     complete: w.complete,
   }));
+}
+
+/** A backfill's range does not apply to full-refresh streams: they load every page, and say so. */
+function requestNotes(request: PipelineRequest, targets: readonly RunTarget[]): string[] {
+  if (request.command !== "backfill") return [];
+  const names = new Set(
+    targets.flatMap((t) => t.streams.filter((s) => s.slicing === "full_refresh").map((s) => s.name)),
+  );
+  return [...names].map(
+    (name) => `${name} is a full-refresh stream: loaded all pages; --from/--to do not apply`,
+  );
 }
 
 /** The request as recorded in `etl.runs.arguments`: names and dates only, never a secret. */
