@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { UsageError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
 import { runDbt } from "../transform/run-dbt.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
@@ -23,6 +24,9 @@ export function registerTransformCommand(program: Command, runtime: Runtime): vo
             args,
             signal: ctx.signal,
           });
+          if (result.ok && result.selectedNothing && options.select) {
+            throw new UsageError(`dbt selected nothing for --select ${options.select}`);
+          }
           if (ctx.json) ctx.out(JSON.stringify({ ok: result.ok, summary: result.summary }));
           else
             ctx.out(

@@ -21,6 +21,8 @@ export interface DbtResult {
   readonly ok: boolean;
   readonly exitCode: number | null;
   readonly summary: string;
+  /** dbt's selection matched no node, so it did nothing (it still exits 0). */
+  readonly selectedNothing: boolean;
   /** The last lines dbt printed, for a failure message. */
   readonly tail: readonly string[];
 }
@@ -94,6 +96,8 @@ export async function runDbt(options: {
     ok: exitCode === 0,
     exitCode,
     summary: summary.replace(/^.*Done\.\s*/, "").trim(),
+    // dbt's own words when no node is selected ("Nothing to do. Try checking your model configs ...").
+    selectedNothing: summary === "" && lines.some((line) => /\bNothing to do\./.test(line)),
     tail: lines.slice(-15),
   };
 }
