@@ -1,10 +1,9 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { StreamStatus } from "../../src/warehouse/stream-status.js";
 import { runCli } from "../helpers/cli.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { type FaultProxy, type FaultRule, startFaultProxy } from "./fault-proxy.js";
 import {
   completedLabels,
   expectedRows,
@@ -15,55 +14,20 @@ import {
 } from "./pipeline-harness.js";
 
 /**
- * A real HTTP proxy in front of the sandbox that answers 503 to every CDR request whose window starts
- * on `failing.date` (the sandbox's faults are per route, not per date). Set `failing.date` to null
- * to heal it.
+ * Answers 503 to every CDR request whose window starts on `failing.date` (the sandbox's faults are
+ * per route, not per date). Set `failing.date` to null to heal it.
  */
-async function startFailingProxy(target: string, failing: { date: string | null }) {
-  const upstream = new URL(target);
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? "/", target);
-    if (
-      url.pathname === "/v1/cdr" &&
-      failing.date !== null &&
-      url.searchParams.get("from") === failing.date
-    ) {
-      response.writeHead(503, { "content-type": "application/json" });
-      response.end(JSON.stringify({ success: false, message: "Service temporarily unavailable" }));
-      return;
-    }
-    const forward = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: request.url,
-        method: request.method,
-        headers: request.headers,
-      },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    forward.on("error", () => response.destroy());
-    request.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+function failingWindow(failing: { date: string | null }): FaultRule {
+  return (url) =>
+    url.pathname === "/v1/cdr" && failing.date !== null && url.searchParams.get("from") === failing.date
+      ? { status: 503, body: { success: false, message: "Service temporarily unavailable" } }
+      : undefined;
 }
 
 /** Issue 4, test 3: a middle window that keeps failing never blocks later windows nor hides. */
 describe("a middle window that keeps failing", () => {
   let sandbox: RunningSandbox;
-  let proxy: Awaited<ReturnType<typeof startFailingProxy>>;
+  let proxy: FaultProxy;
   let db: TestDatabase;
   const failing: { date: string | null } = { date: "2026-08-05" };
 
@@ -76,7 +40,7 @@ describe("a middle window that keeps failing", () => {
       callsPerDay: 120,
       now: "2026-08-10T06:00:00Z",
     });
-    proxy = await startFailingProxy(sandbox.url, failing);
+    proxy = await startFaultProxy(sandbox.url, failingWindow(failing));
     db = await createTestDatabase();
   });
 

@@ -1,8 +1,7 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { type FaultProxy, type FaultRule, startFaultProxy } from "./fault-proxy.js";
 import { runAt, sandboxConfig } from "./pipeline-harness.js";
 
 /** A request the proxy fails once with `status` (the first time it is seen), then forwards. */
@@ -13,16 +12,12 @@ interface FailOnce {
 }
 
 /**
- * A real HTTP proxy in front of the sandbox: fails the first sending of each listed request, then
- * forwards everything. It counts the requests it saw per (path, window start), which is what the
- * loader must record per slice.
+ * Fails the first sending of each listed request, then forwards everything; counts the requests it
+ * saw per (path, window start) in `seen`, which is what the loader must record per slice.
  */
-async function startFlakyProxy(target: string, failures: readonly FailOnce[]) {
-  const upstream = new URL(target);
+function failOnce(failures: readonly FailOnce[], seen: Map<string, number>): FaultRule {
   const failed = new Set<FailOnce>();
-  const seen = new Map<string, number>();
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? "/", target);
+  return (url) => {
     const slice = `${url.pathname} ${url.searchParams.get("from")}`;
     seen.set(slice, (seen.get(slice) ?? 0) + 1);
     const failure = failures.find(
@@ -30,48 +25,20 @@ async function startFlakyProxy(target: string, failures: readonly FailOnce[]) {
         f.path === url.pathname &&
         Object.entries(f.params).every(([name, value]) => url.searchParams.get(name) === value),
     );
-    if (failure !== undefined && !failed.has(failure)) {
-      failed.add(failure);
-      const headers = {
-        "content-type": "application/json",
-        ...(failure.status === 429 ? { "retry-after": "0" } : {}),
-      };
-      response.writeHead(failure.status, headers);
-      response.end(JSON.stringify({ success: false, message: `injected ${failure.status}` }));
-      return;
-    }
-    const forward = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: request.url,
-        method: request.method,
-        headers: request.headers,
-      },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    forward.on("error", () => response.destroy());
-    request.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    if (failure === undefined || failed.has(failure)) return undefined;
+    failed.add(failure);
+    return {
+      status: failure.status,
+      body: { success: false, message: `injected ${failure.status}` },
+      headers: failure.status === 429 ? { "retry-after": "0" } : undefined,
+    };
   };
 }
 
 describe("per-slice request statistics", () => {
   let sandbox: RunningSandbox;
-  let proxy: Awaited<ReturnType<typeof startFlakyProxy>>;
+  let proxy: FaultProxy;
+  const seen = new Map<string, number>();
   let db: TestDatabase;
 
   beforeAll(async () => {
@@ -83,11 +50,17 @@ describe("per-slice request statistics", () => {
       callsPerDay: 150,
       now: "2026-08-05T06:00:00Z",
     });
-    proxy = await startFlakyProxy(sandbox.url, [
-      { path: "/v1/short-links/metrics", params: { from: "2026-08-02", page: "1" }, status: 500 },
-      { path: "/v1/cdr", params: { from: "2026-08-03", type: "placed", page: "1" }, status: 429 },
-      { path: "/v1/cdr", params: { from: "2026-08-03", type: "received", page: "1" }, status: 500 },
-    ]);
+    proxy = await startFaultProxy(
+      sandbox.url,
+      failOnce(
+        [
+          { path: "/v1/short-links/metrics", params: { from: "2026-08-02", page: "1" }, status: 500 },
+          { path: "/v1/cdr", params: { from: "2026-08-03", type: "placed", page: "1" }, status: 429 },
+          { path: "/v1/cdr", params: { from: "2026-08-03", type: "received", page: "1" }, status: 500 },
+        ],
+        seen,
+      ),
+    );
     db = await createTestDatabase();
   });
 
@@ -131,6 +104,6 @@ describe("per-slice request statistics", () => {
     const recorded = Object.fromEntries(
       slices.map((s) => [`${pathOf[s.stream]} ${s.window_start}`, s.requests]),
     );
-    expect(recorded).toEqual(Object.fromEntries(proxy.seen));
+    expect(recorded).toEqual(Object.fromEntries(seen));
   });
 });
