@@ -6,9 +6,10 @@
 import { Writable } from "node:stream";
 import { sql } from "kysely";
 import { pino } from "pino";
-import type { EtlConfig } from "../../src/config.js";
+import { configFileSchema, type EtlConfig } from "../../src/config.js";
 import type { Logger } from "../../src/log.js";
 import { parseRow } from "../../src/pipeline/parse-rows.js";
+import { readStreamProgress } from "../../src/pipeline/read-progress.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../../src/pipeline/run-pipeline.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { Secret } from "../../src/secret.js";
@@ -18,6 +19,9 @@ import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 
 /** Every landing stream, in a fixed order. */
 export const ALL_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
+
+/** What a config file that says nothing gets (window, lookback, page size, attempts). */
+const DEFAULTS = configFileSchema.parse({});
 
 /** An EtlConfig for the sandbox's accounts (all of them unless `accounts` names some). */
 export function sandboxConfig(
@@ -41,11 +45,12 @@ export function sandboxConfig(
   return {
     accounts,
     startDate: sandbox.world.start,
-    windowDays: 1,
-    lookbackDays: 3,
-    perPage: 100,
+    windowDays: DEFAULTS.window_days,
+    lookbackDays: DEFAULTS.lookback_days,
+    perPage: DEFAULTS.per_page,
+    // Shorter than the defaults: a test against a local sandbox that hangs should fail fast.
     timeouts: { connectMs: 5_000, totalMs: 20_000 },
-    retry: { maxAttempts: 6, maxTotalWaitMs: 30_000 },
+    retry: { maxAttempts: DEFAULTS.retry.max_attempts, maxTotalWaitMs: 30_000 },
     databaseUrl: undefined,
     embeddedDir: ".telecom-etl/unused",
     source: undefined,
@@ -188,12 +193,6 @@ export async function completedLabels(
   account: string,
   stream: string,
 ): Promise<string[]> {
-  const rows = await warehouse.db
-    .selectFrom("etl.stream_state")
-    .select(["window_start", "window_end"])
-    .where("account", "=", account)
-    .where("stream", "=", stream)
-    .orderBy("window_start")
-    .execute();
-  return rows.map((r) => `${r.window_start}..${r.window_end}`);
+  const { completed } = await readStreamProgress(warehouse.db, account, stream);
+  return completed.map((w) => `${w.start}..${w.end}`);
 }
