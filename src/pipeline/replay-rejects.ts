@@ -8,6 +8,7 @@
 import { describeError } from "../errors.js";
 import { EXIT, exitCodeFor } from "../exit-codes.js";
 import type { Logger } from "../log.js";
+import { type Clock, systemClock } from "../ports.js";
 import type { LoadRow } from "../streams/load-row.js";
 import { getStream } from "../streams/registry.js";
 import { parseSliceLabel } from "../streams/slice-label.js";
@@ -30,7 +31,15 @@ export interface ReplaySummary {
 
 /** Replays pending rejects (of one stream when given); returns the run id and per-stream figures. */
 export async function replayRejects(
-  deps: { warehouse: Warehouse; log: Logger; host: string; pid?: number; lockTimeoutMs?: number },
+  deps: {
+    warehouse: Warehouse;
+    log: Logger;
+    host: string;
+    pid?: number;
+    lockTimeoutMs?: number;
+    /** Stamps each replayed slice's `_extracted_at` and start (default: the system clock). */
+    clock?: Clock;
+  },
   options: { stream?: string; account?: string },
 ): Promise<{ runId: number; summaries: ReplaySummary[] }> {
   if (options.stream !== undefined) getStream(options.stream);
@@ -85,7 +94,7 @@ export async function replayRejects(
       }
       summary.stillRejected += rejects.length - ids.length;
       if (ids.length === 0) continue;
-      const startedAt = new Date();
+      const startedAt = new Date((deps.clock ?? systemClock).now());
       try {
         await loadSlice(deps.warehouse, {
           stream,

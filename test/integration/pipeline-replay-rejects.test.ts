@@ -250,14 +250,24 @@ describe("the values a request implied for a rejected row", () => {
       .set({ raw: JSON.stringify(cdr) })
       .where("id", "=", stored.id)
       .execute();
+    const replayedAt = Date.parse("2031-01-02T03:04:05Z");
     const replay = await replayRejects(
-      { warehouse: database.warehouse, log: silentLogger, host: "test" },
+      { warehouse: database.warehouse, log: silentLogger, host: "test", clock: { now: () => replayedAt } },
       { stream: "cdrs", account },
     );
     expect(replay.summaries[0]).toMatchObject({ loaded: 1, stillRejected: 0 });
-    const loaded = await sql<{ direction: string }>`
-      SELECT direction FROM platform.cdrs WHERE _account = ${account}`.execute(db);
-    expect(loaded.rows).toEqual([{ direction: "received" }]);
+    const loaded = await sql<{ direction: string; extracted: Date }>`
+      SELECT direction, _extracted_at AS extracted FROM platform.cdrs WHERE _account = ${account}`.execute(
+      db,
+    );
+    expect(loaded.rows).toEqual([{ direction: "received", extracted: new Date(replayedAt) }]);
+    // The injected clock, not the wall clock, stamps the replay's slice record too.
+    const slice = await db
+      .selectFrom("etl.run_slices")
+      .select("started_at")
+      .where("run_id", "=", replay.runId)
+      .executeTakeFirstOrThrow();
+    expect(slice.started_at).toEqual(new Date(replayedAt));
   });
 
   it("a request that implied nothing stores null", async () => {
