@@ -8,6 +8,7 @@ import { globalOptions, withExample } from "./global-options.js";
 /** `telecom-etl config show`: the effective configuration, secrets replaced by `***`. */
 export function registerConfigCommand(program: Command, runtime: Runtime): void {
   const config = program.command("config").description("inspect the configuration");
+  withExample(config, "telecom-etl config show");
   const show = config
     .command("show")
     .description("print the effective configuration (file + environment), never a secret")

@@ -49,6 +49,11 @@ async function requireKnownAccount(ctx: CommandContext, account: string | undefi
 /** `telecom-etl rejects list|replay`: the rows that failed validation, and loading those that now pass. */
 export function registerRejectsCommand(program: Command, runtime: Runtime): void {
   const rejects = program.command("rejects").description("rows that failed validation (etl.rejects)");
+  withExample(
+    rejects,
+    "telecom-etl rejects list --stream cdrs --pending",
+    "telecom-etl rejects replay --stream cdrs",
+  );
 
   const list = rejects
     .command("list")

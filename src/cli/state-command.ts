@@ -14,6 +14,7 @@ import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js
 /** `telecom-etl state reset`: forget completed windows so the next run loads them again. */
 export function registerStateCommand(program: Command, runtime: Runtime): void {
   const state = program.command("state").description("the set of completed windows per account and stream");
+  withExample(state, "telecom-etl state reset --streams cdrs --from 2026-08-10 --yes");
   const reset = state
     .command("reset")
     .description(

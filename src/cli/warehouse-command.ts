@@ -14,6 +14,7 @@ import { globalOptions, withExample } from "./global-options.js";
 /** `telecom-etl warehouse up|url`: run the embedded warehouse in the foreground, or print where it is. */
 export function registerWarehouseCommand(program: Command, runtime: Runtime): void {
   const warehouse = program.command("warehouse").description("the embedded PostgreSQL warehouse");
+  withExample(warehouse, "telecom-etl warehouse up", "telecom-etl warehouse url");
 
   const up = warehouse
     .command("up")
