@@ -1,6 +1,7 @@
 /**
- * Error classes grouped by what the caller should do with them. `src/cli/main.ts` is the only
- * place that turns them into exit codes; everything else throws or returns them with context.
+ * Error classes grouped by what the caller should do with them. `exitCodeFor` in
+ * `src/exit-codes.ts` is the only place that turns them into exit codes; everything else throws or
+ * returns them with context.
  *
  * Messages never contain secrets: API keys are never interpolated, URLs are passed through
  * `redactUrl` before they are put in a message.

@@ -1,10 +1,10 @@
 import os from "node:os";
 import { type EtlConfig, loadConfig } from "../config.js";
+import type { ExitCode } from "../exit-codes.js";
 import type { Logger, LogLevel } from "../log.js";
 import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
 import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
 import { type MigrateResult, migrateToLatest } from "../warehouse/migrate.js";
-import type { ExitCode } from "./exit-codes.js";
 
 /** Options every command accepts (see `telecom-etl --help`). */
 export interface GlobalOptions {

@@ -1,17 +1,9 @@
 import { Command, CommanderError, Option } from "commander";
-import { AuthError, describeError, LockHeldError, UsageError } from "../errors.js";
-import { EXIT, type ExitCode } from "../exit-codes.js";
+import { describeError } from "../errors.js";
+import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { createLogger, LOG_LEVELS, type Logger } from "../log.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
 import { registerCommands } from "./register-commands.js";
-
-/** Maps anything a command threw to an exit code. The only place that does so. */
-export function exitCodeFor(error: unknown): ExitCode {
-  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  if (error instanceof UsageError || error instanceof AuthError) return EXIT.usage;
-  if (error instanceof LockHeldError) return EXIT.locked;
-  return EXIT.workFailed;
-}
 
 /** Builds the commander program with global options and every command. */
 export function buildProgram(runtime: Runtime): Command {

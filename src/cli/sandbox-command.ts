@@ -1,9 +1,9 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { UsageError } from "../errors.js";
+import { EXIT } from "../exit-codes.js";
 import { resolveSandboxOptions, type SandboxOptions } from "../sandbox/sandbox-options.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";
 import type { Runtime } from "./command-context.js";
-import { EXIT } from "./exit-codes.js";
 import { withExample } from "./global-options.js";
 
 interface SandboxFlags {

@@ -3,7 +3,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
-import { exitCodeFor as cliExitCodeFor } from "../../src/cli/main.js";
 import {
   AuthError,
   LockHeldError,
@@ -45,18 +44,6 @@ describe("exit codes", () => {
   it("an interruption wins over the error it caused", () => {
     expect(exitCodeFor(new LockHeldError("held"), true)).toBe(EXIT.interrupted);
     expect(exitCodeFor(new Error("aborted"), true)).toBe(EXIT.interrupted);
-  });
-
-  it("the CLI's exitCodeFor gives the same code as the shared mapping for every error", () => {
-    for (const [name, error] of SAMPLES) expect(cliExitCodeFor(error), name).toBe(exitCodeFor(error));
-  });
-
-  it("nothing outside src/cli imports from src/cli (dependencies point from the CLI inwards)", () => {
-    const backwards = sourceFiles(SRC)
-      .filter((file) => !file.startsWith(path.join(SRC, "cli") + path.sep))
-      .filter((file) => /from "(\.\.\/)+cli\//.test(readFileSync(file, "utf8")))
-      .map((file) => path.relative(SRC, file));
-    expect(backwards).toEqual([]);
   });
 
   it("no module picks an exit code by error class itself (they call exitCodeFor)", () => {
