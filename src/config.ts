@@ -5,6 +5,9 @@ import { z } from "zod";
 import { UsageError } from "./errors.js";
 import { Secret } from "./secret.js";
 
+/** Share of `requests_per_second` the adaptive rate never drops below unless configured otherwise. */
+export const DEFAULT_MIN_RATE_SHARE = 0.1;
+
 /** Streams the loader knows; the registry in src/streams maps each name to its definition. */
 export const KNOWN_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
 
@@ -21,6 +24,7 @@ const rateSchema = z.strictObject({
   requests_per_second: z.number().positive().default(10),
   burst: z.number().int().positive().default(20),
   concurrency: z.number().int().positive().max(64).default(4),
+  min_requests_per_second: z.number().positive().optional(),
 });
 
 const accountSchema = z.strictObject({
@@ -66,7 +70,13 @@ export interface AccountConfig {
   readonly baseUrl: string;
   readonly apiKeyEnv: string;
   readonly apiKey: Secret;
-  readonly rate: { readonly requestsPerSecond: number; readonly burst: number; readonly concurrency: number };
+  readonly rate: {
+    readonly requestsPerSecond: number;
+    readonly burst: number;
+    readonly concurrency: number;
+    /** Floor of the adaptive rate (default {@link DEFAULT_MIN_RATE_SHARE} of the maximum). */
+    readonly minRequestsPerSecond?: number;
+  };
   readonly streams: readonly string[];
 }
 
@@ -168,6 +178,10 @@ export async function loadConfig(
         requestsPerSecond: account.rate.requests_per_second,
         burst: account.rate.burst,
         concurrency: account.rate.concurrency,
+        minRequestsPerSecond: Math.min(
+          account.rate.requests_per_second,
+          account.rate.min_requests_per_second ?? account.rate.requests_per_second * DEFAULT_MIN_RATE_SHARE,
+        ),
       },
       streams: account.streams ?? cfg.streams,
     };

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { createRateBudget, type RateBudget } from "../api/rate-budget.js";
-import type { AccountConfig } from "../config.js";
+import { type AccountConfig, DEFAULT_MIN_RATE_SHARE } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Clock, Sleep } from "../ports.js";
 
@@ -26,6 +26,11 @@ export interface KeyBudget extends KeyGroup {
   readonly budget: RateBudget;
 }
 
+/** The floor of a budget's adaptive rate: configured, or a share of its maximum. */
+function minRateOf(rate: RateSettings): number {
+  return rate.minRequestsPerSecond ?? rate.requestsPerSecond * DEFAULT_MIN_RATE_SHARE;
+}
+
 /** Groups accounts by the value of their key (first-seen order), each group at its most conservative rate. */
 export function groupAccountsByKey(accounts: readonly AccountConfig[]): KeyGroup[] {
   const groups = new Map<string, AccountConfig[]>();
@@ -39,6 +44,7 @@ export function groupAccountsByKey(accounts: readonly AccountConfig[]): KeyGroup
       requestsPerSecond: Math.min(...rates.map((r) => r.requestsPerSecond)),
       burst: Math.min(...rates.map((r) => r.burst)),
       concurrency: Math.min(...rates.map((r) => r.concurrency)),
+      minRequestsPerSecond: Math.min(...rates.map(minRateOf)),
     };
     const mixedRates = rates.some(
       (r) =>
@@ -66,6 +72,7 @@ export function createKeyBudgets(
       maxRatePerSecond: group.rate.requestsPerSecond,
       burst: group.rate.burst,
       concurrency: group.rate.concurrency,
+      minRatePerSecond: minRateOf(group.rate),
       label: group.accounts.join(","),
       clock: deps.clock,
       sleep: deps.sleep,

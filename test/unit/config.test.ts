@@ -95,6 +95,19 @@ describe("loadConfig", () => {
     );
   });
 
+  it("gives the adaptive rate a floor: a tenth of the maximum unless configured", async () => {
+    const file = await configFile(
+      [
+        "accounts:",
+        "  - { name: a, base_url: 'https://x.example', api_key_env: A_KEY, rate: { requests_per_second: 20 } }",
+        "  - { name: b, base_url: 'https://x.example', api_key_env: B_KEY,",
+        "      rate: { requests_per_second: 20, min_requests_per_second: 5 } }",
+      ].join("\n"),
+    );
+    const config = await loadConfig({ file }, { A_KEY: "ka", B_KEY: "kb" });
+    expect(config.accounts.map((a) => a.rate.minRequestsPerSecond)).toEqual([2, 5]);
+  });
+
   it("lets the environment override the file", async () => {
     const file = await configFile("window_days: 2\nlookback_days: 5\n");
     const config = await loadConfig({ file }, { ...minimalEnv, TELECOM_ETL_LOOKBACK_DAYS: "7" });

@@ -3,6 +3,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import type { AccountConfig } from "../../src/config.js";
+import { RetryableError } from "../../src/errors.js";
 import { createKeyBudgets, groupAccountsByKey } from "../../src/pipeline/key-budgets.js";
 import { Secret } from "../../src/secret.js";
 
@@ -68,5 +69,30 @@ describe("one rate budget per API key", () => {
       expect(line).not.toContain(KEY);
       expect(line).not.toContain(digest);
     }
+  });
+});
+
+describe("the floor of the adaptive rate", () => {
+  it("is a tenth of the maximum unless configured, and 429s never push a budget below it", async () => {
+    const [defaulted, configured] = groupAccountsByKey([
+      account("a", "A_KEY", "sk_a_0123456789"),
+      account("b", "B_KEY", "sk_b_0123456789", { minRequestsPerSecond: 4 }),
+    ]);
+    expect(defaulted?.rate.minRequestsPerSecond).toBe(1);
+    expect(configured?.rate.minRequestsPerSecond).toBe(4);
+    const clock = { now: () => 0 };
+    const [budget] = createKeyBudgets(
+      [account("c", "C_KEY", "sk_c_0123456789", { minRequestsPerSecond: 3 })],
+      {
+        clock,
+        sleep: async () => {},
+        log: pino({ level: "silent" }),
+      },
+    );
+    const throttled = new RetryableError("429 Too Many Requests", { status: 429 });
+    for (let i = 0; i < 10; i++) {
+      await budget!.budget.schedule(async () => Promise.reject(throttled)).catch(() => undefined);
+    }
+    expect(budget!.budget.currentRate).toBe(3);
   });
 });
