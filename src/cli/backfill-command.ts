@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
-import { type Runtime, withCommandContext } from "./command-context.js";
-import { globalOptions, withExample } from "./global-options.js";
+import type { Runtime } from "./command-context.js";
+import { withExample } from "./global-options.js";
 import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";
-import { executePipeline } from "./run-command.js";
+import { runPipelineCommand } from "./run-command.js";
 
 /**
  * `telecom-etl backfill`: loads exactly [--from, --to] of the given streams and records those
@@ -30,13 +30,7 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
         to,
         lockTimeoutMs: parseLockTimeout(options.lockTimeout),
       };
-      const code = await withCommandContext(
-        globalOptions(cmd),
-        runtime,
-        { accounts: true, migrate: true },
-        (ctx) => executePipeline(ctx, request),
-      );
-      runtime.setExitCode(code);
+      await runPipelineCommand(runtime, cmd, request);
     });
   withExample(
     command,

@@ -61,6 +61,21 @@ export async function executePipeline(ctx: CommandContext, request: PipelineRequ
   return result.exitCode;
 }
 
+/** Runs a `run` or `backfill` request as a command: context, pipeline, summary, exit code. */
+export async function runPipelineCommand(
+  runtime: Runtime,
+  cmd: Command,
+  request: PipelineRequest,
+): Promise<void> {
+  const code = await withCommandContext(
+    globalOptions(cmd),
+    runtime,
+    { accounts: true, migrate: true },
+    (ctx) => executePipeline(ctx, request),
+  );
+  runtime.setExitCode(code);
+}
+
 /** `telecom-etl run`: the nightly incremental load of every stream of every account. */
 export function registerRunCommand(program: Command, runtime: Runtime): void {
   const command = program
@@ -80,13 +95,7 @@ export function registerRunCommand(program: Command, runtime: Runtime): void {
         until: parseDateFlag("--until", options.until),
         lockTimeoutMs: parseLockTimeout(options.lockTimeout),
       };
-      const code = await withCommandContext(
-        globalOptions(cmd),
-        runtime,
-        { accounts: true, migrate: true },
-        (ctx) => executePipeline(ctx, request),
-      );
-      runtime.setExitCode(code);
+      await runPipelineCommand(runtime, cmd, request);
     });
   withExample(
     command,
