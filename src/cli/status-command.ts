@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import { EXIT } from "../exit-codes.js";
+import { STREAMS } from "../streams/registry.js";
+import type { StreamDefinition } from "../streams/stream-definition.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { streamStatus } from "../warehouse/stream-state.js";
 import type { StreamStatus } from "../warehouse/stream-status.js";
@@ -9,8 +11,11 @@ import { globalOptions, withExample } from "./global-options.js";
 /** Lines of `status` for one (account, stream). */
 export function formatStreamStatus(s: StreamStatus): string[] {
   const lines = [`${s.account}/${s.stream}`];
-  const completed =
-    s.completedWindows === 0
+  const fullRefresh =
+    (STREAMS as Record<string, StreamDefinition | undefined>)[s.stream]?.slicing === "full_refresh";
+  const completed = fullRefresh
+    ? "full refresh: every run reads all pages (no windows)"
+    : s.completedWindows === 0
       ? "no completed window"
       : `completed through ${s.completedThrough} (${s.completedWindows} windows from ${s.firstCompleted}, latest ends ${s.lastCompleted})`;
   lines.push(`  ${completed}`);
