@@ -1,7 +1,8 @@
 /**
  * The rate budget of one API key, shared by every stream that uses the key: a token bucket
  * (requests per second + burst) and a concurrency limit, with an adaptive rate (AIMD) that backs off
- * when the platform answers 429 and creeps back up after runs of successes.
+ * when the platform answers 429 and creeps back up after runs of successes. 429s that do not follow
+ * our rate (a platform that also refuses at random) are told apart and do not lower the learnt limit.
  */
 import pLimit, { type LimitFunction } from "p-limit";
 import { EtlError } from "../errors.js";
@@ -68,8 +69,26 @@ const PROBE_STEP = 0.01;
 const NEAR_LIMIT = 0.8;
 /** Successes are counted over this window to estimate the rate the platform accepts. */
 const ACCEPTED_WINDOW_MS = 2_000;
+/** When refused often before a whole window has passed, the accepted rate is measured from the first 429 once this long. */
+const MIN_ACCEPTED_SPAN_MS = 500;
 /** On a 429 the rate goes no higher than this fraction of the accepted rate (when measurable). */
 const BELOW_ACCEPTED = 0.95;
+/**
+ * After a 429 taken for a limit, calls are "calm" once this long has passed (the platform's own bucket,
+ * drained by our overshoot, has refilled) while the rate is still at most the recovery target: a real
+ * limit does not refuse them. Shorter waits let the tail of the overshoot count as calm refusals.
+ */
+const CALM_AFTER_MS = 1_000;
+/** Calm outcomes kept; one 429 among them shows that the platform (also) refuses at random. */
+const CALM_OUTCOMES = 200;
+/** The latest outcomes kept (calm or not), and how many are needed before their share is trusted. */
+const RECENT_OUTCOMES = 100;
+const MIN_RECENT_OUTCOMES = 20;
+/**
+ * Above this share of 429s among the latest outcomes we are over a limit, random 429s or not (11 or
+ * more of 100 when 3% are refused at random is a 0.1% event).
+ */
+const LIMIT_SHARE = 0.1;
 
 /** True when a failure is the platform asking us to slow down (HTTP 429). */
 export function isThrottleError(error: unknown): boolean {
@@ -100,14 +119,27 @@ class AdaptiveRateBudget implements RateBudget {
   #refilledAt: number;
   /** Bumped on every decrease; 429s of calls started in an older epoch do not cut again. */
   #epoch = 0;
-  /** Rate at which the last 429 came; increases are quick up to just below it and cautious beyond. */
+  /** Limit learnt from the last 429 taken for one; increases are quick up to just below it and cautious beyond. */
   #ceiling: number | undefined;
+  /**
+   * Set by a 429 taken for a limit once the accepted rate was measurable: calls started from `from`
+   * at a rate of at most `rate` are calm (see CALM_AFTER_MS).
+   */
+  #calmBelow: { rate: number; from: number } | undefined;
   /** Increases in a row above the refused rate. */
   #beyondCeiling = 0;
+  /** Rate before the cut for a 429 taken for noise: the next increase goes straight back to it. */
+  #restoreTo: number | undefined;
+  /** Latest outcomes (true: success, false: 429), oldest first. */
+  #recent: boolean[] = [];
+  /** Latest outcomes of calm calls (started well under the known limit), oldest first. */
+  #calm: boolean[] = [];
   #successRun = 0;
   /** Times of recent successes (oldest first), for the accepted-rate estimate. */
   #successTimes: number[] = [];
   #startedAt: number;
+  /** Time of the first 429, from which the accepted rate is measured during the first window. */
+  #firstThrottleAt: number | undefined;
   #scheduled = 0;
   #succeeded = 0;
   #throttled = 0;
@@ -145,12 +177,13 @@ class AdaptiveRateBudget implements RateBudget {
       const waitMs = this.#reserve();
       if (waitMs > 0) await this.#options.sleep(waitMs, signal);
       const epoch = this.#epoch;
+      const calm = this.#isCalm();
       try {
         const result = await fn();
-        this.#onSuccess(epoch);
+        this.#onSuccess(epoch, calm);
         return result;
       } catch (error) {
-        if (this.#isThrottle(error)) this.#onThrottle(epoch);
+        if (this.#isThrottle(error)) this.#onThrottle(epoch, calm);
         throw error;
       }
     });
@@ -184,18 +217,46 @@ class AdaptiveRateBudget implements RateBudget {
 
   /**
    * Requests/s that succeeded over the last window: what the platform actually accepts while it
-   * throttles us. Undefined until a whole window has passed (too little evidence).
+   * throttles us. Undefined until a whole window has passed (too little evidence), unless `early`:
+   * then, before that, the successes since the first 429 once that span is long enough (a burst the
+   * platform allows at first is spent by then, and would inflate the figure).
    */
-  #acceptedRate(): number | undefined {
+  #acceptedRate(early = false): number | undefined {
     const now = this.#options.clock.now();
-    if (now - this.#startedAt < ACCEPTED_WINDOW_MS) return undefined;
-    const since = now - ACCEPTED_WINDOW_MS;
+    let since = now - ACCEPTED_WINDOW_MS;
+    if (now - this.#startedAt < ACCEPTED_WINDOW_MS) {
+      const first = this.#firstThrottleAt;
+      if (!early || first === undefined || now - first < MIN_ACCEPTED_SPAN_MS) return undefined;
+      since = first;
+    }
     const recent = this.#successTimes.filter((t) => t > since).length;
-    return recent > 0 ? recent / (ACCEPTED_WINDOW_MS / 1000) : undefined;
+    return recent > 0 ? recent / ((now - since) / 1000) : undefined;
   }
 
-  #onSuccess(epoch: number): void {
+  /** True when a call starting now is well under the known limit, which should not refuse it. */
+  #isCalm(): boolean {
+    const calm = this.#calmBelow;
+    return calm !== undefined && this.#options.clock.now() >= calm.from && this.#rate <= calm.rate;
+  }
+
+  #record(ok: boolean, calm: boolean): void {
+    push(this.#recent, ok, RECENT_OUTCOMES);
+    if (calm) push(this.#calm, ok, CALM_OUTCOMES);
+  }
+
+  /**
+   * True when a 429 is better taken for noise than for a limit: a calm call was refused lately (so
+   * the platform refuses at random, whatever our rate) and refusals are not frequent (so we are not
+   * far over a limit either).
+   */
+  #looksRandom(): boolean {
+    if (!this.#calm.includes(false)) return false;
+    return this.#recent.length < MIN_RECENT_OUTCOMES || refusedShare(this.#recent) <= LIMIT_SHARE;
+  }
+
+  #onSuccess(epoch: number, calm: boolean): void {
     this.#succeeded++;
+    this.#record(true, calm);
     this.#successTimes.push(this.#options.clock.now());
     if (this.#successTimes.length > 4096) this.#successTimes.splice(0, 2048);
     if (epoch !== this.#epoch) return;
@@ -213,7 +274,10 @@ class AdaptiveRateBudget implements RateBudget {
       else if (this.#rate < ceiling) step = probe;
       else step = Math.min(this.#increaseStep, probe * 2 ** ++this.#beyondCeiling);
     }
-    this.#setRate(Math.min(this.#maxRate, this.#rate + step));
+    // After a cut for a 429 taken for noise, one run of successes earns the whole cut back.
+    const restoreTo = this.#restoreTo ?? 0;
+    this.#restoreTo = undefined;
+    this.#setRate(Math.min(this.#maxRate, Math.max(restoreTo, this.#rate + step)));
     this.#increases++;
     this.#options.log?.debug(
       { budget: this.#options.label, rate: round(this.#rate) },
@@ -221,24 +285,53 @@ class AdaptiveRateBudget implements RateBudget {
     );
   }
 
-  #onThrottle(epoch: number): void {
+  #onThrottle(epoch: number, calm: boolean): void {
     this.#throttled++;
     this.#successRun = 0;
+    this.#record(false, calm);
+    this.#firstThrottleAt ??= this.#options.clock.now();
     if (epoch !== this.#epoch) return;
     this.#epoch++;
     const refusedAt = this.#rate;
+    if (this.#looksRandom()) {
+      // Random 429s say nothing of the limit: lowering the remembered limit on each of them is what
+      // ratcheted the rate down to its floor. Cut gently (in case) and take the cut back after one
+      // run of successes; the limit stays, and the rate may probe beyond it as usual.
+      this.#restoreTo = Math.max(this.#restoreTo ?? 0, refusedAt);
+      this.#setRate(Math.max(this.#minRate, refusedAt * this.#nearLimitDecreaseFactor));
+      this.#decreases++;
+      this.#options.log?.debug(
+        { budget: this.#options.label, rate: round(this.#rate), refusedAt: round(refusedAt) },
+        "rate budget: platform answered 429 (looks random), rate cut for a while",
+      );
+      return;
+    }
+    this.#restoreTo = undefined;
+    const manyRefused =
+      this.#recent.length >= MIN_RECENT_OUTCOMES && refusedShare(this.#recent) > LIMIT_SHARE;
+    // Many 429s lately: the limit has moved down, and the calm 429s were that move, not noise.
+    // (A platform that refuses at random will show it again under the new limit.)
+    if (manyRefused) this.#calm = [];
     // Refused again near the last refused rate: the limit is known, a gentle cut keeps most of the throughput.
-    // Refused far below it (or for the first time): the limit is unknown or moved, cut hard.
+    // Refused far below it (or for the first time), or often lately (we are well over the limit, which
+    // moved or was overestimated, for example from the platform's burst at the start): cut hard.
     const nearKnownLimit = this.#ceiling !== undefined && refusedAt >= this.#ceiling * NEAR_LIMIT;
-    const cut = nearKnownLimit ? this.#nearLimitDecreaseFactor : this.#decreaseFactor;
+    const cut = nearKnownLimit && !manyRefused ? this.#nearLimitDecreaseFactor : this.#decreaseFactor;
     // A gentle cut can still sit above the real limit when the refused rate overshot it: never stay
     // above what the platform was seen to accept just now, and recover towards that, not the overshoot.
-    const accepted = this.#acceptedRate();
+    // Refused often at the start, before a whole window: a limit taken from the refused rate alone
+    // would be far too high (and recovery fast towards it), so count the successes since the first 429.
+    const accepted = this.#acceptedRate(manyRefused);
     this.#ceiling = accepted === undefined ? refusedAt : Math.min(refusedAt, accepted);
     this.#beyondCeiling = 0;
     const next =
       accepted === undefined ? refusedAt * cut : Math.min(refusedAt * cut, accepted * BELOW_ACCEPTED);
     this.#setRate(Math.max(this.#minRate, next));
+    const now = this.#options.clock.now();
+    if (accepted !== undefined && now - this.#startedAt >= ACCEPTED_WINDOW_MS) {
+      const from = now + CALM_AFTER_MS;
+      this.#calmBelow = { rate: this.#ceiling * RECOVERY_TARGET, from };
+    }
     // Saved-up burst would defeat the cut: the next request waits a full interval of the new rate.
     this.#tokens = Math.min(this.#tokens, 0);
     this.#decreases++;
@@ -252,6 +345,17 @@ class AdaptiveRateBudget implements RateBudget {
     this.#refill();
     this.#rate = rate;
   }
+}
+
+/** Appends to a window of the latest values, dropping the oldest beyond `size`. */
+function push<T>(window: T[], value: T, size: number): void {
+  window.push(value);
+  if (window.length > size) window.shift();
+}
+
+/** Share of `false` (429) among outcomes; 0 for none. */
+function refusedShare(outcomes: readonly boolean[]): number {
+  return outcomes.length === 0 ? 0 : outcomes.filter((ok) => !ok).length / outcomes.length;
 }
 
 function factor(name: string, value: number): number {

@@ -180,18 +180,41 @@ describe("adaptive rate (AIMD)", () => {
     expect(result.throttleShare).toBeLessThan(0.03);
     expect(budget.currentRate).toBeLessThan(12);
   });
+
+  it("does not ratchet down when the platform answers 429 at random (3% of answers, whatever the rate)", async () => {
+    const run = async (sporadic: number) => {
+      const time = virtualTime();
+      const budget = createRateBudget({ maxRatePerSecond: 10, burst: 1, concurrency: 1, ...time });
+      const options = { shape: "bucket", limitAt: () => 1000, requests: 2000, sporadic } as const;
+      const result = await time.run(simulate(time, budget, options));
+      return { ...result, rate: budget.currentRate, decreases: budget.stats().decreases };
+    };
+    const baseline = await run(0);
+    const random = await run(0.03);
+    expect(baseline.decreases).toBe(0);
+    expect(random.decreases).toBeGreaterThan(0);
+    expect(random.throttleShare).toBeGreaterThan(0.01);
+    expect(random.throughput).toBeGreaterThan(baseline.throughput * 0.7);
+    expect(random.rate).toBeGreaterThan(5);
+  });
 });
 
 /**
  * A server admitting `limitAt(now)` requests per second, either as a token bucket (burst 2) or as a
- * fixed one-second window, answering 429 otherwise, with 50-150 ms of latency. Every request is
- * retried through the budget until it succeeds. Figures are measured between the 25th and 75th
- * percentile of requests, away from the start-up and the backoff tail.
+ * fixed one-second window, answering 429 otherwise, with 50-150 ms of latency. `sporadic` is the share
+ * of answers that are 429 whatever the rate (drawn from a seeded PRNG), like a platform that throttles
+ * at random. Every request is retried through the budget until it succeeds. Figures are measured
+ * between the 25th and 75th percentile of requests, away from the start-up and the backoff tail.
  */
 async function simulate(
   time: ReturnType<typeof virtualTime>,
   budget: RateBudget,
-  options: { shape: "bucket" | "window"; limitAt: (ms: number) => number; requests: number },
+  options: {
+    shape: "bucket" | "window";
+    limitAt: (ms: number) => number;
+    requests: number;
+    sporadic?: number;
+  },
 ) {
   let tokens = 2;
   let refilledAt = 0;
@@ -216,8 +239,14 @@ async function simulate(
   };
   const log: { at: number; ok: boolean }[] = [];
   let seed = 1;
+  // A second generator, so that the latencies are the same with and without sporadic 429s.
+  let sporadicSeed = 7;
+  const sporadic = () => {
+    sporadicSeed = (sporadicSeed * 48_271) % 2_147_483_647;
+    return sporadicSeed / 2_147_483_647 < (options.sporadic ?? 0);
+  };
   const request = async () => {
-    const ok = admit();
+    const ok = admit() && !sporadic();
     log.push({ at: time.now(), ok });
     seed = (seed * 16_807) % 2_147_483_647;
     await time.sleep(50 + (seed % 100));
