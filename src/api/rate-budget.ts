@@ -8,6 +8,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import { EtlError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Clock, Sleep } from "../ports.js";
+import { ThrottleEvidence } from "./throttle-evidence.js";
 
 /** Knobs of a {@link RateBudget}; only `maxRatePerSecond`, `clock` and `sleep` are required. */
 export interface RateBudgetOptions {
@@ -73,22 +74,6 @@ const ACCEPTED_WINDOW_MS = 2_000;
 const MIN_ACCEPTED_SPAN_MS = 500;
 /** On a 429 the rate goes no higher than this fraction of the accepted rate (when measurable). */
 const BELOW_ACCEPTED = 0.95;
-/**
- * After a 429 taken for a limit, calls are "calm" once this long has passed (the platform's own bucket,
- * drained by our overshoot, has refilled) while the rate is still at most the recovery target: a real
- * limit does not refuse them. Shorter waits let the tail of the overshoot count as calm refusals.
- */
-const CALM_AFTER_MS = 1_000;
-/** Calm outcomes kept; one 429 among them shows that the platform (also) refuses at random. */
-const CALM_OUTCOMES = 200;
-/** The latest outcomes kept (calm or not), and how many are needed before their share is trusted. */
-const RECENT_OUTCOMES = 100;
-const MIN_RECENT_OUTCOMES = 20;
-/**
- * Above this share of 429s among the latest outcomes we are over a limit, random 429s or not (11 or
- * more of 100 when 3% are refused at random is a 0.1% event).
- */
-const LIMIT_SHARE = 0.1;
 
 /** True when a failure is the platform asking us to slow down (HTTP 429). */
 export function isThrottleError(error: unknown): boolean {
@@ -121,19 +106,12 @@ class AdaptiveRateBudget implements RateBudget {
   #epoch = 0;
   /** Limit learnt from the last 429 taken for one; increases are quick up to just below it and cautious beyond. */
   #ceiling: number | undefined;
-  /**
-   * Set by a 429 taken for a limit once the accepted rate was measurable: calls started from `from`
-   * at a rate of at most `rate` are calm (see CALM_AFTER_MS).
-   */
-  #calmBelow: { rate: number; from: number } | undefined;
   /** Increases in a row above the refused rate. */
   #beyondCeiling = 0;
   /** Rate before the cut for a 429 taken for noise: the next increase goes straight back to it. */
   #restoreTo: number | undefined;
-  /** Latest outcomes (true: success, false: 429), oldest first. */
-  #recent: boolean[] = [];
-  /** Latest outcomes of calm calls (started well under the known limit), oldest first. */
-  #calm: boolean[] = [];
+  /** Tells 429s at random from 429s for a limit. */
+  readonly #evidence = new ThrottleEvidence();
   #successRun = 0;
   /** Times of recent successes (oldest first), for the accepted-rate estimate. */
   #successTimes: number[] = [];
@@ -177,7 +155,7 @@ class AdaptiveRateBudget implements RateBudget {
       const waitMs = this.#reserve();
       if (waitMs > 0) await this.#options.sleep(waitMs, signal);
       const epoch = this.#epoch;
-      const calm = this.#isCalm();
+      const calm = this.#evidence.isCalm(this.#options.clock.now(), this.#rate);
       try {
         const result = await fn();
         this.#onSuccess(epoch, calm);
@@ -233,30 +211,9 @@ class AdaptiveRateBudget implements RateBudget {
     return recent > 0 ? recent / ((now - since) / 1000) : undefined;
   }
 
-  /** True when a call starting now is well under the known limit, which should not refuse it. */
-  #isCalm(): boolean {
-    const calm = this.#calmBelow;
-    return calm !== undefined && this.#options.clock.now() >= calm.from && this.#rate <= calm.rate;
-  }
-
-  #record(ok: boolean, calm: boolean): void {
-    push(this.#recent, ok, RECENT_OUTCOMES);
-    if (calm) push(this.#calm, ok, CALM_OUTCOMES);
-  }
-
-  /**
-   * True when a 429 is better taken for noise than for a limit: a calm call was refused lately (so
-   * the platform refuses at random, whatever our rate) and refusals are not frequent (so we are not
-   * far over a limit either).
-   */
-  #looksRandom(): boolean {
-    if (!this.#calm.includes(false)) return false;
-    return this.#recent.length < MIN_RECENT_OUTCOMES || refusedShare(this.#recent) <= LIMIT_SHARE;
-  }
-
   #onSuccess(epoch: number, calm: boolean): void {
     this.#succeeded++;
-    this.#record(true, calm);
+    this.#evidence.record(true, calm);
     this.#successTimes.push(this.#options.clock.now());
     if (this.#successTimes.length > 4096) this.#successTimes.splice(0, 2048);
     if (epoch !== this.#epoch) return;
@@ -288,12 +245,12 @@ class AdaptiveRateBudget implements RateBudget {
   #onThrottle(epoch: number, calm: boolean): void {
     this.#throttled++;
     this.#successRun = 0;
-    this.#record(false, calm);
+    this.#evidence.record(false, calm);
     this.#firstThrottleAt ??= this.#options.clock.now();
     if (epoch !== this.#epoch) return;
     this.#epoch++;
     const refusedAt = this.#rate;
-    if (this.#looksRandom()) {
+    if (this.#evidence.looksRandom()) {
       // Random 429s say nothing of the limit: lowering the remembered limit on each of them is what
       // ratcheted the rate down to its floor. Cut gently (in case) and take the cut back after one
       // run of successes; the limit stays, and the rate may probe beyond it as usual.
@@ -307,11 +264,9 @@ class AdaptiveRateBudget implements RateBudget {
       return;
     }
     this.#restoreTo = undefined;
-    const manyRefused =
-      this.#recent.length >= MIN_RECENT_OUTCOMES && refusedShare(this.#recent) > LIMIT_SHARE;
     // Many 429s lately: the limit has moved down, and the calm 429s were that move, not noise.
-    // (A platform that refuses at random will show it again under the new limit.)
-    if (manyRefused) this.#calm = [];
+    const manyRefused = this.#evidence.manyRefused();
+    if (manyRefused) this.#evidence.forgetCalm();
     // Refused again near the last refused rate: the limit is known, a gentle cut keeps most of the throughput.
     // Refused far below it (or for the first time), or often lately (we are well over the limit, which
     // moved or was overestimated, for example from the platform's burst at the start): cut hard.
@@ -328,9 +283,9 @@ class AdaptiveRateBudget implements RateBudget {
       accepted === undefined ? refusedAt * cut : Math.min(refusedAt * cut, accepted * BELOW_ACCEPTED);
     this.#setRate(Math.max(this.#minRate, next));
     const now = this.#options.clock.now();
+    // Only once the accepted rate was measurable over a whole window is the limit trusted for calm calls.
     if (accepted !== undefined && now - this.#startedAt >= ACCEPTED_WINDOW_MS) {
-      const from = now + CALM_AFTER_MS;
-      this.#calmBelow = { rate: this.#ceiling * RECOVERY_TARGET, from };
+      this.#evidence.limitFound(this.#ceiling * RECOVERY_TARGET, now);
     }
     // Saved-up burst would defeat the cut: the next request waits a full interval of the new rate.
     this.#tokens = Math.min(this.#tokens, 0);
@@ -345,17 +300,6 @@ class AdaptiveRateBudget implements RateBudget {
     this.#refill();
     this.#rate = rate;
   }
-}
-
-/** Appends to a window of the latest values, dropping the oldest beyond `size`. */
-function push<T>(window: T[], value: T, size: number): void {
-  window.push(value);
-  if (window.length > size) window.shift();
-}
-
-/** Share of `false` (429) among outcomes; 0 for none. */
-function refusedShare(outcomes: readonly boolean[]): number {
-  return outcomes.length === 0 ? 0 : outcomes.filter((ok) => !ok).length / outcomes.length;
 }
 
 function factor(name: string, value: number): number {
