@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { UsageError } from "./errors.js";
+import { redactUrl, UsageError } from "./errors.js";
 import { Secret } from "./secret.js";
 
 /** Share of `requests_per_second` the adaptive rate never drops below unless configured otherwise. */
@@ -202,7 +202,7 @@ export async function loadConfig(
 
 /** The effective configuration with secrets replaced, for `config show` and logs. */
 export function redactedConfig(config: EtlConfig): Record<string, unknown> {
-  const databaseUrl = config.databaseUrl ? redactDatabaseUrl(config.databaseUrl) : "(embedded)";
+  const databaseUrl = config.databaseUrl ? redactUrl(config.databaseUrl) : "(embedded)";
   return {
     source: config.source ?? "(none: defaults and environment)",
     database_url: databaseUrl,
@@ -226,14 +226,4 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
       streams: a.streams,
     })),
   };
-}
-
-function redactDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(malformed)";
-  }
 }
