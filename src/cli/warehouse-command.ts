@@ -1,12 +1,9 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { UsageError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
 import { connectWarehouse } from "../warehouse/connect-warehouse.js";
-import { startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
+import { runningEmbeddedUrl, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
 import { migrateToLatest } from "../warehouse/migrate.js";
 import type { Runtime } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
@@ -71,19 +68,4 @@ export function registerWarehouseCommand(program: Command, runtime: Runtime): vo
       runtime.setExitCode(EXIT.ok);
     });
   withExample(url, "telecom-etl warehouse url");
-}
-
-/** URL of the embedded warehouse if a server is running in `dir`, from its postmaster.pid and password file. */
-async function runningEmbeddedUrl(dir: string): Promise<string | undefined> {
-  const pidFile = path.resolve(dir, "data", "postmaster.pid");
-  if (!existsSync(pidFile)) return undefined;
-  const lines = (await readFile(pidFile, "utf8")).split("\n");
-  const pid = Number(lines[0]);
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return undefined;
-  }
-  const password = (await readFile(path.resolve(dir, "password"), "utf8")).trim();
-  return `postgres://postgres:${password}@127.0.0.1:${lines[3]}/postgres`;
 }

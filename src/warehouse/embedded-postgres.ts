@@ -122,6 +122,19 @@ function startWatchdog(ownerPid: number, postmasterPid: number): void {
   child.unref();
 }
 
+/** Connection URL of the embedded server: local user `postgres`, its generated password, loopback. */
+function embeddedUrl(password: string, port: number): string {
+  return `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+}
+
+/** URL of the embedded warehouse in `dir` if a server is running there (for `warehouse url`), else undefined. */
+export async function runningEmbeddedUrl(dir: string = DEFAULT_EMBEDDED_DIR): Promise<string | undefined> {
+  const running = await readPostmaster(path.resolve(dir, "data"));
+  if (!running) return undefined;
+  const password = (await readFile(path.resolve(dir, "password"), "utf8")).trim();
+  return embeddedUrl(password, running.port);
+}
+
 /**
  * Starts the embedded Postgres in `dir` (initialising it on first use) on a free port, or joins the
  * one already running there: started by a live process of ours (`warehouse up`), we connect as a
@@ -140,7 +153,7 @@ export async function startEmbeddedWarehouse(options: {
   if (!existsSync(passwordFile))
     await writeFile(passwordFile, randomBytes(12).toString("hex"), { mode: 0o600 });
   const password = (await readFile(passwordFile, "utf8")).trim();
-  const urlFor = (port: number) => `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const urlFor = (port: number) => embeddedUrl(password, port);
 
   const running = await readPostmaster(dataDir);
   if (running) {
