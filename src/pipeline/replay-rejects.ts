@@ -44,10 +44,22 @@ export async function replayRejects(
 ): Promise<{ runId: number; summaries: ReplaySummary[] }> {
   if (options.stream !== undefined) getStream(options.stream);
   const pending = await pendingRejects(deps.warehouse.db, options);
-  const groups = new Map<string, RejectRecord[]>();
+  // One load per (account, stream, slice), in the order pending rejects come.
+  const groups = new Map<
+    string,
+    { account: string; streamName: string; label: string; rejects: RejectRecord[] }
+  >();
   for (const reject of pending) {
     const key = JSON.stringify([reject.account, reject.stream, reject.slice]);
-    groups.set(key, [...(groups.get(key) ?? []), reject]);
+    const group = groups.get(key);
+    if (group === undefined)
+      groups.set(key, {
+        account: reject.account,
+        streamName: reject.stream,
+        label: reject.slice,
+        rejects: [reject],
+      });
+    else group.rejects.push(reject);
   }
   const runId = await startRun(deps.warehouse.db, {
     command: REPLAY_RUN_COMMAND,
@@ -71,8 +83,7 @@ export async function replayRejects(
   const summaries = new Map<string, { -readonly [K in keyof ReplaySummary]: ReplaySummary[K] }>();
   let failed = false;
   try {
-    for (const [key, rejects] of groups) {
-      const [account, streamName, label] = JSON.parse(key) as [string, string, string];
+    for (const { account, streamName, label, rejects } of groups.values()) {
       const summary = summaries.get(`${account}/${streamName}`) ?? {
         account,
         stream: streamName,
