@@ -111,6 +111,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     return;
   }
   const label = sliceLabel(planned.slice);
+  const completesWindow = planned.complete && planned.slice.kind === "window";
   const context = { account: job.account.name, window: label };
   const startedAt = new Date(env.clock.now());
   // The client counts every request it sends for this slice, retries included.
@@ -144,10 +145,10 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       rows: parsed.rows,
       rejects: parsed.rejects,
       stats: { requests: http.requests, retries: http.retries, rowsFetched, startedAt },
-      completeWindow: planned.complete && planned.slice.kind === "window",
+      completeWindow: completesWindow,
     });
     tally.windowsLoaded++;
-    if (planned.complete && planned.slice.kind === "window") tally.windowsCompleted++;
+    if (completesWindow) tally.windowsCompleted++;
     tally.requests += http.requests;
     tally.rowsFetched += rowsFetched;
     tally.inserted += result.inserted;
@@ -162,7 +163,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       rows: parsed.rows.length,
       rejected: result.rejected,
       requests: http.requests,
-      completed: planned.complete && planned.slice.kind === "window",
+      completed: completesWindow,
     });
   } catch (error) {
     tally.requests += http.requests;
