@@ -67,6 +67,27 @@ export interface ReplaceCounts {
 }
 
 /**
+ * The SQL pieces both window writes share, so a replacement and an append number a day's rows the
+ * same way: `into` lists the landing columns (`_row_ordinal` second), `dayRank` numbers each day's
+ * staged rows 1, 2, … by content, and `values` follows the ordinal ($2 run id, $3 extracted at).
+ */
+function windowInsert(stream: StreamDefinition, action: string) {
+  const windowColumn = stream.windowColumn;
+  if (!windowColumn) throw new Error(`stream ${stream.name} ${action} by window but names no windowColumn`);
+  const table = quoteTable(stream.table);
+  const win = quoteIdent(windowColumn);
+  const columns = stream.columns.map((column) => quoteIdent(column.name));
+  const staged = columns.map((name) => `s.${name}`);
+  return {
+    table,
+    win,
+    into: `INSERT INTO ${table} (_account, _row_ordinal, ${columns.join(", ")}, _run_id, _extracted_at, _extra)`,
+    dayRank: `row_number() OVER (PARTITION BY s.${win} ORDER BY ${[...staged, "s._extra::text"].join(", ")})`,
+    values: `${staged.join(", ")}, $2::bigint, $3::timestamptz, s._extra`,
+  };
+}
+
+/**
  * Replaces the account's rows of `window` (all its rows when no window) by the staged rows of that
  * window, numbering each day's rows by content (`_row_ordinal`) so a re-run writes identical rows.
  * Staged rows of another window are left to that window's own load.
@@ -78,23 +99,17 @@ export async function replaceWindowFromStage(
   window: DateWindow | null,
   staged: number,
 ): Promise<ReplaceCounts> {
-  const windowColumn = stream.windowColumn;
-  if (!windowColumn) throw new Error(`stream ${stream.name} writes by window but names no windowColumn`);
-  const table = quoteTable(stream.table);
-  const win = quoteIdent(windowColumn);
+  const { table, win, into, dayRank, values } = windowInsert(stream, "writes");
   const inWindow = window ? ` AND ${win} >= $2::date AND ${win} < $3::date` : "";
   const windowParams = window ? [window.start, window.end] : [];
   const deleted = await client.query(`DELETE FROM ${table} WHERE _account = $1${inWindow}`, [
     provenance.account,
     ...windowParams,
   ]);
-  const columns = stream.columns.map((column) => quoteIdent(column.name));
-  const ordering = [...columns.map((name) => `s.${name}`), "s._extra::text"].join(", ");
   const stagedInWindow = window ? ` WHERE s.${win} >= $4::date AND s.${win} < $5::date` : "";
   const inserted = await client.query(
-    `INSERT INTO ${table} (_account, _row_ordinal, ${columns.join(", ")}, _run_id, _extracted_at, _extra)
-     SELECT $1::text, row_number() OVER (PARTITION BY s.${win} ORDER BY ${ordering}),
-            ${columns.map((name) => `s.${name}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
+    `${into}
+     SELECT $1::text, ${dayRank}, ${values}
      FROM ${STAGE_TABLE} s${stagedInWindow}`,
     [provenance.account, provenance.runId, provenance.extractedAt, ...windowParams],
   );
@@ -113,17 +128,10 @@ export async function appendFromStage(
   stream: StreamDefinition,
   provenance: RowProvenance,
 ): Promise<number> {
-  const windowColumn = stream.windowColumn;
-  if (!windowColumn) throw new Error(`stream ${stream.name} appends by window but names no windowColumn`);
-  const table = quoteTable(stream.table);
-  const win = quoteIdent(windowColumn);
-  const columns = stream.columns.map((column) => quoteIdent(column.name));
-  const ordering = [...columns.map((name) => `s.${name}`), "s._extra::text"].join(", ");
+  const { table, win, into, dayRank, values } = windowInsert(stream, "appends");
   const inserted = await client.query(
-    `INSERT INTO ${table} (_account, _row_ordinal, ${columns.join(", ")}, _run_id, _extracted_at, _extra)
-     SELECT $1::text,
-            COALESCE(m.last_ordinal, 0) + row_number() OVER (PARTITION BY s.${win} ORDER BY ${ordering}),
-            ${columns.map((name) => `s.${name}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
+    `${into}
+     SELECT $1::text, COALESCE(m.last_ordinal, 0) + ${dayRank}, ${values}
      FROM ${STAGE_TABLE} s
      LEFT JOIN (
        SELECT ${win} AS day, max(_row_ordinal) AS last_ordinal FROM ${table} WHERE _account = $1 GROUP BY 1
