@@ -28,10 +28,6 @@ function asText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function timestampText(value: unknown): string {
-  return value instanceof Date ? value.toISOString() : asText(value);
-}
-
 function booleanText(value: unknown): string {
   if (typeof value === "boolean") return value ? "t" : "f";
   return asText(value);
@@ -44,14 +40,7 @@ function jsonText(value: unknown): string {
 /** The encoder of a column of PostgreSQL type `pgType`; null and undefined become `\N`. */
 export function fieldEncoder(pgType: string): FieldEncoder {
   const type = pgType.toLowerCase();
-  const toText =
-    type === "jsonb" || type === "json"
-      ? jsonText
-      : type === "boolean"
-        ? booleanText
-        : type === "timestamptz" || type.startsWith("timestamp")
-          ? timestampText
-          : asText;
+  const toText = type === "jsonb" || type === "json" ? jsonText : type === "boolean" ? booleanText : asText;
   return (value) => (value === null || value === undefined ? COPY_NULL : escapeCopyText(toText(value)));
 }
 
