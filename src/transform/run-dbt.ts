@@ -2,18 +2,13 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { findProjectFolder } from "../project-files.js";
 
 /** The project folder holding `dbt/dbt_project.yml`, found by climbing from this file (src/ or dist/src/). */
 export function projectRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 6; depth += 1) {
-    if (existsSync(path.join(dir, "dbt", "dbt_project.yml"))) return dir;
-    dir = path.dirname(dir);
-  }
-  throw new UsageError("cannot find dbt/dbt_project.yml next to the installed program");
+  return findProjectFolder("dbt/dbt_project.yml");
 }
 
 /** Result of a dbt invocation: its exit status and the counts line (`PASS=32 WARN=0 ERROR=0 ...`). */

@@ -1,21 +1,14 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { MigrationChecksumError, UsageError } from "../errors.js";
+import { findProjectFolder } from "../project-files.js";
 import type { Database } from "./database.js";
 
 /** The project's `sql/migrations` folder, found by climbing from this file (works from `src/` and `dist/src/`). */
 export function defaultMigrationsDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 6; depth += 1) {
-    const candidate = path.join(dir, "sql", "migrations");
-    if (existsSync(candidate)) return candidate;
-    dir = path.dirname(dir);
-  }
-  throw new UsageError("cannot find the sql/migrations folder next to the installed program");
+  return path.join(findProjectFolder("sql/migrations"), "sql", "migrations");
 }
 
 const FILE_NAME = /^(\d{4})_[a-z0-9]+(?:_[a-z0-9]+)+\.sql$/;
