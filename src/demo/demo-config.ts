@@ -1,10 +1,11 @@
 import type { AccountConfig, EtlConfig } from "../config.js";
 import type { RunningSandbox } from "../sandbox/start-sandbox.js";
 import { Secret } from "../secret.js";
+import { STREAMS } from "../streams/registry.js";
 
 /**
  * The configuration the demo runs with: every seeded sandbox account, its key held as a Secret,
- * streams from the base config, and the start date at the sandbox's first day.
+ * reading every stream of the registry, and the start date at the sandbox's first day.
  */
 export function demoConfig(base: EtlConfig, sandbox: RunningSandbox): EtlConfig {
   const accounts = sandbox.world.accounts.map(
@@ -14,7 +15,7 @@ export function demoConfig(base: EtlConfig, sandbox: RunningSandbox): EtlConfig 
       apiKeyEnv: `SANDBOX_${account.name.toUpperCase().replace(/-/g, "_")}_KEY`,
       apiKey: new Secret(account.apiKey),
       rate: { requestsPerSecond: 200, burst: 50, concurrency: 4 },
-      streams: ["cdrs", "short_link_metrics", "invoices"],
+      streams: Object.keys(STREAMS),
     }),
   );
   return { ...base, accounts, startDate: sandbox.world.start };

@@ -1,14 +1,17 @@
 import { sql } from "kysely";
+import { STREAMS } from "../streams/registry.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import { quoteTable } from "../warehouse/sql-names.js";
 
 /** Rows per account in each landing table, and a few totals from the marts when they exist. */
 export async function warehouseSummary(warehouse: Warehouse): Promise<string[]> {
   const lines: string[] = [];
+  const perStream = Object.values(STREAMS).map(
+    (stream) =>
+      sql`SELECT ${stream.name}::text AS stream, _account AS account, count(*)::int AS rows FROM ${sql.raw(quoteTable(stream.table))} GROUP BY 2`,
+  );
   const landing = await sql<{ stream: string; account: string; rows: number }>`
-    SELECT 'cdrs' AS stream, _account AS account, count(*)::int AS rows FROM platform.cdrs GROUP BY 2
-    UNION ALL SELECT 'short_link_metrics', _account, count(*)::int FROM platform.short_link_metrics GROUP BY 2
-    UNION ALL SELECT 'invoices', _account, count(*)::int FROM platform.invoices GROUP BY 2
-    ORDER BY 1, 2`.execute(warehouse.db);
+    ${sql.join(perStream, sql` UNION ALL `)} ORDER BY 1, 2`.execute(warehouse.db);
   lines.push("rows in the warehouse (platform.*):");
   for (const row of landing.rows)
     lines.push(`  ${row.stream.padEnd(20)} ${row.account.padEnd(8)} ${row.rows}`);
