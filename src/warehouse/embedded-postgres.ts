@@ -25,7 +25,8 @@ interface OwnerFile {
   readonly port: number;
 }
 
-const isAlive = (pid: number): boolean => {
+/** True while process `pid` exists (signal 0 probes without signalling). */
+export const isProcessAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
@@ -72,7 +73,7 @@ async function readPostmaster(dataDir: string): Promise<{ pid: number; port: num
     const lines = (await readFile(path.join(dataDir, "postmaster.pid"), "utf8")).split("\n");
     const pid = Number(lines[0]);
     const port = Number(lines[3]);
-    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? { pid, port } : undefined;
+    return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? { pid, port } : undefined;
   } catch {
     return undefined;
   }
@@ -88,7 +89,7 @@ async function readOwner(file: string): Promise<OwnerFile | undefined> {
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (isProcessAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
 /**
@@ -127,6 +128,11 @@ function embeddedUrl(password: string, port: number): string {
   return `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
 }
 
+/** True when a postgres server is running on the embedded warehouse in `dir`. */
+export async function isEmbeddedServerRunning(dir: string): Promise<boolean> {
+  return (await readPostmaster(path.resolve(dir, "data"))) !== undefined;
+}
+
 /** URL of the embedded warehouse in `dir` if a server is running there (for `warehouse url`), else undefined. */
 export async function runningEmbeddedUrl(dir: string = DEFAULT_EMBEDDED_DIR): Promise<string | undefined> {
   const running = await readPostmaster(path.resolve(dir, "data"));
@@ -158,7 +164,7 @@ export async function startEmbeddedWarehouse(options: {
   const running = await readPostmaster(dataDir);
   if (running) {
     const owner = await readOwner(ownerFile);
-    if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
+    if (owner && owner.pid !== process.pid && isProcessAlive(owner.pid)) {
       options.log.debug({ port: running.port }, "joining the embedded warehouse another process runs");
       return { url: urlFor(running.port), owned: false, stop: async () => {} };
     }

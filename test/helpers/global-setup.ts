@@ -1,9 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { silentLogger } from "../../src/log.js";
-import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../../src/warehouse/embedded-postgres.js";
+import {
+  type EmbeddedWarehouse,
+  isEmbeddedServerRunning,
+  isProcessAlive,
+  startEmbeddedWarehouse,
+} from "../../src/warehouse/embedded-postgres.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -74,26 +79,13 @@ async function buildIfStale(): Promise<void> {
 const TEST_SERVERS_DIR = ".telecom-etl/test-postgres";
 let ownDir: string | undefined;
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Deletes the folders of runs that died (their watchdog already stopped the server). */
 async function removeAbandonedServers(dir: string): Promise<void> {
   const entries = await readdir(dir).catch(() => [] as string[]);
   for (const entry of entries) {
-    if (/^\d+$/.test(entry) && !isAlive(Number(entry))) {
-      const postmaster = await readFile(path.join(dir, entry, "data", "postmaster.pid"), "utf8").catch(
-        () => "",
-      );
-      const serverPid = Number(postmaster.split("\n")[0]);
-      if (!(serverPid > 0 && isAlive(serverPid)))
-        await rm(path.join(dir, entry), { recursive: true, force: true });
+    const server = path.join(dir, entry);
+    if (/^\d+$/.test(entry) && !isProcessAlive(Number(entry)) && !(await isEmbeddedServerRunning(server))) {
+      await rm(server, { recursive: true, force: true });
     }
   }
 }
