@@ -1,19 +1,22 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runCli } from "../helpers/cli.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { completedLabels, expectedRows, loadedRows } from "./pipeline-harness.js";
+import {
+  completedLabels,
+  expectedRows,
+  loadedRows,
+  type SandboxRig,
+  startSandboxRig,
+} from "./pipeline-harness.js";
 
 /** The commands around the pipeline, through the built CLI: bad input, backfill, state reset, rejects. */
 describe("run, backfill, state and rejects commands (CLI)", () => {
-  let sandbox: RunningSandbox;
-  let db: TestDatabase;
+  let rig: SandboxRig;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ seed: 21, start: "2026-08-01", days: 8, accounts: 1, callsPerDay: 100 });
-    db = await createTestDatabase();
+    rig = await startSandboxRig({ seed: 21, start: "2026-08-01", days: 8, accounts: 1, callsPerDay: 100 });
+    const { sandbox, db } = rig;
     env = {
       TELECOM_API_URL: sandbox.url,
       TELECOM_API_KEY: sandbox.world.accounts[0]!.apiKey,
@@ -24,12 +27,10 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
     };
   });
 
-  afterAll(async () => {
-    await sandbox?.close();
-    await db?.drop();
-  });
+  afterAll(() => rig?.close());
 
   it("bad flags and dates: one line and exit 2, nothing recorded", async () => {
+    const { db } = rig;
     const cases: [string[], RegExp][] = [
       [["run", "--until", "2026-02-30"], /--until: expected a date YYYY-MM-DD/],
       [["run", "--lock-timeout", "-1"], /--lock-timeout: expected a number of seconds/],
@@ -62,6 +63,7 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
   });
 
   it("backfill never removes completion; state reset forgets windows so the next run reloads them", async () => {
+    const { sandbox, db } = rig;
     const account = "default";
     const run = await runCli(["run"], { env });
     expect(run.code, run.stderr.slice(-1000)).toBe(0);
@@ -109,6 +111,7 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
   });
 
   it("rejects list shows quarantined rows; replay loads those that now pass and leaves completion alone", async () => {
+    const { db } = rig;
     // A row quarantined under an older schema that the current one accepts (as after a schema fix),
     // stored as rejects were before the `implied` column: the direction inside the issues.
     const valid = {

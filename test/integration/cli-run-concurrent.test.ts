@@ -2,10 +2,14 @@ import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import { collect, runCli, spawnCli } from "../helpers/cli.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
+import {
+  duplicateKeys,
+  expectedRows,
+  loadedRows,
+  type SandboxRig,
+  startSandboxRig,
+} from "./pipeline-harness.js";
 
 /** Resolves once the child's stderr contains `text`. */
 function stderrContains(child: ReturnType<typeof spawnCli>, text: string): Promise<void> {
@@ -21,12 +25,11 @@ function stderrContains(child: ReturnType<typeof spawnCli>, text: string): Promi
 
 /** Issue 4, test 7: two runs on the same streams at once: one exits 4 naming the holder; tables stay right. */
 describe("two concurrent runs (CLI)", () => {
-  let sandbox: RunningSandbox;
-  let db: TestDatabase;
+  let rig: SandboxRig;
   let options: { env: Record<string, string>; cwd: string };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
+    rig = await startSandboxRig({
       seed: 9,
       start: "2026-08-01",
       days: 6,
@@ -34,7 +37,7 @@ describe("two concurrent runs (CLI)", () => {
       callsPerDay: 600,
       latencyMs: 150,
     });
-    db = await createTestDatabase();
+    const { sandbox, db } = rig;
     const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-lock-"));
     await chmod(cwd, 0o755);
     const account = sandbox.world.accounts[0]!;
@@ -48,12 +51,10 @@ describe("two concurrent runs (CLI)", () => {
     };
   });
 
-  afterAll(async () => {
-    await sandbox?.close();
-    await db?.drop();
-  });
+  afterAll(() => rig?.close());
 
   it("the second run exits 4 with the holder's pid and host; --lock-timeout waits instead", async () => {
+    const { sandbox, db } = rig;
     const first = spawnCli(["run"], options);
     const firstDone = collect(first, 120_000);
     await stderrContains(first, '"msg":"run started"');

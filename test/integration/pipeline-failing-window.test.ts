@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { StreamStatus } from "../../src/warehouse/stream-status.js";
 import { runCli } from "../helpers/cli.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { type FaultProxy, type FaultRule, startFaultProxy } from "./fault-proxy.js";
+import type { FaultRule } from "./fault-proxy.js";
 import {
   completedLabels,
   expectedRows,
   loadedRows,
   runAt,
+  type SandboxRig,
   sandboxConfig,
   setSandboxClock,
+  startSandboxRig,
 } from "./pipeline-harness.js";
 
 /**
@@ -26,37 +26,24 @@ function failingWindow(failing: { date: string | null }): FaultRule {
 
 /** Issue 4, test 3: a middle window that keeps failing never blocks later windows nor hides. */
 describe("a middle window that keeps failing", () => {
-  let sandbox: RunningSandbox;
-  let proxy: FaultProxy;
-  let db: TestDatabase;
+  let rig: SandboxRig;
   const failing: { date: string | null } = { date: "2026-08-05" };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      seed: 5,
-      start: "2026-08-01",
-      days: 12,
-      accounts: 1,
-      callsPerDay: 120,
-      now: "2026-08-10T06:00:00Z",
-    });
-    proxy = await startFaultProxy(sandbox.url, failingWindow(failing));
-    db = await createTestDatabase();
+    rig = await startSandboxRig(
+      { seed: 5, start: "2026-08-01", days: 12, accounts: 1, callsPerDay: 120, now: "2026-08-10T06:00:00Z" },
+      failingWindow(failing),
+    );
   });
 
-  afterAll(async () => {
-    await proxy?.close();
-    await sandbox?.close();
-    await db?.drop();
-  });
+  afterAll(() => rig?.close());
 
   it("later windows complete, status shows the failure, the next run loads only it plus the lookback", async () => {
-    const base = sandboxConfig(sandbox);
-    const config = {
-      ...base,
+    const { sandbox, db } = rig;
+    const config = sandboxConfig(sandbox, {
+      baseUrl: rig.apiUrl,
       retry: { maxAttempts: 2, maxTotalWaitMs: 2_000 },
-      accounts: base.accounts.map((a) => ({ ...a, baseUrl: proxy.url })),
-    };
+    });
     const account = config.accounts[0]!.name;
 
     const first = await runAt(db.warehouse, config, sandbox, { command: "run", streams: ["cdrs"] });

@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the pipeline's integration tests: a config pointing at a sandbox, one pipeline
- * run through the library, the sandbox's truth export, and the landing tables read back in a form
+ * Shared pieces of the pipeline's integration tests: a sandbox (behind a fault proxy when asked)
+ * with a fresh database, a config pointing at it, one pipeline run through the library, the sandbox's truth export, and the landing tables read back in a form
  * that compares with the truth (Dates as epoch ms, numbers as numbers, money as its text).
  */
 import { Writable } from "node:stream";
@@ -11,11 +11,14 @@ import type { Logger } from "../../src/log.js";
 import { parseRow } from "../../src/pipeline/parse-rows.js";
 import { readStreamProgress } from "../../src/pipeline/read-progress.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../../src/pipeline/run-pipeline.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { SandboxOptions } from "../../src/sandbox/sandbox-options.js";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import { Secret } from "../../src/secret.js";
 import { getStream } from "../../src/streams/registry.js";
 import type { StreamDefinition } from "../../src/streams/stream-definition.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { type FaultRule, startFaultProxy } from "./fault-proxy.js";
 
 /** Every landing stream, in a fixed order. */
 export const ALL_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
@@ -23,20 +26,54 @@ export const ALL_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
 /** What a config file that says nothing gets (window, lookback, page size, attempts). */
 const DEFAULTS = configFileSchema.parse({});
 
-/** An EtlConfig for the sandbox's accounts (all of them unless `accounts` names some). */
+/** A sandbox and a fresh test database for one test file, with the fault proxy in front when a rule is given. */
+export interface SandboxRig {
+  readonly sandbox: RunningSandbox;
+  readonly db: TestDatabase;
+  /** Where accounts point: the proxy when there is one, else the sandbox. */
+  readonly apiUrl: string;
+  /** Stops the proxy and the sandbox and drops the database. */
+  close(): Promise<void>;
+}
+
+/** Starts a sandbox with `options`, a proxy applying `rule` in front of it (if given) and a test database. */
+export async function startSandboxRig(options: SandboxOptions, rule?: FaultRule): Promise<SandboxRig> {
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.splice(0).reverse()) await closer();
+  };
+  try {
+    const sandbox = await startSandbox(options);
+    closers.push(() => sandbox.close());
+    const proxy = rule === undefined ? undefined : await startFaultProxy(sandbox.url, rule);
+    if (proxy !== undefined) closers.push(() => proxy.close());
+    const db = await createTestDatabase();
+    closers.push(() => db.drop());
+    return { sandbox, db, apiUrl: proxy?.url ?? sandbox.url, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * An EtlConfig for the sandbox's accounts (all of them unless `accountNames` names some), each
+ * reading `baseUrl` (default the sandbox itself; a fault proxy's URL puts the proxy in between).
+ */
 export function sandboxConfig(
   sandbox: RunningSandbox,
   overrides: Partial<EtlConfig> & {
     accountNames?: readonly string[];
     keys?: Readonly<Record<string, string>>;
+    baseUrl?: string;
   } = {},
 ): EtlConfig {
-  const { accountNames, keys, ...rest } = overrides;
+  const { accountNames, keys, baseUrl, ...rest } = overrides;
   const accounts = sandbox.world.accounts
     .filter((a) => accountNames === undefined || accountNames.includes(a.name))
     .map((a) => ({
       name: a.name,
-      baseUrl: sandbox.url,
+      baseUrl: baseUrl ?? sandbox.url,
       apiKeyEnv: `KEY_${a.name.toUpperCase().replace(/-/g, "_")}`,
       apiKey: new Secret(keys?.[a.name] ?? a.apiKey),
       rate: { requestsPerSecond: 500, burst: 100, concurrency: 4 },

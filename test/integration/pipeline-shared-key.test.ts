@@ -1,24 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { capturingLogger, runAt, sandboxConfig } from "./pipeline-harness.js";
+import {
+  capturingLogger,
+  runAt,
+  type SandboxRig,
+  sandboxConfig,
+  startSandboxRig,
+} from "./pipeline-harness.js";
 
 /** Two accounts whose keys come from different env vars but are the same key share one rate budget. */
 describe("rate budget per API key value", () => {
-  let sandbox: RunningSandbox;
-  let db: TestDatabase;
+  let rig: SandboxRig;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ seed: 3, start: "2026-08-01", days: 2, accounts: 1, callsPerDay: 20 });
-    db = await createTestDatabase();
+    rig = await startSandboxRig({ seed: 3, start: "2026-08-01", days: 2, accounts: 1, callsPerDay: 20 });
   });
 
-  afterAll(async () => {
-    await sandbox?.close();
-    await db?.drop();
-  });
+  afterAll(() => rig?.close());
 
   it("one budget at the most conservative rate, a warning, and neither key nor digest in the logs", async () => {
+    const { sandbox, db } = rig;
     const base = sandboxConfig(sandbox);
     const owner = base.accounts[0]!;
     const config = {

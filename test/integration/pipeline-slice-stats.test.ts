@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { type FaultProxy, type FaultRule, startFaultProxy } from "./fault-proxy.js";
-import { runAt, sandboxConfig } from "./pipeline-harness.js";
+import type { FaultRule } from "./fault-proxy.js";
+import { runAt, type SandboxRig, sandboxConfig, startSandboxRig } from "./pipeline-harness.js";
 
 /** A request the proxy fails once with `status` (the first time it is seen), then forwards. */
 interface FailOnce {
@@ -36,22 +34,12 @@ function failOnce(failures: readonly FailOnce[], seen: Map<string, number>): Fau
 }
 
 describe("per-slice request statistics", () => {
-  let sandbox: RunningSandbox;
-  let proxy: FaultProxy;
+  let rig: SandboxRig;
   const seen = new Map<string, number>();
-  let db: TestDatabase;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      seed: 11,
-      start: "2026-08-01",
-      days: 5,
-      accounts: 1,
-      callsPerDay: 150,
-      now: "2026-08-05T06:00:00Z",
-    });
-    proxy = await startFaultProxy(
-      sandbox.url,
+    rig = await startSandboxRig(
+      { seed: 11, start: "2026-08-01", days: 5, accounts: 1, callsPerDay: 150, now: "2026-08-05T06:00:00Z" },
       failOnce(
         [
           { path: "/v1/short-links/metrics", params: { from: "2026-08-02", page: "1" }, status: 500 },
@@ -61,18 +49,13 @@ describe("per-slice request statistics", () => {
         seen,
       ),
     );
-    db = await createTestDatabase();
   });
 
-  afterAll(async () => {
-    await proxy?.close();
-    await sandbox?.close();
-    await db?.drop();
-  });
+  afterAll(() => rig?.close());
 
   it("records every request a slice sent and the retries among them (500 then 200: retries 1)", async () => {
-    const config = sandboxConfig(sandbox);
-    const proxied = { ...config, accounts: config.accounts.map((a) => ({ ...a, baseUrl: proxy.url })) };
+    const { sandbox, db } = rig;
+    const proxied = sandboxConfig(sandbox, { baseUrl: rig.apiUrl });
     const result = await runAt(db.warehouse, proxied, sandbox, {
       command: "backfill",
       streams: ["cdrs", "short_link_metrics"],
