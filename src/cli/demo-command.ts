@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { demoConfig } from "../demo/demo-config.js";
 import { warehouseSummary } from "../demo/warehouse-summary.js";
 import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
 import { formatRunSummary } from "../pipeline/format-summary.js";
 import { runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
@@ -70,7 +70,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
               { command: "run" },
             );
             for (const line of formatRunSummary(result)) ctx.out(line);
-            let exit = result.exitCode;
+            let exit: ExitCode = result.exitCode;
             if (options.transform && !ctx.signal.aborted) {
               const dbt = await runDbt({ databaseUrl: ctx.warehouse.url, log: ctx.log, signal: ctx.signal });
               ctx.out(dbt.ok ? `dbt build: ${dbt.summary}` : `dbt build failed:\n${dbt.tail.join("\n")}`);
@@ -82,7 +82,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
                 ? `warehouse: ${ctx.warehouse.where}`
                 : `warehouse: embedded, in ${ctx.config.embeddedDir} (stopped on exit; \`telecom-etl warehouse up\` serves it to psql or a BI tool)`,
             );
-            return exit as (typeof EXIT)[keyof typeof EXIT];
+            return exit;
           } finally {
             await sandbox.close();
           }
