@@ -135,6 +135,26 @@ export class CdrQuery {
   }
 }
 
+/**
+ * Calls `visit(rows, run, from, to)` for each run holding some of the selection's rows
+ * `[start, end)`, with `[from, to)` the run-relative part of it.
+ */
+function forEachRunPart(
+  selection: CdrSelection,
+  start: number,
+  end: number,
+  visit: (rows: DirectionRows, run: SelectionRun, from: number, to: number) => void,
+): void {
+  let offset = 0;
+  for (const run of selection.runs) {
+    if (offset >= end) break;
+    const from = Math.max(start - offset, 0);
+    const to = Math.min(end - offset, run.length);
+    if (from < to) visit(selection.rows(run), run, from, to);
+    offset += run.length;
+  }
+}
+
 /** Calls `visit(rows, position, run)` for the selection's rows `[start, end)` in order. */
 export function forEachSelected(
   selection: CdrSelection,
@@ -142,17 +162,9 @@ export function forEachSelected(
   end: number,
   visit: (rows: DirectionRows, position: number, run: SelectionRun) => void,
 ): void {
-  let offset = 0;
-  for (const run of selection.runs) {
-    if (offset >= end) break;
-    const from = Math.max(start - offset, 0);
-    const to = Math.min(end - offset, run.length);
-    if (from < to) {
-      const rows = selection.rows(run);
-      for (let k = from; k < to; k++) visit(rows, run.positions === null ? k : run.positions[k]!, run);
-    }
-    offset += run.length;
-  }
+  forEachRunPart(selection, start, end, (rows, run, from, to) => {
+    for (let k = from; k < to; k++) visit(rows, run.positions === null ? k : run.positions[k]!, run);
+  });
 }
 
 /** Appends rows `[a, b)` of `rows` (consecutive positions) as slices, one per chunk they span. */
@@ -170,17 +182,10 @@ function pushRange(chunks: Buffer[], rows: DirectionRows, a: number, b: number):
 /** The selection's rows `[start, end)` as buffers of comma-joined JSON (zero-copy slices). */
 export function selectedChunks(selection: CdrSelection, start: number, end: number): Buffer[] {
   const chunks: Buffer[] = [];
-  let offset = 0;
-  for (const run of selection.runs) {
-    if (offset >= end) break;
-    const from = Math.max(start - offset, 0);
-    const to = Math.min(end - offset, run.length);
-    if (from < to) {
-      const rows = selection.rows(run);
-      if (run.positions === null) pushRange(chunks, rows, from, to);
-      else for (let k = from; k < to; k++) pushRange(chunks, rows, run.positions[k]!, run.positions[k]! + 1);
-    }
-    offset += run.length;
-  }
+  forEachRunPart(selection, start, end, (rows, run, from, to) => {
+    const { positions } = run;
+    if (positions === null) pushRange(chunks, rows, from, to);
+    else for (let k = from; k < to; k++) pushRange(chunks, rows, positions[k]!, positions[k]! + 1);
+  });
   return chunks;
 }
