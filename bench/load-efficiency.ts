@@ -14,10 +14,10 @@ import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { from as copyFrom } from "pg-copy-streams";
 import { silentLogger } from "../src/log.js";
+import { addDays, dayToMs } from "../src/pipeline/utc-days.js";
 import { cdrSchema } from "../src/platform/index.js";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";
-import { addDays } from "../src/streams/slice-label.js";
 import { connectWarehouse, type Warehouse } from "../src/warehouse/connect-warehouse.js";
 import { COPY_NULL, columnEncoders, fieldEncoder } from "../src/warehouse/copy-text-encoding.js";
 import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
@@ -69,7 +69,7 @@ function generateCdrs(count: number): { raw: Record<string, unknown>; direction:
     const disposition = DISPOSITIONS[Math.floor(random() * DISPOSITIONS.length)]!;
     const duration = disposition === "answered" ? 1 + Math.floor(random() * 900) : 0;
     const perMinute = (0.004 + Math.floor(random() * 200) / 10_000).toFixed(4);
-    const when = Date.parse(`${addDays(FIRST_DAY, day)}T00:00:00Z`) + Math.floor(random() * 86_400) * 1000;
+    const when = dayToMs(addDays(FIRST_DAY, day)) + Math.floor(random() * 86_400) * 1000;
     const raw: Record<string, unknown> = {
       date: `${new Date(when).toISOString().slice(0, 19)}Z`,
       from: `1${2_000_000_000 + Math.floor(random() * 7_000_000_000)}`,

@@ -7,6 +7,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { Agent, get } from "node:http";
 import { fileURLToPath } from "node:url";
+import { addDays } from "../src/pipeline/utc-days.js";
 import { startSandbox } from "../src/sandbox/start-sandbox.js";
 
 const DAYS = 90;
@@ -66,10 +67,6 @@ function countRows(body: Buffer): number {
   return rows;
 }
 
-function dayOf(start: string, offset: number): string {
-  return new Date(Date.parse(`${start}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
-}
-
 /** Reads every page of `days` (both directions) with CLIENTS concurrent clients; returns rows/s. */
 async function round(ready: Ready, agent: Agent, days: readonly string[]): Promise<number> {
   const started = performance.now();
@@ -105,11 +102,11 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS * 4 });
   try {
     // Warm-up (JIT, sockets) on days the measured rounds do not read.
-    for (let w = 1; w <= WARMUP_ROUNDS; w++) await round(ready, agent, [dayOf(ready.start, DAYS - w)]);
+    for (let w = 1; w <= WARMUP_ROUNDS; w++) await round(ready, agent, [addDays(ready.start, DAYS - w)]);
     const rates: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const days = Array.from({ length: DAYS_PER_ROUND }, (_, d) =>
-        dayOf(ready.start, r * DAYS_PER_ROUND + d),
+        addDays(ready.start, r * DAYS_PER_ROUND + d),
       );
       rates.push(await round(ready, agent, days));
     }
@@ -122,7 +119,7 @@ async function main(): Promise<void> {
     for (let d = 0; d < DAYS; d++) {
       await fetchBody(
         agent,
-        `${ready.url}/v1/cdr?from=${dayOf(ready.start, d)}&to=${dayOf(ready.start, d)}&type=received`,
+        `${ready.url}/v1/cdr?from=${addDays(ready.start, d)}&to=${addDays(ready.start, d)}&type=received`,
         ready.key,
       );
     }
