@@ -1,4 +1,5 @@
 import type { CompiledQuery } from "kysely";
+import type pg from "pg";
 import { describeError, SliceError } from "../errors.js";
 import { collapseRows } from "../streams/collapse-rows.js";
 import type { LoadRow } from "../streams/load-row.js";
@@ -6,7 +7,7 @@ import { sliceLabel } from "../streams/slice-label.js";
 import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "./connect-warehouse.js";
 import { insertIntoNewWindow } from "./insert-new-window.js";
-import { appendFromStage, mergeStage, replaceWindowFromStage } from "./merge-stage.js";
+import { appendFromStage, mergeStage, type RowProvenance, replaceWindowFromStage } from "./merge-stage.js";
 import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
@@ -65,6 +66,35 @@ async function run(
 }
 
 /**
+ * Writes the slice's distinct rows into the landing table the way its stream and the input ask
+ * (see loadSlice); the counts it leaves out are zero.
+ */
+async function writeRows(
+  client: pg.PoolClient,
+  input: LoadSliceInput,
+  provenance: RowProvenance,
+  rows: readonly LoadRow[],
+): Promise<Partial<SliceLoadResult>> {
+  const { stream, slice } = input;
+  if (stream.writeMode === "merge") {
+    if (input.insertFastPath !== false) {
+      const inserted = await insertIntoNewWindow(client, stream, provenance, slice, rows);
+      if (inserted !== null) return { inserted };
+    }
+    const staged = await stageRows(client, stream.columns, rows);
+    const counts = await mergeStage(client, stream, provenance);
+    return { ...counts, unchanged: staged - counts.inserted - counts.updated };
+  }
+  if (input.append === true) {
+    await stageRows(client, stream.columns, rows);
+    return { inserted: await appendFromStage(client, stream, provenance) };
+  }
+  const staged = await stageRows(client, stream.columns, rows);
+  const window = slice.kind === "window" ? slice.window : null;
+  return replaceWindowFromStage(client, stream, provenance, window, staged);
+}
+
+/**
  * Loads one slice in ONE transaction: COPY into a temporary stage, merge (or replace the window;
  * or, for a merge into a window that holds no rows yet, COPY straight into the landing table),
  * store the rejects, record the slice in `etl.run_slices` and, when `completeWindow`, mark the
@@ -84,29 +114,17 @@ export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Pr
     await client.query("BEGIN");
     // Dates compare with timestamps at UTC midnight, whatever the server's time zone.
     await client.query("SET LOCAL TimeZone = 'UTC'");
-    let result: SliceLoadResult;
-    const inserted =
-      stream.writeMode === "merge" && input.insertFastPath !== false
-        ? await insertIntoNewWindow(client, stream, provenance, slice, rows)
-        : null;
-    if (inserted !== null) {
-      result = { inserted, updated: 0, unchanged: 0, deleted: 0, rejected: 0, duplicates, outsideWindow: 0 };
-    } else if (stream.writeMode === "merge") {
-      const staged = await stageRows(client, stream.columns, rows);
-      const counts = await mergeStage(client, stream, provenance);
-      const unchanged = staged - counts.inserted - counts.updated;
-      result = { ...counts, unchanged, deleted: 0, rejected: 0, duplicates, outsideWindow: 0 };
-    } else if (input.append === true) {
-      await stageRows(client, stream.columns, rows);
-      const inserted = await appendFromStage(client, stream, provenance);
-      result = { inserted, updated: 0, unchanged: 0, deleted: 0, rejected: 0, duplicates, outsideWindow: 0 };
-    } else {
-      const staged = await stageRows(client, stream.columns, rows);
-      const window = slice.kind === "window" ? slice.window : null;
-      const counts = await replaceWindowFromStage(client, stream, provenance, window, staged);
-      result = { ...counts, updated: 0, unchanged: 0, rejected: 0, duplicates };
-    }
-    result = { ...result, rejected: input.rejects.length };
+    const written = await writeRows(client, input, provenance, rows);
+    const result: SliceLoadResult = {
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+      deleted: 0,
+      outsideWindow: 0,
+      ...written,
+      rejected: input.rejects.length,
+      duplicates,
+    };
     const identity = { runId: input.runId, account: input.account, stream: stream.name, slice };
     // A replay appends rows it re-validated; it is not a read of the window, so it leaves the window's rejects alone.
     if (input.append !== true) {
