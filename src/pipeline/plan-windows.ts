@@ -111,11 +111,6 @@ export function isCovered(window: DateWindow, covered: readonly DateWindow[]): b
   return covered.some((c) => c.start <= window.start && window.end <= c.end);
 }
 
-/** The label of a window in `etl.run_slices.slice` and in messages: `2026-08-01..2026-08-02`. */
-export function windowLabel(window: DateWindow): string {
-  return `${window.start}..${window.end}`;
-}
-
 function assertPositiveInteger(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be an integer >= 1`);
 }

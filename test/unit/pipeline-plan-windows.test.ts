@@ -5,12 +5,14 @@ import {
   planBackfillWindows,
   planWindows,
   resolveStartDate,
-  windowLabel,
 } from "../../src/pipeline/plan-windows.js";
 import { addDays, daysBetween, isUtcDay } from "../../src/pipeline/utc-days.js";
+import { sliceLabel } from "../../src/streams/slice-label.js";
 
 const base = { windowDays: 1, lookbackDays: 3, completed: [] };
-const labels = (plan: readonly { start: string; end: string }[]) => plan.map(windowLabel);
+/** Windows as their `etl.run_slices.slice` labels (`sliceLabel` of a window slice). */
+const labels = (plan: readonly { start: string; end: string }[]) =>
+  plan.map((window) => sliceLabel({ kind: "window", window }));
 
 describe("utc days", () => {
   it("does calendar arithmetic across months and leap days", () => {
