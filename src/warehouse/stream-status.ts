@@ -115,16 +115,17 @@ export async function streamStatus(
     .selectFrom("etl.stream_state")
     .select(["account", "stream", "window_start", "window_end"])
     .execute();
-  const completed = new Map<string, DateWindow[]>();
+  const completed = new Map<Mutable, DateWindow[]>();
   const completedStarts = new Set<string>();
   for (const row of state) {
-    const key = JSON.stringify([row.account, row.stream]);
-    completed.set(key, [...(completed.get(key) ?? []), { start: row.window_start, end: row.window_end }]);
+    const target = entry(row.account, row.stream);
+    const windows = completed.get(target) ?? [];
+    windows.push({ start: row.window_start, end: row.window_end });
+    completed.set(target, windows);
     completedStarts.add(JSON.stringify([row.account, row.stream, row.window_start]));
   }
-  for (const [key, windows] of completed) {
-    const [account, stream] = JSON.parse(key) as [string, string];
-    Object.assign(entry(account, stream), { completedWindows: windows.length, ...summariseWindows(windows) });
+  for (const [target, windows] of completed) {
+    Object.assign(target, { completedWindows: windows.length, ...summariseWindows(windows) });
   }
 
   // A replay of rejects adds a few rows to a window; it is no attempt at the window, so it must not
