@@ -6,6 +6,7 @@ import type { CdrStore } from "./cdr-store.js";
 import type { CdrCall } from "./generate-cdr-day.js";
 import { hash32, Rng } from "./prng.js";
 import type { SandboxClock } from "./sandbox-clock.js";
+import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxAccount, SandboxWorld } from "./world.js";
 
 interface ScheduledEvent {
@@ -43,7 +44,7 @@ export class CallCenter {
     const n = this.started;
     const rng = new Rng(hash32(this.world.seed, "api-call", n));
     const t0 = this.clock.now();
-    const dayNumber = Math.floor(t0 / 86_400_000);
+    const dayNumber = Math.floor(t0 / DAY_MS);
     const uuid = encodeCallUuid(
       this.world.seed,
       { account: account.index, dayNumber, index: n, kind: 1 },

@@ -1,6 +1,7 @@
 import { type CdrCall, compareCalls, generateCdrDay } from "./generate-cdr-day.js";
 import { CHUNK_BYTES, type DayCharges, type DirectionRows, packCdrDay } from "./pack-cdr-day.js";
-import type { SandboxAccount, SandboxWorld } from "./world.js";
+import { DAY_MS } from "./sandbox-options.js";
+import { isWorldDay, type SandboxAccount, type SandboxWorld } from "./world.js";
 
 export type { DayCharges, DirectionRows } from "./pack-cdr-day.js";
 
@@ -103,7 +104,7 @@ export class CdrStore {
 
   /** Adds a call started through `POST /v1/calls` (visible from its `visibleAtMs`). */
   addLive(account: SandboxAccount, call: CdrCall): void {
-    const key = `${account.index}:${Math.floor(call.startMs / 86_400_000)}`;
+    const key = `${account.index}:${Math.floor(call.startMs / DAY_MS)}`;
     this.live.set(key, [...(this.live.get(key) ?? []), call]);
     this.liveByUuid.set(call.uuid, call);
     const cached = this.days.get(key);
@@ -129,10 +130,7 @@ export class CdrStore {
 
   /** True when the day has no calls at all (outside the world and no API calls): lets scans skip it cheaply. */
   isEmpty(account: SandboxAccount, dayNumber: number): boolean {
-    const ms = dayNumber * 86_400_000;
-    return (
-      (ms < this.world.startMs || ms >= this.world.endMs) && !this.live.has(`${account.index}:${dayNumber}`)
-    );
+    return !isWorldDay(this.world, dayNumber) && !this.live.has(`${account.index}:${dayNumber}`);
   }
 
   /** Rows currently cached (for stats). */

@@ -11,7 +11,7 @@ import {
 } from "./catalog.js";
 import { mix32, Rng, weightedTable } from "./prng.js";
 import { DAY_MS } from "./sandbox-options.js";
-import type { SandboxAccount, SandboxWorld } from "./world.js";
+import { isWorldDay, type SandboxAccount, type SandboxWorld } from "./world.js";
 
 /** The transcription a call will get, decided when the call is generated. */
 export interface CallTranscriptionSpec {
@@ -75,8 +75,7 @@ export function callsOnDay(world: SandboxWorld, account: SandboxAccount, dayNumb
 
 /** Start second (of the UTC day) of every parent call of the day, ascending: call `i` starts at `[i]`. */
 export function daySeconds(world: SandboxWorld, account: SandboxAccount, dayNumber: number): Int32Array {
-  const dayMs = dayNumber * DAY_MS;
-  if (dayMs < world.startMs || dayMs >= world.endMs) return new Int32Array(0);
+  if (!isWorldDay(world, dayNumber)) return new Int32Array(0);
   const rng = new Rng(mix32(world.seed, 0xcd1, account.index, dayNumber));
   const seconds = new Int32Array(callsOnDay(world, account, dayNumber));
   for (let i = 0; i < seconds.length; i++) seconds[i] = rng.fromTable(HOURS) * 3600 + rng.int(0, 3599);

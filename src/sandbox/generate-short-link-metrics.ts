@@ -1,7 +1,7 @@
 import { HOURLY_WEIGHTS } from "./catalog.js";
 import { hash32, Rng, unitHash } from "./prng.js";
 import { DAY_MS } from "./sandbox-options.js";
-import type { SandboxAccount, SandboxWorld } from "./world.js";
+import { isWorldDay, type SandboxAccount, type SandboxWorld } from "./world.js";
 
 /** One generated click, with its pre-serialized JSON. */
 export interface ShortLinkClick {
@@ -47,7 +47,7 @@ export function generateShortLinkDay(
   dayNumber: number,
 ): ShortLinkClick[] {
   const dayStartMs = dayNumber * DAY_MS;
-  if (dayStartMs < world.startMs || dayStartMs >= world.endMs || account.shortLinks.length === 0) return [];
+  if (!isWorldDay(world, dayNumber) || account.shortLinks.length === 0) return [];
   const rng = new Rng(hash32(world.seed, "short-links", account.index, dayNumber));
   const noise = 0.7 + 0.6 * unitHash(world.seed, "clicks", account.index, dayNumber);
   const count = Math.max(3, Math.round(world.callsPerDay * 0.04 * noise));

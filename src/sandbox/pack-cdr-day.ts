@@ -1,5 +1,6 @@
 import { CDR_DISPOSITIONS } from "../platform/cdr.js";
 import { type CdrCall, compareCalls, daySeconds, generateCall } from "./generate-cdr-day.js";
+import { DAY_MS } from "./sandbox-options.js";
 import { serializeCdr } from "./serialize-cdr.js";
 import type { SandboxAccount, SandboxWorld } from "./world.js";
 
@@ -170,7 +171,7 @@ export function packCdrDay(
     pending.splice(lo, 0, call);
   };
   const ctx = { world, account, dayNumber };
-  const dayMs = dayNumber * 86_400_000;
+  const dayMs = dayNumber * DAY_MS;
   for (let i = 0; i < seconds.length; i++) {
     const startMs = dayMs + seconds[i]! * 1000;
     while (pending.length > 0 && pending[0]!.startMs < startMs) emit(pending.shift()!);

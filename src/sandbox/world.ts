@@ -218,6 +218,12 @@ function buildAccount(options: ResolvedSandboxOptions, index: number, masterId: 
   };
 }
 
+/** True when `dayNumber` (days since the epoch) is one of the world's days with traffic. */
+export function isWorldDay(world: SandboxWorld, dayNumber: number): boolean {
+  const dayMs = dayNumber * DAY_MS;
+  return dayMs >= world.startMs && dayMs < world.endMs;
+}
+
 /** Builds the (small, eager) part of the world: accounts, keys, trunks, numbers, links, tokens. */
 export function buildWorld(options: ResolvedSandboxOptions): SandboxWorld {
   const masterId = 10_000 + (hash32(options.seed, "master-id") % 80_000);
