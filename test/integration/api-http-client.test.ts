@@ -1,8 +1,6 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { Writable } from "node:stream";
 import zlib from "node:zlib";
-import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ApiClient,
@@ -13,6 +11,7 @@ import {
 import { createRateBudget } from "../../src/api/rate-budget.js";
 import { RetriesExhaustedError } from "../../src/api/retry-policy.js";
 import { AuthError, EtlError, PermissionError, SliceError, UsageError } from "../../src/errors.js";
+import { capturingLogger } from "./pipeline-harness.js";
 
 /**
  * The client against a real node:http server on 127.0.0.1 (port 0), so timeouts, resets, truncated
@@ -84,21 +83,10 @@ function json(
   res.end(text);
 }
 
-/** Log lines written by the client, to check the key never reaches them. */
-function captureLog() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, callback) {
-      lines.push(String(chunk));
-      callback();
-    },
-  });
-  return { lines, log: pino({ level: "debug" }, stream) };
-}
-
 function makeClient(server: TestServer, overrides: Partial<ApiClientOptions> = {}) {
   const waits: number[] = [];
-  const { lines, log } = captureLog();
+  // Log lines written by the client, to check the key never reaches them.
+  const lines: string[] = [];
   const client: ApiClient = createApiClient({
     baseUrl: server.baseUrl,
     apiKey: API_KEY,
@@ -107,7 +95,7 @@ function makeClient(server: TestServer, overrides: Partial<ApiClientOptions> = {
     sleep: async (ms) => void waits.push(ms),
     clock: { now: () => Date.parse("2025-03-01T12:00:00Z") },
     random: () => 0.5,
-    log,
+    log: capturingLogger(lines),
     ...overrides,
   });
   cleanups.push(() => client.close());
