@@ -68,12 +68,20 @@ export interface ResolvedSandboxOptions {
 /** Milliseconds per day. */
 export const DAY_MS = 86_400_000;
 
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Epoch ms at 00:00 UTC of `text` when it is a real calendar day written `YYYY-MM-DD`, else null. */
+export function dayMsOf(text: string): number | null {
+  if (!DAY_PATTERN.test(text)) return null;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return Number.isNaN(ms) || formatDay(ms) !== text ? null : ms;
+}
+
 /** Parses `YYYY-MM-DD` to epoch ms at 00:00 UTC, or throws. */
 export function parseDay(text: string): number {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) throw new Error(`expected YYYY-MM-DD, got ${text}`);
-  const ms = Date.parse(`${text}T00:00:00Z`);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text)
-    throw new Error(`invalid date ${text}`);
+  if (!DAY_PATTERN.test(text)) throw new Error(`expected YYYY-MM-DD, got ${text}`);
+  const ms = dayMsOf(text);
+  if (ms === null) throw new Error(`invalid date ${text}`);
   return ms;
 }
 

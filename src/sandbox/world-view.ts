@@ -1,4 +1,5 @@
 import { formatMicros } from "./money.js";
+import { formatDay } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 
 /** Public description of an account (admin API, CLI banner, library callers). */
@@ -22,7 +23,7 @@ export function worldView(runtime: SandboxRuntime): Record<string, unknown> {
     seed: world.seed,
     start: world.start,
     days: world.days,
-    end: new Date(world.endMs).toISOString().slice(0, 10),
+    end: formatDay(world.endMs),
     calls_per_day: world.callsPerDay,
     late_share: world.lateShare,
     max_per_page: options.maxPerPage,

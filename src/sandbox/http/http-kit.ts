@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { ERROR_MESSAGES, invalidParameterMessage } from "../../platform/common.js";
+import { dayMsOf } from "../sandbox-options.js";
 
 /** A parsed request as route handlers see it. */
 export interface SandboxRequest {
@@ -66,14 +67,11 @@ export class ParamError extends Error {
   }
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** A required `YYYY-MM-DD` query parameter as epoch ms: 400 when missing or malformed. */
 export function requireDate(query: URLSearchParams, name: string): number {
   const value = query.get(name);
-  if (value === null || !DATE.test(value)) throw new ParamError(400, name);
-  const ms = Date.parse(`${value}T00:00:00Z`);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) throw new ParamError(400, name);
+  const ms = value === null ? null : dayMsOf(value);
+  if (ms === null) throw new ParamError(400, name);
   return ms;
 }
 
