@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { silentLogger } from "../src/log.js";
 import { runPipeline } from "../src/pipeline/run-pipeline.js";
-import { addDays } from "../src/pipeline/utc-days.js";
+import { addDays } from "../src/utc-days.js";
 import { benchConfig, type ForkedSandbox, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
 
 const { values: args } = parseArgs({ options: { days: { type: "string", default: "12" } } });

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { silentLogger } from "../src/log.js";
 import { runPipeline } from "../src/pipeline/run-pipeline.js";
-import { addDays } from "../src/pipeline/utc-days.js";
+import { addDays } from "../src/utc-days.js";
 import { benchConfig, forkSandbox, peakRssMb, startBenchWarehouse } from "./e2e-harness.js";
 
 const CALLS_PER_DAY = 20_000;

@@ -3,7 +3,7 @@
  * value is a one-line UsageError naming the flag (exit 2).
  */
 import { UsageError } from "../errors.js";
-import { isUtcDay } from "../pipeline/utc-days.js";
+import { isUtcDay } from "../utc-days.js";
 
 /** `--streams a,b` / `--accounts x,y`: a non-empty comma-separated list of names. */
 export function parseNameList(flag: string, value: string | undefined): string[] | undefined {

@@ -5,7 +5,7 @@
  * or clipping at `--until` never loses or double-counts state.
  */
 import type { DateWindow } from "../streams/stream-definition.js";
-import { addDays, minDay } from "./utc-days.js";
+import { addDays, minDay } from "../utc-days.js";
 
 /** Days before the first run that a stream starts from when no `start_date` is configured. */
 export const DEFAULT_START_DAYS_BACK = 30;

@@ -12,6 +12,7 @@ import { type ExitCode, exitCodeFor } from "../exit-codes.js";
 import type { Logger } from "../log.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
+import { utcDayOf } from "../utc-days.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { finishRun, startRun } from "../warehouse/run-records.js";
@@ -31,7 +32,6 @@ import {
   summarize,
 } from "./run-stream.js";
 import { type RunTarget, selectRunTargets } from "./select-targets.js";
-import { utcDayOf } from "./utc-days.js";
 
 /** What to run: a nightly `run` (up to today or `until`) or a `backfill` of [from, to]. */
 export type PipelineRequest =

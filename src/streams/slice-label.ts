@@ -1,19 +1,7 @@
+import { addDays } from "../utc-days.js";
 import type { DateWindow, Slice } from "./stream-definition.js";
 
-/**
- * Plain date arithmetic on `YYYY-MM-DD` strings in UTC, and the text form of a slice that
- * `etl.run_slices.slice` and `etl.rejects.slice` store.
- */
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** `date` plus `days` calendar days (UTC), as `YYYY-MM-DD`. */
-export function addDays(date: string, days: number): string {
-  if (!DATE.test(date)) throw new Error(`expected a date YYYY-MM-DD, got ${JSON.stringify(date)}`);
-  const time = Date.parse(`${date}T00:00:00Z`) + days * 86_400_000;
-  if (Number.isNaN(time)) throw new Error(`not a calendar date: ${date}`);
-  return new Date(time).toISOString().slice(0, 10);
-}
+/** The text form of a slice that `etl.run_slices.slice` and `etl.rejects.slice` store. */
 
 /** The last day a window covers (its end is exclusive): the platform's inclusive `to` date. */
 export function lastDayOf(window: DateWindow): string {

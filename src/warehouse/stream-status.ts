@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { STREAMS } from "../streams/registry.js";
-import { addDays } from "../streams/slice-label.js";
 import type { DateWindow, StreamDefinition } from "../streams/stream-definition.js";
+import { addDays } from "../utc-days.js";
 import type { Database } from "./database.js";
 import { REPLAY_RUN_COMMAND } from "./run-records.js";
 import { quoteTable } from "./sql-names.js";

@@ -6,8 +6,8 @@ import {
   planWindows,
   resolveStartDate,
 } from "../../src/pipeline/plan-windows.js";
-import { addDays, daysBetween, isUtcDay } from "../../src/pipeline/utc-days.js";
 import { sliceLabel } from "../../src/streams/slice-label.js";
+import { addDays, daysBetween, isUtcDay } from "../../src/utc-days.js";
 
 const base = { windowDays: 1, lookbackDays: 3, completed: [] };
 /** Windows as their `etl.run_slices.slice` labels (`sliceLabel` of a window slice). */

@@ -8,7 +8,8 @@ import { invoicesStream } from "../../src/streams/invoices.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
 import { getStream, STREAMS } from "../../src/streams/registry.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
-import { addDays, lastDayOf, parseSliceLabel, sliceLabel } from "../../src/streams/slice-label.js";
+import { lastDayOf, parseSliceLabel, sliceLabel } from "../../src/streams/slice-label.js";
+import { addDays } from "../../src/utc-days.js";
 
 const cdrRaw = {
   date: "2026-08-01T10:00:00Z",
