@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LockHeldError } from "../../src/errors.js";
 import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import { acquireStreamLocks } from "../../src/warehouse/stream-locks.js";
+import { acquireStreamLocks, findHolder, streamLockKey } from "../../src/warehouse/stream-locks.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
 let database: TestDatabase;
@@ -52,6 +52,26 @@ describe("acquireStreamLocks", () => {
       runId: 43,
     });
     await after.release();
+  });
+
+  it("looks for the holder in this warehouse only, not among holders of the same key in other databases", async () => {
+    const elsewhere = await createTestDatabase();
+    try {
+      const key = { account: "acme", stream: "sms" };
+      const foreign = await acquireStreamLocks(elsewhere.warehouse, [key], { timeoutMs: 0, runId: 777 });
+      const client = await database.warehouse.pool.connect();
+      try {
+        expect(await findHolder(client, streamLockKey(key))).toBeNull();
+        const local = await acquireStreamLocks(other, [key], { timeoutMs: 0, runId: 51 });
+        expect(await findHolder(client, streamLockKey(key))).toMatchObject({ run: "51" });
+        await local.release();
+      } finally {
+        client.release();
+      }
+      await foreign.release();
+    } finally {
+      await elsewhere.drop();
+    }
   });
 
   it("keeps no lock while it waits, and gets them all once the holder lets go within the timeout", async () => {
