@@ -84,9 +84,16 @@ export async function acquireStreamLocks(
     a < b ? -1 : 1,
   );
   const client = await warehouse.pool.connect();
+  // The lock connection stays checked out for the whole run; if the server drops it (restart,
+  // pg_terminate_backend) the locks are gone with it, and the error must not crash the process
+  // as an unhandled 'error' event. release() then finds the connection dead and discards it.
+  const onConnectionLost = () => {};
+  client.on("error", onConnectionLost);
+  const detach = () => client.off("error", onConnectionLost);
   const giveUp = async (error: unknown): Promise<never> => {
     await client.query("SELECT pg_advisory_unlock_all()").catch(() => {});
     await client.query("RESET application_name").catch(() => {});
+    detach();
     client.release();
     throw error;
   };
@@ -134,9 +141,11 @@ export async function acquireStreamLocks(
         try {
           await client.query("SELECT pg_advisory_unlock_all()");
           await client.query("RESET application_name");
+          detach();
           client.release();
         } catch {
           // A dead connection has lost its locks already; drop it from the pool.
+          detach();
           client.release(true);
         }
       })()),

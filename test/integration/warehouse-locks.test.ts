@@ -74,6 +74,19 @@ describe("acquireStreamLocks", () => {
     }
   });
 
+  it("survives the server dropping its lock connection, and release() still returns", async () => {
+    const key = { account: "acme", stream: "calls-lost" };
+    const held = await acquireStreamLocks(database.warehouse, [key], { timeoutMs: 0, runId: 61 });
+    const killed = await database.warehouse.pool.query(
+      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name LIKE 'telecom-etl run 61 %'",
+    );
+    expect(killed.rows).toEqual([{ ok: true }]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await held.release();
+    const again = await acquireStreamLocks(other, [key], { timeoutMs: 0, runId: 62 });
+    await again.release();
+  });
+
   it("keeps no lock while it waits, and gets them all once the holder lets go within the timeout", async () => {
     const first = await acquireStreamLocks(database.warehouse, [{ account: "acme", stream: "cdrs" }], {
       timeoutMs: 0,
