@@ -1,7 +1,8 @@
-import type { CallWebhook } from "../platform/call.js";
+import type { CallWebhook, CallWebhookEventType } from "../platform/call.js";
 import type { SipTrunk } from "../platform/sip-trunk.js";
 import type { SubAccount } from "../platform/sub-account.js";
 import { hash32 } from "./prng.js";
+import { webhooksAt } from "./webhook-history.js";
 import type { SandboxAccount, SandboxWorld } from "./world.js";
 
 /** Settings of an owned number that `PUT /v1/mydids/{id}` can change. */
@@ -24,7 +25,8 @@ export type CampaignStatus = "PENDING" | "REJECTED" | "ACTIVE";
 export class AccountState {
   private readonly subAccounts = new Map<number, SubAccount>();
   private readonly didSettings = new Map<number, DidSettings>();
-  private readonly webhooks = new Map<number, CallWebhook[]>();
+  /** Webhook kinds deleted through the API, per account, with the sandbox time of the deletion. */
+  private readonly webhookDeletions = new Map<number, Map<CallWebhookEventType, number>>();
   readonly createdTrunks = new Map<number, SipTrunk[]>();
   readonly carts = new Map<number, Set<string>>();
   readonly nudgedAtMs = new Map<string, number>();
@@ -44,12 +46,6 @@ export class AccountState {
           dlr_endpoint: `https://hooks.example.com/${account.id}/dlr`,
         },
       });
-      const hooks: CallWebhook[] = [
-        { event_type: "post-call", url: `https://hooks.example.com/${account.id}/post-call` },
-      ];
-      if (account.role === "master")
-        hooks.push({ event_type: "on-call", url: `https://hooks.example.com/${account.id}/on-call` });
-      this.webhooks.set(account.index, hooks);
     }
   }
 
@@ -94,17 +90,18 @@ export class AccountState {
     this.didSettings.set(didId, settings);
   }
 
-  /** The account's call webhooks. */
-  webhooksOf(account: SandboxAccount): CallWebhook[] {
-    return this.webhooks.get(account.index)!;
+  /** The account's call webhooks at `nowMs`: its seeded history, less the kinds the API deleted by then. */
+  webhooksOf(account: SandboxAccount, nowMs: number): CallWebhook[] {
+    return webhooksAt(account.webhookHistory, this.webhookDeletions.get(account.index) ?? new Map(), nowMs);
   }
 
-  /** Removes the webhook of a kind; false when none was configured. */
-  deleteWebhook(account: SandboxAccount, eventType: string): boolean {
-    const hooks = this.webhooksOf(account);
-    const kept = hooks.filter((h) => h.event_type !== eventType);
-    this.webhooks.set(account.index, kept);
-    return kept.length !== hooks.length;
+  /** Deletes the webhook of a kind at `nowMs` (for good); false when none is configured then. */
+  deleteWebhook(account: SandboxAccount, eventType: CallWebhookEventType, nowMs: number): boolean {
+    if (!this.webhooksOf(account, nowMs).some((h) => h.event_type === eventType)) return false;
+    const deletions = this.webhookDeletions.get(account.index) ?? new Map<CallWebhookEventType, number>();
+    deletions.set(eventType, nowMs);
+    this.webhookDeletions.set(account.index, deletions);
+    return true;
   }
 
   /** Review state of a campaign (seeded). */

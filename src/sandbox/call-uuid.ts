@@ -3,6 +3,7 @@ import { hex8, mix32, type Rng } from "./prng.js";
 /**
  * Call uuids look random (version 4 layout) but their last group hides (account, day, row) behind a
  * seeded Feistel permutation, so `GET /v1/cdr/{uuid}` finds a call without indexing the whole world.
+ * Message ids use the same layout with a kind of their own, so they are unique and never taken for a call.
  */
 
 /** Where a call lives in the world. */
@@ -11,12 +12,12 @@ export interface CallLocator {
   /** Days since 1970-01-01 (UTC). */
   readonly dayNumber: number;
   readonly index: number;
-  /** 0 for generated history, 1 for calls started through `POST /v1/calls`. */
-  readonly kind: 0 | 1;
+  /** 0 for generated calls, 1 for calls started through `POST /v1/calls`, 2 for messages. */
+  readonly kind: 0 | 1 | 2;
 }
 
 const MASK24 = 0xffffff;
-const CHECK = [0xa, 0xb] as const;
+const CHECK = [0xa, 0xb, 0xc] as const;
 
 function round(seed: number, r: number, half: number): number {
   return mix32(seed, 0x75756964, r, half) & MASK24;
@@ -59,7 +60,7 @@ export function decodeCallUuid(seed: number, uuid: string): CallLocator | null {
     Number.parseInt(tail.slice(6), 16),
   );
   const check = right & 0xf;
-  const kind = CHECK.indexOf(check as 0xa | 0xb);
+  const kind = CHECK.indexOf(check as 0xa | 0xb | 0xc);
   if (kind < 0) return null;
-  return { account: left >>> 16, dayNumber: left & 0xffff, index: right >>> 4, kind: kind as 0 | 1 };
+  return { account: left >>> 16, dayNumber: left & 0xffff, index: right >>> 4, kind: kind as 0 | 1 | 2 };
 }

@@ -153,3 +153,18 @@ export const FORWARD_RATE_MICROS = 12_000;
 
 /** Price per number of an HLR validation. */
 export const VALIDATION_PRICE_MICROS = 5_000;
+
+/** Price of one SMS segment, outbound or inbound. */
+export const SMS_SEGMENT_PRICE_MICROS = 7_500;
+
+/** Price of an outbound MMS (one segment). */
+export const MMS_OUTBOUND_PRICE_MICROS = 20_000;
+
+/** Price of an inbound MMS (one segment). */
+export const MMS_INBOUND_PRICE_MICROS = 10_000;
+
+/** Carrier fee per delivered SMS segment. */
+export const SMS_CARRIER_FEE_MICROS = 3_000;
+
+/** Carrier fee per delivered MMS. */
+export const MMS_CARRIER_FEE_MICROS = 5_000;

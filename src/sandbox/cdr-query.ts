@@ -77,6 +77,8 @@ export class CdrQuery {
     const disposition = filter.disposition === "all" ? -1 : CDR_DISPOSITIONS.indexOf(filter.disposition);
     const trunk = trunkName === null ? -1 : 1 + filter.account.trunks.findIndex((t) => t.name === trunkName);
     const located = filter.uuid === null ? null : decodeCallUuid(this.store.seed, filter.uuid);
+    // Rows without the deprecated `uuid` (2026) name their id `call_id`.
+    const idField = this.store.ids === "call_id" ? "call_id" : "uuid";
     const plain =
       disposition < 0 && trunk < 0 && !filter.fromSearch && !filter.toSearch && filter.uuid === null;
     for (let day = filter.fromMs / DAY_MS; day <= filter.toMs / DAY_MS; day++) {
@@ -110,7 +112,7 @@ export class CdrQuery {
           if (filter.fromSearch && !row.from.includes(filter.fromSearch)) continue;
           if (filter.toSearch && !row.to.includes(filter.toSearch)) continue;
         }
-        if (located && !rowJson(rows, i).includes(`"uuid":"${filter.uuid}"`)) continue;
+        if (located && !rowJson(rows, i).includes(`"${idField}":"${filter.uuid}"`)) continue;
         positions.push(i);
       }
       if (positions.length > 0) {

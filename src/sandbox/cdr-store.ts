@@ -1,6 +1,8 @@
+import { type Conversion, conversionsOn, FunnelStore } from "./campaign-funnel.js";
 import { type CdrCall, compareCalls, generateCdrDay } from "./generate-cdr-day.js";
 import { CHUNK_BYTES, type DayCharges, type DirectionRows, packCdrDay } from "./pack-cdr-day.js";
 import { DAY_MS } from "./sandbox-options.js";
+import { type CdrIdFields, cdrSerializer } from "./serialize-cdr.js";
 import { isWorldDay, type SandboxAccount, type SandboxWorld } from "./world.js";
 
 export type { DayCharges, DirectionRows } from "./pack-cdr-day.js";
@@ -15,6 +17,8 @@ export interface CdrDay {
   readonly received: DirectionRows;
   /** Start second of each parent call (to regenerate one call by index). */
   readonly seconds: Int32Array;
+  /** The day's conversion calls (to regenerate one by index). */
+  readonly conversions: readonly Conversion[];
 }
 
 /** The JSON of row `i`. */
@@ -40,10 +44,19 @@ export class CdrStore {
   /** Bumped whenever a call started through the API is added (selections cached before are stale). */
   version = 0;
 
+  /** Writes a call's list row as the API revision served lays out its ids. */
+  readonly serialize: (call: CdrCall) => string;
+
   constructor(
     private readonly world: SandboxWorld,
     private readonly maxRows: number,
-  ) {}
+    /** The call-id fields rows carry (API revision). */
+    readonly ids: CdrIdFields = "uuid",
+    /** Where the campaign funnel's conversion calls come from (shared with the short links). */
+    private readonly funnel: FunnelStore = new FunnelStore(world),
+  ) {
+    this.serialize = cdrSerializer(ids);
+  }
 
   /** The world's seed (uuids are decoded with it). */
   get seed(): number {
@@ -59,13 +72,23 @@ export class CdrStore {
       this.days.set(key, hit);
       return hit;
     }
-    const packed = packCdrDay(this.world, account, dayNumber, this.live.get(key) ?? [], this.newChunk);
+    const conversions = this.conversions(account, dayNumber);
+    const packed = packCdrDay(
+      this.world,
+      account,
+      dayNumber,
+      this.live.get(key) ?? [],
+      this.serialize,
+      conversions,
+      this.newChunk,
+    );
     this.charges.set(key, packed.charges);
     const day: CdrDay = {
       dayNumber,
       placed: packed.placed,
       received: packed.received,
       seconds: packed.seconds,
+      conversions,
     };
     const rows = day.placed.count + day.received.count;
     if (rows === 0) return day;
@@ -117,10 +140,16 @@ export class CdrStore {
     this.version += 1;
   }
 
+  /** The conversion calls starting on a day (campaign funnel, through the shared cache). */
+  conversions(account: SandboxAccount, dayNumber: number): Conversion[] {
+    return isWorldDay(this.world, dayNumber) ? conversionsOn(this.funnel.of(account), dayNumber) : [];
+  }
+
   /** Every call of the day as objects (generated and API-started), in serving order; not cached. */
   calls(account: SandboxAccount, dayNumber: number): CdrCall[] {
     const live = this.live.get(`${account.index}:${dayNumber}`) ?? [];
-    return [...generateCdrDay(this.world, account, dayNumber), ...live].sort(compareCalls);
+    const generated = generateCdrDay(this.world, account, dayNumber, this.conversions(account, dayNumber));
+    return [...generated, ...live].sort(compareCalls);
   }
 
   /** A call started through the API, by uuid. */

@@ -1,6 +1,7 @@
 import type { CdrDisposition } from "../platform/cdr.js";
 import type { TRANSCRIPTION_LANGUAGES } from "../platform/transcription.js";
 import { encodeCallUuid } from "./call-uuid.js";
+import { type Conversion, conversionsOn, pureFunnel } from "./campaign-funnel.js";
 import {
   DESTINATIONS,
   type Destination,
@@ -24,7 +25,10 @@ export interface CallTranscriptionSpec {
 
 /** One generated call, before serialization. Money in micro-dollars. */
 export interface CdrCall {
-  /** Row index within (account, day): `i` for the i-th call by start time, `n + i` for its child leg. */
+  /**
+   * Row index within (account, day) of `n` parent calls: `i` for the i-th call by start time,
+   * `n + i` for its child leg, `2n + k` for the k-th conversion call of the day (campaign-funnel.ts).
+   */
   readonly index: number;
   readonly uuid: string;
   readonly direction: "placed" | "received";
@@ -58,6 +62,7 @@ type DispositionTable = ReturnType<typeof weightedTable<CdrDisposition>>;
 const PLACED_WEIGHTS = weightedTable(DISPOSITIONS, [62, 22, 8, 8]);
 const RECEIVED_WEIGHTS = weightedTable(DISPOSITIONS, [80, 12, 4, 4]);
 const CHILD_WEIGHTS = weightedTable(DISPOSITIONS, [85, 10, 3, 2]);
+const ANSWERED = weightedTable(DISPOSITIONS, [1, 0, 0, 0]);
 const LANGUAGES = weightedTable(["en", "es", "de", "fr", "it"] as const, [80, 10, 4, 4, 2]);
 const DESTINATION_TABLE = weightedTable(
   DESTINATIONS,
@@ -65,6 +70,7 @@ const DESTINATION_TABLE = weightedTable(
 );
 const LATE_SALT = 0x1a7e;
 const DELAY_SALT = 0xde1a;
+const CONVERSION_SALT = 0xc0a7;
 
 /** Number of calls an account makes on a day (weekday curve and ±10% noise). */
 export function callsOnDay(world: SandboxWorld, account: SandboxAccount, dayNumber: number): number {
@@ -234,23 +240,68 @@ export function generateCall(ctx: Ctx, index: number, second: number, count: num
   ];
 }
 
+/**
+ * The conversion call `k` of the day (index `2n + k`): a clicker of a campaign's link calls one of
+ * the account's numbers and the call is answered; billed, forwarded, recorded and transcribed as
+ * any received call to that number. Its own seeded generator, so it can be regenerated alone.
+ */
+export function generateConversionCall(ctx: Ctx, conversion: Conversion, k: number, count: number): CdrCall {
+  const { world, account, dayNumber } = ctx;
+  const index = 2 * count + k;
+  const rng = new Rng(mix32(world.seed ^ CONVERSION_SALT, account.index, dayNumber, index));
+  const did = account.dids[conversion.didIndex]!;
+  return buildCall(ctx, rng, index, conversion.startMs, {
+    direction: "received",
+    weights: ANSWERED,
+    from: conversion.phone,
+    to: did.number,
+    destination: did.forward.target,
+    rateMicros: did.perMinMicros,
+    sipTrunk: null,
+    forwardRateMicros: did.forward.kind === "pstn" ? FORWARD_RATE_MICROS : null,
+    parentUuid: null,
+    machineDetection: false,
+    recording: did.recording,
+    transcription: did.transcription,
+    threshold: did.transcriptionThreshold,
+  });
+}
+
+/** The conversion calls starting on a day, from the pure funnel (recomputed; stores pass cached ones). */
+export function dayConversions(
+  world: SandboxWorld,
+  account: SandboxAccount,
+  dayNumber: number,
+): Conversion[] {
+  return isWorldDay(world, dayNumber) ? conversionsOn(pureFunnel(world, account), dayNumber) : [];
+}
+
 /** Orders calls by start time, then uuid: the serving order within a day. */
 export function compareCalls(a: CdrCall, b: CdrCall): number {
   return a.startMs - b.startMs || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
 
 /**
- * Every call of one account on one day, in serving order. Pure: the same world, account and day
- * always give the same calls; late arrival is decided by a hash of the row, so changing
- * `lateShare` changes visibility only.
+ * Every call of one account on one day, in serving order: the day's calls with their child legs,
+ * then the conversion calls of the campaign funnel (`conversions`, by default from the pure
+ * funnel). Pure: the same world, account and day always give the same calls; late arrival is
+ * decided by a hash of the row, so changing `lateShare` changes visibility only.
  */
-export function generateCdrDay(world: SandboxWorld, account: SandboxAccount, dayNumber: number): CdrCall[] {
+export function generateCdrDay(
+  world: SandboxWorld,
+  account: SandboxAccount,
+  dayNumber: number,
+  conversions: readonly Conversion[] = dayConversions(world, account, dayNumber),
+): CdrCall[] {
   const seconds = daySeconds(world, account, dayNumber);
   const ctx = { world, account, dayNumber };
   const calls: CdrCall[] = [];
   for (let i = 0; i < seconds.length; i++) {
     for (const call of generateCall(ctx, i, seconds[i]!, seconds.length)) calls.push(call);
   }
+  conversions.forEach((conversion, k) => {
+    calls.push(generateConversionCall(ctx, conversion, k, seconds.length));
+  });
   return calls.sort(compareCalls);
 }
 
@@ -261,8 +312,15 @@ export function regenerateCall(
   dayNumber: number,
   index: number,
   seconds: Int32Array = daySeconds(world, account, dayNumber),
+  conversions: readonly Conversion[] = dayConversions(world, account, dayNumber),
 ): CdrCall | null {
   const n = seconds.length;
+  if (index >= 2 * n) {
+    const conversion = conversions[index - 2 * n];
+    return conversion
+      ? generateConversionCall({ world, account, dayNumber }, conversion, index - 2 * n, n)
+      : null;
+  }
   const parent = index < n ? index : index - n;
   if (parent < 0 || parent >= n) return null;
   const calls = generateCall({ world, account, dayNumber }, parent, seconds[parent]!, n);

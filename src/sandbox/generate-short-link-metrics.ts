@@ -1,6 +1,5 @@
-import { HOURLY_WEIGHTS } from "./catalog.js";
-import { hash32, Rng, unitHash } from "./prng.js";
-import { DAY_MS } from "./sandbox-options.js";
+import { clicksOn, type FunnelSource, pureFunnel } from "./campaign-funnel.js";
+import { hash32, Rng } from "./prng.js";
 import { isWorldDay, type SandboxAccount, type SandboxWorld } from "./world.js";
 
 /** One generated click, with its pre-serialized JSON. */
@@ -27,7 +26,6 @@ const PLACES = [
 const SYSTEMS = ["iOS", "Android", "Windows", "macOS", "Linux"] as const;
 const BROWSERS = ["Safari", "Chrome", "Samsung Internet", "Firefox", "Edge"] as const;
 const LANGUAGES = ["en-US", "es-US", "es-MX", "en-GB", "fr-FR"] as const;
-const HOURS = HOURLY_WEIGHTS.map((_, h) => h);
 
 /** Formats epoch ms like the platform's short-link `created_at`: `2023-07-19 18:23:42.120Z`. */
 export function formatShortLinkTime(ms: number): string {
@@ -35,45 +33,43 @@ export function formatShortLinkTime(ms: number): string {
   return `${iso.slice(0, 10)} ${iso.slice(11)}`;
 }
 
-/** The phone numbers that receive an account's short links (recipients who click). */
-export function recipientPhone(world: SandboxWorld, account: SandboxAccount, n: number): string {
-  return `1${(2_000_000_000 + (hash32(world.seed, "recipient", account.index, n) % 7_000_000_000)).toString()}`;
-}
-
-/** Clicks of one account on one day, ordered by `created_at`, then link hash, then phone. Pure. */
+/**
+ * Clicks of one account on one day, ordered by `created_at`, then link hash, then phone. Every
+ * click comes from the campaign funnel (campaign-funnel.ts): a phone a campaign's message was
+ * delivered to clicks the link that message carried, after its delivery. The click's device and
+ * place are seeded by the message clicked on. Pure (with the pure funnel source).
+ */
 export function generateShortLinkDay(
   world: SandboxWorld,
   account: SandboxAccount,
   dayNumber: number,
+  funnel: FunnelSource = pureFunnel(world, account),
 ): ShortLinkClick[] {
-  const dayStartMs = dayNumber * DAY_MS;
-  if (!isWorldDay(world, dayNumber) || account.shortLinks.length === 0) return [];
-  const rng = new Rng(hash32(world.seed, "short-links", account.index, dayNumber));
-  const noise = 0.7 + 0.6 * unitHash(world.seed, "clicks", account.index, dayNumber);
-  const count = Math.max(3, Math.round(world.callsPerDay * 0.04 * noise));
-  const clicks: Omit<ShortLinkClick, "json" | "index">[] = [];
-  const bodies: Record<string, unknown>[] = [];
-  for (let i = 0; i < count; i++) {
-    const link = rng.pick(account.shortLinks);
-    const createdAtMs = dayStartMs + rng.weighted(HOURS, HOURLY_WEIGHTS) * 3_600_000 + rng.int(0, 3_599_999);
+  if (!isWorldDay(world, dayNumber)) return [];
+  const rows = clicksOn(world, account, funnel, dayNumber).map((click) => {
+    const rng = new Rng(hash32(world.seed, "click", account.index, click.messageDay, click.messageIndex));
     const [lat, lon] = rng.pick(PLACES);
-    const phone = recipientPhone(world, account, rng.int(0, 199));
-    clicks.push({ createdAtMs, phone, utmCampaign: link.utmCampaign });
-    bodies.push({
+    const body = {
       latitude: Math.round((lat + (rng.next() - 0.5) * 0.4) * 1e6) / 1e6,
       longitude: Math.round((lon + (rng.next() - 0.5) * 0.4) * 1e6) / 1e6,
       operating_system: rng.weighted(SYSTEMS, [45, 40, 8, 5, 2]),
       browser: rng.weighted(BROWSERS, [42, 40, 10, 5, 3]),
       language: rng.weighted(LANGUAGES, [70, 12, 8, 6, 4]),
-      phone,
-      utm_campaign: link.utmCampaign,
-      created_at: formatShortLinkTime(createdAtMs),
-      link_hash: link.linkHash,
+      phone: click.phone,
+      utm_campaign: click.utmCampaign,
+      created_at: formatShortLinkTime(click.createdAtMs),
+      link_hash: click.linkHash,
       user_id: account.userId,
-    });
-  }
-  const order = clicks.map((_, i) => i);
-  const key = (i: number) => `${bodies[i]!.created_at}|${bodies[i]!.link_hash}|${clicks[i]!.phone}|${i}`;
-  order.sort((a, b) => (key(a) < key(b) ? -1 : 1));
-  return order.map((i, position) => ({ ...clicks[i]!, index: position, json: JSON.stringify(bodies[i]) }));
+    };
+    const key = `${body.created_at}|${body.link_hash}|${body.phone}|${click.messageDay}|${click.messageIndex}`;
+    return { click, key, json: JSON.stringify(body) };
+  });
+  rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return rows.map((row, index) => ({
+    createdAtMs: row.click.createdAtMs,
+    phone: row.click.phone,
+    utmCampaign: row.click.utmCampaign,
+    index,
+    json: row.json,
+  }));
 }

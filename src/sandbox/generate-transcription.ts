@@ -1,7 +1,9 @@
+import type { CallTranscription } from "../platform/call-transcription.js";
 import type { Transcription } from "../platform/transcription.js";
 import type { CdrCall } from "./generate-cdr-day.js";
 import { formatMicros } from "./money.js";
 import { hash32, Rng } from "./prng.js";
+import { formatCdrDate } from "./serialize-cdr.js";
 
 const AGENT = [
   "Thank you for calling, how can I help you today?",
@@ -27,10 +29,63 @@ const SUMMARIES = [
   "Short confirmation call, no follow-up needed.",
 ] as const;
 
+/** What was said on a completed call: turns between two speakers, a score and a summary. */
+interface Conversation {
+  readonly turns: NonNullable<Transcription["turns"]>;
+  /** The full text of each speaker, keyed by speaker. */
+  readonly texts: ReadonlyMap<string, string>;
+  readonly score: string;
+  readonly summary: string;
+}
+
 /**
- * The transcription of a call (`GET /v1/speech-analytics/{uuid}` once ready), derived from the
- * call's uuid: turns alternate between channels, `s`/`e` are ms from answer, sentiment labels are
- * open (`mixed` occurs besides positive/neutral/negative).
+ * The conversation of a completed call, derived from the call's uuid: turns alternate between the
+ * account's side (`agent`) and the other party, `s`/`e` are ms from answer, sentiment labels are
+ * open (`mixed` occurs besides positive/neutral/negative). Both API revisions draw the same
+ * numbers; only the speakers' names differ.
+ */
+function conversationOf(seed: number, call: CdrCall, agent: string, caller: string): Conversation {
+  const rng = new Rng(hash32(seed, "transcription", call.uuid));
+  const count = Math.max(2, Math.min(40, Math.floor(call.duration / 8)));
+  const slice = Math.floor((call.duration * 1000) / count);
+  const turns: NonNullable<Transcription["turns"]> = [];
+  let positive = 0;
+  for (let i = 0; i < count; i++) {
+    const speaker = i % 2 === 0 ? agent : caller;
+    const sentiment = rng.weighted(SENTIMENTS, [40, 40, 17, 3]);
+    if (sentiment === "positive") positive += 1;
+    if (sentiment === "negative") positive -= 1;
+    const s = i * slice;
+    turns.push({
+      speaker,
+      s,
+      e: s + Math.max(1, slice - rng.int(0, Math.floor(slice / 4))),
+      text: rng.pick(speaker === agent ? AGENT : CALLER),
+      sentiment,
+    });
+  }
+  const score = Math.max(1, Math.min(5, 3 + positive / count + rng.next() * 1.4 - 0.7));
+  const textOf = (speaker: string) =>
+    turns
+      .filter((t) => t.speaker === speaker)
+      .map((t) => t.text)
+      .join(" ");
+  return {
+    turns,
+    texts: new Map([
+      [agent, textOf(agent)],
+      [caller, textOf(caller)],
+    ]),
+    score: score.toFixed(1),
+    summary: rng.pick(SUMMARIES),
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
+
+/**
+ * The transcription of a call as `GET /v1/speech-analytics/{uuid}` answers it once ready
+ * (revision 2024 shape): speakers are `channel_1` (the account's side) and `channel_2`.
  */
 export function transcriptionOf(seed: number, accountId: number, call: CdrCall): Transcription {
   const spec = call.transcription!;
@@ -39,7 +94,7 @@ export function transcriptionOf(seed: number, accountId: number, call: CdrCall):
     duration: call.duration,
     charge: formatMicros(spec.chargeMicros),
     status: spec.status,
-    transcription_date: new Date(spec.readyAtMs).toISOString().slice(0, 19) + "Z",
+    transcription_date: iso(spec.readyAtMs),
     original_file: `https://recordings.sandbox.test/${accountId}/${call.uuid}.wav`,
   };
   if (spec.status === "failed") {
@@ -52,41 +107,49 @@ export function transcriptionOf(seed: number, accountId: number, call: CdrCall):
       ...common,
     };
   }
-  const rng = new Rng(hash32(seed, "transcription", call.uuid));
-  const count = Math.max(2, Math.min(40, Math.floor(call.duration / 8)));
-  const slice = Math.floor((call.duration * 1000) / count);
-  const turns: NonNullable<Transcription["turns"]> = [];
-  let positive = 0;
-  for (let i = 0; i < count; i++) {
-    const speaker = i % 2 === 0 ? "channel_1" : "channel_2";
-    const sentiment = rng.weighted(SENTIMENTS, [40, 40, 17, 3]);
-    if (sentiment === "positive") positive += 1;
-    if (sentiment === "negative") positive -= 1;
-    const s = i * slice;
-    turns.push({
-      speaker,
-      s,
-      e: s + Math.max(1, slice - rng.int(0, Math.floor(slice / 4))),
-      text: rng.pick(speaker === "channel_1" ? AGENT : CALLER),
-      sentiment,
-    });
-  }
-  const score = Math.max(1, Math.min(5, 3 + positive / count + rng.next() * 1.4 - 0.7));
+  const talk = conversationOf(seed, call, "channel_1", "channel_2");
   return {
-    transcript: {
-      channel_1: turns
-        .filter((t) => t.speaker === "channel_1")
-        .map((t) => t.text)
-        .join(" "),
-      channel_2: turns
-        .filter((t) => t.speaker === "channel_2")
-        .map((t) => t.text)
-        .join(" "),
-    },
-    turns,
+    transcript: { channel_1: talk.texts.get("channel_1")!, channel_2: talk.texts.get("channel_2")! },
+    turns: talk.turns,
     language: spec.language,
-    transcription_score: score.toFixed(1),
-    transcription_summary: rng.pick(SUMMARIES),
+    transcription_score: talk.score,
+    transcription_summary: talk.summary,
     ...common,
+  };
+}
+
+/** The transcription's own id (revision 2026 `uuid`): a version-4 layout seeded by the call. */
+function transcriptionId(seed: number, call: CdrCall): string {
+  const rng = new Rng(hash32(seed, "transcription-id", call.uuid));
+  return `${rng.hex(8)}-${rng.hex(4)}-4${rng.hex(3)}-${"89ab"[rng.int(0, 3)]}${rng.hex(3)}-${rng.hex(12)}`;
+}
+
+/**
+ * The transcription of a call as `GET /v1/cdrs/{call_id}/transcription` answers it once ready
+ * (revision 2026 shape): the same conversation as {@link transcriptionOf}, with the call's phone
+ * numbers as speakers (the account's side is `from` for a placed call, `to` for a received one).
+ */
+export function callTranscriptionOf(seed: number, call: CdrCall): CallTranscription {
+  const spec = call.transcription!;
+  const [agent, caller] = call.direction === "placed" ? [call.from, call.to] : [call.to, call.from];
+  const completed = spec.status === "completed";
+  const talk = completed ? conversationOf(seed, call, agent, caller) : null;
+  const date = formatCdrDate(call.startMs);
+  return {
+    transcript: { [call.from]: talk?.texts.get(call.from) ?? "", [call.to]: talk?.texts.get(call.to) ?? "" },
+    turns: talk?.turns ?? null,
+    uuid: transcriptionId(seed, call),
+    language: completed ? spec.language : null,
+    duration: call.duration,
+    charge: formatMicros(spec.chargeMicros),
+    status: spec.status,
+    transcription_date: iso(spec.readyAtMs),
+    call_date: date,
+    call_uuid: call.uuid,
+    call_score: talk?.score ?? null,
+    call_summary: talk?.summary ?? null,
+    date,
+    from: call.from,
+    to: call.to,
   };
 }

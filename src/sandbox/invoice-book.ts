@@ -1,4 +1,5 @@
 import type { CdrStore } from "./cdr-store.js";
+import type { MessageStore } from "./message-store.js";
 import { formatMicros } from "./money.js";
 import { unitHash } from "./prng.js";
 import { DAY_MS, formatDay } from "./sandbox-options.js";
@@ -10,6 +11,8 @@ export interface MonthCharges {
   readonly forwardMicros: number;
   readonly transcriptionMicros: number;
   readonly validationMicros: number;
+  /** Final charges plus carrier fees of the messages submitted in the month (both directions). */
+  readonly messageMicros: number;
   readonly numberFeesMicros: number;
   readonly totalMicros: number;
 }
@@ -54,8 +57,10 @@ function monthsOf(world: SandboxWorld): Month[] {
 
 /**
  * The invoices of the world: one per account per calendar month touched by the world, billing
- * exactly that month's charges (calls, PSTN forwarding, transcriptions, validations, number
- * monthly fees), except a seeded ~20% whose amount is off by up to $25 (the discrepancies).
+ * exactly that month's charges (calls, PSTN forwarding, transcriptions, validations, messages,
+ * number monthly fees), except a seeded ~20% whose amount is off by up to $25 (the discrepancies).
+ * A month's messages are billed at their final charges (and carrier fees), even those not final
+ * when the invoice is issued, as its calls include the CDRs that arrive late.
  */
 export class InvoiceBook {
   private readonly months: Month[];
@@ -66,6 +71,7 @@ export class InvoiceBook {
   constructor(
     private readonly world: SandboxWorld,
     private readonly store: CdrStore,
+    private readonly messages: MessageStore,
   ) {
     this.months = monthsOf(world);
     const invoices: SandboxInvoice[] = [];
@@ -110,6 +116,7 @@ export class InvoiceBook {
     let callMicros = 0;
     let forwardMicros = 0;
     let transcriptionMicros = 0;
+    let messageMicros = 0;
     const firstDay = Math.max(month.fromMs, this.world.startMs) / DAY_MS;
     const lastDay = Math.min(month.nextMs, this.world.endMs) / DAY_MS;
     for (let day = firstDay; day < lastDay; day++) {
@@ -117,6 +124,7 @@ export class InvoiceBook {
       callMicros += c.callMicros;
       forwardMicros += c.forwardMicros;
       transcriptionMicros += c.transcriptionMicros;
+      messageMicros += this.messages.dayCostMicros(account, day);
     }
     let validationMicros = 0;
     for (const v of account.validations) {
@@ -126,12 +134,13 @@ export class InvoiceBook {
     let numberFeesMicros = 0;
     for (const did of account.dids) if (did.addedMs < month.nextMs) numberFeesMicros += did.monthlyFeeMicros;
     const totalMicros =
-      callMicros + forwardMicros + transcriptionMicros + validationMicros + numberFeesMicros;
+      callMicros + forwardMicros + transcriptionMicros + validationMicros + messageMicros + numberFeesMicros;
     const charges = {
       callMicros,
       forwardMicros,
       transcriptionMicros,
       validationMicros,
+      messageMicros,
       numberFeesMicros,
       totalMicros,
     };

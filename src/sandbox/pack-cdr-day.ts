@@ -1,7 +1,13 @@
 import { CDR_DISPOSITIONS } from "../platform/cdr.js";
-import { type CdrCall, compareCalls, daySeconds, generateCall } from "./generate-cdr-day.js";
+import type { Conversion } from "./campaign-funnel.js";
+import {
+  type CdrCall,
+  compareCalls,
+  daySeconds,
+  generateCall,
+  generateConversionCall,
+} from "./generate-cdr-day.js";
 import { DAY_MS } from "./sandbox-options.js";
-import { serializeCdr } from "./serialize-cdr.js";
 import type { SandboxAccount, SandboxWorld } from "./world.js";
 
 /**
@@ -64,6 +70,7 @@ class RowWriter {
   constructor(
     capacity: number,
     private readonly account: SandboxAccount,
+    private readonly serialize: (call: CdrCall) => string,
     private readonly newChunk: () => Buffer,
   ) {
     this.chunkOf = new Uint16Array(capacity);
@@ -95,7 +102,7 @@ class RowWriter {
   }
 
   add(call: CdrCall): void {
-    const json = serializeCdr(call);
+    const json = this.serialize(call);
     if (this.at + json.length + 1 > this.chunk.length) {
       this.chunk = json.length + 1 > CHUNK_BYTES ? Buffer.allocUnsafe(json.length + 1) : this.newChunk();
       this.chunks.push(this.chunk);
@@ -136,30 +143,42 @@ class RowWriter {
 
 /**
  * Generates and packs one (account, day) in a single pass: calls come out of the generator in
- * start order (child legs and API calls wait in a small sorted queue), are serialized straight
- * into the day's buffers and dropped, so no day-sized set of objects survives to the old heap.
+ * start order (child legs wait in a small sorted queue; API and conversion calls, known up front,
+ * are merged in as a second sorted stream), are serialized straight
+ * into the day's buffers (as `serialize` writes a row of the API revision served) and dropped, so
+ * no day-sized set of objects survives to the old heap.
  */
 export function packCdrDay(
   world: SandboxWorld,
   account: SandboxAccount,
   dayNumber: number,
   live: readonly CdrCall[],
+  serialize: (call: CdrCall) => string,
+  conversions: readonly Conversion[],
   newChunk: () => Buffer = () => Buffer.allocUnsafe(CHUNK_BYTES),
 ): PackedDay {
   const seconds = daySeconds(world, account, dayNumber);
-  const capacity = Math.ceil(seconds.length * 1.05) + live.length + 8;
-  const placed = new RowWriter(Math.ceil(capacity * 0.7), account, newChunk);
-  const received = new RowWriter(Math.ceil(capacity * 0.4), account, newChunk);
+  const capacity = Math.ceil(seconds.length * 1.05) + live.length + conversions.length + 8;
+  const placed = new RowWriter(Math.ceil(capacity * 0.7), account, serialize, newChunk);
+  const received = new RowWriter(Math.ceil(capacity * 0.4), account, serialize, newChunk);
   let callMicros = 0;
   let forwardMicros = 0;
   let transcriptionMicros = 0;
-  const pending: CdrCall[] = [...live].sort(compareCalls);
   const emit = (call: CdrCall) => {
     (call.direction === "placed" ? placed : received).add(call);
     callMicros += call.chargeMicros ?? 0;
     forwardMicros += call.forwardFeeMicros ?? 0;
     transcriptionMicros += call.transcription?.chargeMicros ?? 0;
   };
+  const ctx = { world, account, dayNumber };
+  // Calls known up front (API calls, conversion calls) form a second sorted stream, merged as the
+  // generated calls come: kept out of `pending`, which stays a few calls long.
+  const known = [
+    ...live,
+    ...conversions.map((conversion, k) => generateConversionCall(ctx, conversion, k, seconds.length)),
+  ].sort(compareCalls);
+  let next = 0;
+  const pending: CdrCall[] = [];
   const enqueue = (call: CdrCall) => {
     let lo = 0;
     let hi = pending.length;
@@ -170,14 +189,28 @@ export function packCdrDay(
     }
     pending.splice(lo, 0, call);
   };
-  const ctx = { world, account, dayNumber };
+  /** Emits, in serving order, every queued and known call starting before `limitMs`. */
+  const emitBefore = (limitMs: number) => {
+    for (;;) {
+      const queued = pending[0];
+      const side = known[next];
+      const queuedDue = queued !== undefined && queued.startMs < limitMs;
+      if (side === undefined || side.startMs >= limitMs) {
+        if (!queuedDue) return;
+        emit(pending.shift()!);
+      } else if (queuedDue && compareCalls(queued, side) <= 0) emit(pending.shift()!);
+      else {
+        emit(side);
+        next += 1;
+      }
+    }
+  };
   const dayMs = dayNumber * DAY_MS;
   for (let i = 0; i < seconds.length; i++) {
-    const startMs = dayMs + seconds[i]! * 1000;
-    while (pending.length > 0 && pending[0]!.startMs < startMs) emit(pending.shift()!);
+    emitBefore(dayMs + seconds[i]! * 1000);
     for (const call of generateCall(ctx, i, seconds[i]!, seconds.length)) enqueue(call);
   }
-  for (const call of pending) emit(call);
+  emitBefore(Number.POSITIVE_INFINITY);
   return {
     placed: placed.finish(),
     received: received.finish(),

@@ -40,3 +40,8 @@ export function parseIsoDuration(text: string): number | null {
   const duration = Duration.fromISO(text);
   return duration.isValid ? duration.toMillis() : null;
 }
+
+/** An instant as an HTTP-date (`Sun, 06 Nov 1994 08:49:37 GMT`), the format of the `Date` header. */
+export function httpDate(ms: number): string {
+  return new Date(ms).toUTCString();
+}

@@ -1,3 +1,4 @@
+import { API_REVISIONS, type ApiRevision } from "../platform/api-revision.js";
 import { type FaultProfile, resolveFaultProfile } from "./faults/fault-profile.js";
 
 /**
@@ -42,6 +43,12 @@ export interface SandboxOptions {
   readonly shuffle?: boolean;
   /** Most CDR rows kept in the generated-day cache (default 150,000). */
   readonly cacheRows?: number;
+  /** API revision served: `2024` (default, platform-api.md) or `2026` (platform-facts.md). */
+  readonly apiRevision?: ApiRevision;
+  /** 2026 only: CDRs no longer carry the deprecated `uuid` and `parent_uuid` (default false). */
+  readonly dropDeprecated?: boolean;
+  /** Added to the sandbox clock in the `Date` header of every answer, ms, may be negative (default 0). */
+  readonly clockSkewMs?: number;
 }
 
 /** Options with every default applied. */
@@ -63,6 +70,9 @@ export interface ResolvedSandboxOptions {
   readonly lateShare: number;
   readonly shuffle: boolean;
   readonly cacheRows: number;
+  readonly apiRevision: ApiRevision;
+  readonly dropDeprecated: boolean;
+  readonly clockSkewMs: number;
 }
 
 /** Milliseconds per day. */
@@ -132,6 +142,16 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   }
   const lateShare = options.lateShare ?? 0.02;
   if (!(lateShare >= 0 && lateShare <= 1)) throw new Error("lateShare must be between 0 and 1");
+  const apiRevision = options.apiRevision ?? "2024";
+  if (!API_REVISIONS.includes(apiRevision)) {
+    throw new Error(`apiRevision must be ${API_REVISIONS.join(" or ")}, got ${String(apiRevision)}`);
+  }
+  const dropDeprecated = options.dropDeprecated ?? false;
+  // Only the 2026 revision has replacements for the deprecated fields.
+  if (dropDeprecated && apiRevision !== "2026") throw new Error("dropDeprecated needs API revision 2026");
+  const clockSkewMs = options.clockSkewMs ?? 0;
+  if (!Number.isSafeInteger(clockSkewMs))
+    throw new Error("clockSkewMs must be an integer (ms; negative = behind)");
   return {
     port: positiveInt("port", options.port ?? 0, 0, 65_535),
     host: options.host ?? "127.0.0.1",
@@ -149,5 +169,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     lateShare,
     shuffle: options.shuffle ?? false,
     cacheRows: positiveInt("cacheRows", options.cacheRows ?? 150_000, 0),
+    apiRevision,
+    dropDeprecated,
+    clockSkewMs,
   };
 }

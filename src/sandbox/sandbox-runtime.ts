@@ -1,13 +1,16 @@
 import { AccountState } from "./account-state.js";
 import { CallCenter } from "./call-center.js";
+import { FunnelStore } from "./campaign-funnel.js";
 import { CdrQuery } from "./cdr-query.js";
 import { CdrStore } from "./cdr-store.js";
 import { FaultInjector } from "./faults/fault-injector.js";
 import { RateLimiter } from "./faults/rate-limiter.js";
 import { KeyRegistry } from "./http/key-registry.js";
 import { InvoiceBook } from "./invoice-book.js";
+import { MessageStore } from "./message-store.js";
 import { SandboxClock } from "./sandbox-clock.js";
 import type { ResolvedSandboxOptions } from "./sandbox-options.js";
+import { cdrIdFieldsOf } from "./serialize-cdr.js";
 import { ShortLinkStore } from "./short-link-store.js";
 import { RequestStats } from "./stats.js";
 import { buildWorld, type SandboxAccount, type SandboxWorld } from "./world.js";
@@ -16,9 +19,11 @@ import { buildWorld, type SandboxAccount, type SandboxWorld } from "./world.js";
 export class SandboxRuntime {
   readonly world: SandboxWorld;
   readonly clock: SandboxClock;
+  readonly funnel: FunnelStore;
   readonly cdrs: CdrStore;
   readonly cdrQuery: CdrQuery;
   readonly shortLinks: ShortLinkStore;
+  readonly messages: MessageStore;
   readonly invoices: InvoiceBook;
   readonly keys: KeyRegistry;
   readonly stats = new RequestStats();
@@ -30,10 +35,17 @@ export class SandboxRuntime {
   constructor(readonly options: ResolvedSandboxOptions) {
     this.world = buildWorld(options);
     this.clock = new SandboxClock(options.now);
-    this.cdrs = new CdrStore(this.world, options.cacheRows);
+    this.funnel = new FunnelStore(this.world);
+    this.cdrs = new CdrStore(
+      this.world,
+      options.cacheRows,
+      cdrIdFieldsOf(options.apiRevision, options.dropDeprecated),
+      this.funnel,
+    );
     this.cdrQuery = new CdrQuery(this.cdrs);
-    this.shortLinks = new ShortLinkStore(this.world);
-    this.invoices = new InvoiceBook(this.world, this.cdrs);
+    this.shortLinks = new ShortLinkStore(this.world, this.funnel);
+    this.messages = new MessageStore(this.world);
+    this.invoices = new InvoiceBook(this.world, this.cdrs, this.messages);
     this.keys = new KeyRegistry(this.world);
     this.faults = new FaultInjector(options.faults, options.seed);
     this.limiter = new RateLimiter(options.rateLimit);

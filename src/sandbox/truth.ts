@@ -1,65 +1,42 @@
 import type { CdrType } from "../platform/cdr.js";
-import type { RowFault } from "./faults/fault-profile.js";
-import { corruptRow, isRejected, type RowIdentity, rowFaultOf } from "./faults/row-faults.js";
-import type { CdrCall } from "./generate-cdr-day.js";
-import { transcriptionOf } from "./generate-transcription.js";
-import { validationResponse } from "./generate-validation.js";
+import type { RowIdentity } from "./faults/row-faults.js";
+import { isValidRow, ROW_CHANGE_NAMES, serveRow } from "./faults/served-row.js";
+import { selectMessages } from "./message-query.js";
 import { selectInvoiceRows } from "./routes/invoice-routes.js";
 import type { ListStream } from "./routes/page-body.js";
 import { selectShortLinkRows } from "./routes/short-link-routes.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
-import { appendJsonField, formatCdrDate, serializeCdr } from "./serialize-cdr.js";
-import type { SandboxAccount } from "./world.js";
+import { appendJsonField, formatCdrDate } from "./serialize-cdr.js";
+import { serializeMessage } from "./serialize-message.js";
+import type { TruthQuery } from "./truth-query.js";
+import { RECORD_STREAMS, type RecordStream, recordTruthLines, visibleCalls } from "./truth-records.js";
+import { SNAPSHOT_STREAMS, type SnapshotStream, snapshotLines } from "./truth-snapshots.js";
 
-/** Streams the truth export knows. */
+export type { TruthQuery } from "./truth-query.js";
+
+/** List streams: served through paginated lists, with row faults and drift. */
+const LIST_STREAMS = ["cdrs", "short_link_metrics", "invoices", "messages"] as const satisfies ListStream[];
+
+/** Streams the truth export knows (`number_catalog` takes a country instead of an account, see admin routes). */
 export const TRUTH_STREAMS = [
-  "cdrs",
-  "short_link_metrics",
-  "invoices",
-  "transcriptions",
-  "validations",
-  "recordings",
+  ...LIST_STREAMS,
+  ...RECORD_STREAMS,
+  ...SNAPSHOT_STREAMS,
+  "number_catalog",
 ] as const;
 /** A truth stream. */
 export type TruthStream = (typeof TRUTH_STREAMS)[number];
 
-/** A truth query: one account, inclusive UTC day range as epoch ms. */
-export interface TruthQuery {
-  readonly account: SandboxAccount;
-  readonly fromMs: number;
-  readonly toMs: number;
-}
-
-type RecordStream = "transcriptions" | "validations" | "recordings";
-
 const isListStream = (stream: TruthStream): stream is ListStream =>
-  stream === "cdrs" || stream === "short_link_metrics" || stream === "invoices";
+  (LIST_STREAMS as readonly string[]).includes(stream);
+const isRecordStream = (stream: TruthStream): stream is RecordStream =>
+  (RECORD_STREAMS as readonly string[]).includes(stream);
 
 interface StreamRow {
   readonly json: string;
   readonly identity: RowIdentity;
   readonly direction: CdrType | null;
-}
-
-/** Names of row faults in the admin API. */
-const FAULT_NAMES: Record<RowFault, string> = {
-  wrongType: "wrong_type",
-  missingField: "missing_field",
-  unknownEnum: "unknown_enum",
-  extraField: "extra_field",
-};
-
-/** Every call of the range whose CDR is visible now (both directions, generated and API-started). */
-function visibleCalls(runtime: SandboxRuntime, query: TruthQuery): CdrCall[] {
-  const nowMs = runtime.clock.now();
-  const calls: CdrCall[] = [];
-  for (let day = query.fromMs / DAY_MS; day <= query.toMs / DAY_MS && day * DAY_MS <= nowMs; day++) {
-    if (runtime.cdrs.isEmpty(query.account, day)) continue;
-    for (const call of runtime.cdrs.calls(query.account, day))
-      if (call.visibleAtMs <= nowMs) calls.push(call);
-  }
-  return calls;
 }
 
 /** Every record of a list stream visible now, as generated (before row faults). */
@@ -72,69 +49,64 @@ function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQue
     identity: { stream, account, day, index },
     direction,
   });
-  if (stream === "short_link_metrics") {
-    return selectShortLinkRows(context, query.fromMs, query.toMs, nowMs, null, null).map((r) =>
-      of(r.json, r.day, r.index),
-    );
-  }
-  if (stream === "invoices") {
-    return selectInvoiceRows(context, nowMs)
-      .filter((r) => r.day * DAY_MS >= query.fromMs && r.day * DAY_MS <= query.toMs)
-      .map((r) => of(r.json, r.day, r.index));
-  }
-  return visibleCalls(runtime, query).map((call) =>
-    of(serializeCdr(call), Math.floor(call.startMs / DAY_MS), call.index, call.direction),
-  );
-}
-
-/** Truth of the streams read per record (not through a list): transcriptions, validations, recordings. */
-function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, query: TruthQuery): string[] {
-  const nowMs = runtime.clock.now();
-  if (stream === "validations") {
-    return query.account.validations
-      .filter(
-        (v) => v.createdAtMs <= nowMs && v.createdAtMs >= query.fromMs && v.createdAtMs < query.toMs + DAY_MS,
-      )
-      .map((v) => JSON.stringify({ token: v.token, ...validationResponse(runtime.world.seed, v, nowMs) }));
-  }
-  const lines: string[] = [];
-  for (const call of visibleCalls(runtime, query)) {
-    if (stream === "recordings" && call.recordingUrl !== null) {
-      const date = formatCdrDate(call.startMs);
-      lines.push(
-        JSON.stringify({
-          uuid: call.uuid,
-          direction: call.direction,
-          date,
-          recording_url: call.recordingUrl,
-        }),
+  switch (stream) {
+    case "short_link_metrics":
+      return selectShortLinkRows(context, query.fromMs, query.toMs, nowMs, null, null).map((r) =>
+        of(r.json, r.day, r.index),
+      );
+    case "invoices":
+      return selectInvoiceRows(context, nowMs)
+        .filter((r) => r.day * DAY_MS >= query.fromMs && r.day * DAY_MS <= query.toMs)
+        .map((r) => of(r.json, r.day, r.index));
+    case "messages": {
+      const filter = {
+        account: query.account,
+        direction: null,
+        fromMs: query.fromMs,
+        untilMs: query.toMs + DAY_MS,
+        from: null,
+        to: null,
+        tag: null,
+        status: null,
+        type: null,
+      };
+      return selectMessages(runtime, filter, nowMs).map(({ message, day }) =>
+        of(serializeMessage(message, nowMs), day, message.index),
       );
     }
-    if (stream === "transcriptions" && call.transcription && call.transcription.readyAtMs <= nowMs) {
-      lines.push(JSON.stringify(transcriptionOf(runtime.world.seed, query.account.id, call)));
-    }
+    case "cdrs":
+      return visibleCalls(runtime, query).map((call) =>
+        of(runtime.cdrs.serialize(call), Math.floor(call.startMs / DAY_MS), call.index, call.direction),
+      );
   }
-  return lines;
 }
 
 /**
- * The JSON lines a perfect loader holds for `stream` at the current clock: every visible record
- * byte for byte as the API serves it (rows with extra unknown fields included, with the extras),
- * without the rows the active fault profile corrupts beyond validity. CDR lines carry an extra
- * `direction` (`placed`/`received`). Transcriptions: the 200 body of every ready transcription of
- * a visible CDR; validations: `{token, ...response now}` per token made in the range; recordings:
- * `{uuid, direction, date, recording_url}` per visible CDR with a recording. Order is not meaningful.
+ * The JSON lines a perfect loader holds for `stream` at the current clock.
+ *
+ * List streams: every visible record byte for byte as the API serves it now (rows changed by the
+ * fault profile included when they stay valid for the platform's schema: extra fields, null
+ * charges, harmless drift), without the rows the profile makes invalid. CDR lines carry an extra
+ * `direction` (`placed`/`received`); messages carry their own `direction`, and a message's line
+ * is its state now (status, charge, delivered_at as listed at the clock). Record and snapshot
+ * streams: see truth-records.ts and truth-snapshots.ts. Order is not meaningful.
  */
-export function truthLines(runtime: SandboxRuntime, stream: TruthStream, query: TruthQuery): string[] {
-  if (!isListStream(stream)) return recordTruthLines(runtime, stream, query);
+export function truthLines(
+  runtime: SandboxRuntime,
+  stream: Exclude<TruthStream, "number_catalog">,
+  query: TruthQuery,
+): string[] {
+  if (isRecordStream(stream)) return recordTruthLines(runtime, stream, query);
+  if (!isListStream(stream)) return snapshotLines(runtime, stream as SnapshotStream, query.account);
   const { faults } = runtime;
+  const alters = faults.altersRows(stream);
   const lines: string[] = [];
   for (const row of streamRows(runtime, stream, query)) {
     let json = row.json;
-    if (faults.corruptsRows) {
-      const fault = rowFaultOf(faults.profile, faults.seed, row.identity);
-      if (fault && isRejected(fault)) continue;
-      if (fault) json = corruptRow(row.identity, json, fault, faults.seed);
+    if (alters) {
+      const served = serveRow(faults.profile, faults.seed, row.identity, json);
+      if (served.change !== null && !isValidRow(stream, served.fields)) continue;
+      json = served.json;
     }
     lines.push(row.direction ? appendJsonField(json, "direction", row.direction) : json);
   }
@@ -142,21 +114,23 @@ export function truthLines(runtime: SandboxRuntime, stream: TruthStream, query: 
 }
 
 /**
- * The rows the active fault profile corrupts, visible now in the range: `{stream, kind, rejected,
- * direction (CDRs), raw}` where `raw` is the row exactly as served. `rejected: false` rows
- * (`extra_field`) are valid and belong in the truth; the others must end up in the loader's rejects.
+ * The rows the active fault profile changes, visible now in the range: `{stream, kind, rejected,
+ * direction (CDRs), raw}` where `raw` is the row exactly as served and `rejected` says whether it
+ * fails the platform's schema (then it must end up in the loader's rejects; else it is valid and in
+ * the truth). Kinds: the row faults, `null_charge`, `drift` (a row both corrupted and drifted is
+ * listed once, under its corruption). Only list streams have row faults.
  */
 export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, query: TruthQuery): string[] {
   const { faults } = runtime;
-  if (!faults.corruptsRows || !isListStream(stream)) return [];
+  if (!isListStream(stream) || !faults.altersRows(stream)) return [];
   const lines: string[] = [];
   for (const row of streamRows(runtime, stream, query)) {
-    const fault = rowFaultOf(faults.profile, faults.seed, row.identity);
-    if (!fault) continue;
-    const raw = corruptRow(row.identity, row.json, fault, faults.seed);
+    const served = serveRow(faults.profile, faults.seed, row.identity, row.json);
+    if (served.change === null) continue;
+    const rejected = !isValidRow(stream, served.fields);
     const direction = row.direction ? `"direction":"${row.direction}",` : "";
     lines.push(
-      `{"stream":"${stream}","kind":"${FAULT_NAMES[fault]}","rejected":${isRejected(fault)},${direction}"raw":${raw}}`,
+      `{"stream":"${stream}","kind":"${ROW_CHANGE_NAMES[served.change]}","rejected":${rejected},${direction}"raw":${served.json}}`,
     );
   }
   return lines;
@@ -173,7 +147,7 @@ export function lateCdrLines(runtime: SandboxRuntime, query: TruthQuery): string
     if (runtime.cdrs.isEmpty(query.account, day)) continue;
     for (const call of runtime.cdrs.calls(query.account, day)) {
       if (!call.late) continue;
-      let line = appendJsonField(serializeCdr(call), "direction", call.direction);
+      let line = appendJsonField(runtime.cdrs.serialize(call), "direction", call.direction);
       line = appendJsonField(line, "visible_at", formatCdrDate(call.visibleAtMs));
       lines.push(appendJsonField(line, "visible", call.visibleAtMs <= nowMs));
     }

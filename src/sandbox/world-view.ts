@@ -1,4 +1,5 @@
 import { formatMicros } from "./money.js";
+import { brandsOf } from "./routes/ten-dlc-routes.js";
 import { formatDay } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 
@@ -30,15 +31,27 @@ export function worldView(runtime: SandboxRuntime): Record<string, unknown> {
     shuffle: options.shuffle,
     faults: runtime.faults.profile.name,
     rate_limit: options.rateLimit,
+    api_revision: options.apiRevision,
+    drop_deprecated: options.dropDeprecated,
+    clock_skew_ms: options.clockSkewMs,
     clock: { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal },
     accounts: world.accounts.map((account) => ({
       ...accountView(account),
-      brands: account.brands.map((b) => ({
-        brand_id: b.brandId,
-        campaigns: b.campaignIds.map((id) => ({ campaign_id: id, status: runtime.state.campaignStatus(id) })),
-      })),
+      brands: brandsOf(runtime, account),
       dids: account.dids.map((d) => ({ id: d.id, number: d.number, sms_enabled: d.smsEnabled })),
       sub_account_status: runtime.state.subAccount(account).status,
+      sms_campaigns: account.smsCampaigns.map((c) => ({
+        utm_campaign: c.utmCampaign,
+        sender: c.sender,
+        message_type: c.messageType,
+        link_hashes: c.linkHashes,
+      })),
+      recipient_pool: account.recipientCount,
+      call_webhook_history: account.webhookHistory.map((change) => ({
+        at: new Date(change.atMs).toISOString(),
+        event_type: change.eventType,
+        url: change.url,
+      })),
     })),
     invoice_discrepancies: runtime.invoices.invoices
       .filter((invoice) => invoice.discrepancy)

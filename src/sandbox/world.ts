@@ -1,6 +1,8 @@
 import { COMPANY_NAMES, US_CITIES } from "./catalog.js";
 import { hash32, Rng } from "./prng.js";
 import { DAY_MS, type ResolvedSandboxOptions } from "./sandbox-options.js";
+import { buildSmsCampaigns, recipientPoolSize, type SandboxSmsCampaign } from "./sms-campaigns.js";
+import { buildWebhookHistory, type WebhookChange } from "./webhook-history.js";
 
 /** A SIP trunk of an account, with the settings that shape its CDRs. */
 export interface SandboxTrunk {
@@ -83,6 +85,12 @@ export interface SandboxAccount {
   readonly shortLinks: readonly SandboxShortLink[];
   readonly brands: readonly SandboxBrand[];
   readonly validations: readonly SandboxValidationRequest[];
+  /** SMS/MMS campaigns, one per distinct `utm_campaign` of the short links (see sms-campaigns.ts). */
+  readonly smsCampaigns: readonly SandboxSmsCampaign[];
+  /** Size of the pool of phones the campaigns reach (`recipientPhone(seed, index, 0..n-1)`). */
+  readonly recipientCount: number;
+  /** Seeded changes of the account's call webhooks over sandbox time (see webhook-history.ts). */
+  readonly webhookHistory: readonly WebhookChange[];
 }
 
 /** The seeded world: a pure function of the options. Streams are generated lazily from it. */
@@ -196,12 +204,15 @@ function buildAccount(options: ResolvedSandboxOptions, index: number, masterId: 
   for (let b = 0; b < rng.int(1, 2); b++) {
     brands.push({ brandId: `B${rng.hex(6).toUpperCase()}`, campaignIds: [`C${rng.hex(6).toUpperCase()}`] });
   }
+  const companyName = COMPANY_NAMES[index % COMPANY_NAMES.length] ?? `Company ${index}`;
+  const role = index === 0 ? "master" : "sub";
+  const endMs = options.startMs + options.days * DAY_MS;
   return {
     index,
     id,
     name: index === 0 ? "master" : `sub-${index}`,
-    companyName: COMPANY_NAMES[index % COMPANY_NAMES.length] ?? `Company ${index}`,
-    role: index === 0 ? "master" : "sub",
+    companyName,
+    role,
     apiKey: new Rng(hash32(options.seed, "api-key", index)).hex(32),
     userId: 500_000 + id,
     masterId,
@@ -214,6 +225,14 @@ function buildAccount(options: ResolvedSandboxOptions, index: number, masterId: 
       new Rng(hash32(options.seed, "validations", index)),
       options.startMs,
       options.days,
+    ),
+    smsCampaigns: buildSmsCampaigns(options.seed, { index, companyName, shortLinks, dids }),
+    recipientCount: recipientPoolSize(options.callsPerDay),
+    webhookHistory: buildWebhookHistory(
+      options.seed,
+      { index, id, role, companyName, createdAtMs },
+      options.startMs,
+      endMs,
     ),
   };
 }

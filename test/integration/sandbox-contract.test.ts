@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeySchema } from "../../src/platform/api-key.js";
 import { callSchema, callWebhookSchema, callWebhooksResponseSchema } from "../../src/platform/call.js";
 import { cdrDetailSchema, cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
@@ -9,6 +8,7 @@ import {
   successBodySchema,
 } from "../../src/platform/common.js";
 import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
+import { messageBodySchema, messageSchema, messagesResponseSchema } from "../../src/platform/message.js";
 import {
   availableDidsResponseSchema,
   cartResponseSchema,
@@ -17,36 +17,51 @@ import {
   didDocumentSchema,
   didSchema,
   inboundCallDestinationSchema,
+  ownedDidsResponseSchema,
   purchasableNumberSchema,
 } from "../../src/platform/numbers.js";
 import {
   PERMISSION_RESOURCES,
   type Permission,
   type PermissionResource,
-  PLATFORM_ROUTES,
+  type PLATFORM_ROUTES,
+  routesOf,
 } from "../../src/platform/permissions.js";
 import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
-import { sipTrunkSchema } from "../../src/platform/sip-trunk.js";
+import { sipTrunkSchema, sipTrunksResponseSchema } from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
-import { tenDlcAppealSchema, tenDlcAppealsResponseSchema } from "../../src/platform/ten-dlc.js";
+import {
+  tenDlcAppealSchema,
+  tenDlcAppealsResponseSchema,
+  tenDlcBrandSchema,
+  tenDlcBrandsResponseSchema,
+  tenDlcCampaignSummarySchema,
+} from "../../src/platform/ten-dlc.js";
 import { transcriptionSchema } from "../../src/platform/transcription.js";
 import { numberValidationResultSchema, validationResponseSchema } from "../../src/platform/validation.js";
 import { widgetTokenSchema } from "../../src/platform/widget-token.js";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
- * The platform contract over HTTP, route by route: every route of PLATFORM_ROUTES (= every
- * endpoint of platform-api.md) answers a valid request with a body its schema accepts and that
+ * The platform contract over HTTP, route by route: every route of PLATFORM_ROUTES of API revision
+ * 2024 (= every endpoint of platform-api.md; the default revision) answers a valid request with a body its schema accepts and that
  * carries no field the interface does not list; 401 without or with an unknown key; 403 for a key
  * lacking the route's permission and for a caller outside the key's IP allowlist; 404 for unknown
  * ids. `GET /_sandbox/stats` must then count exactly the requests this file made.
  */
 
-type RouteOf<R> = R extends { readonly method: infer M extends string; readonly path: infer P extends string }
-  ? `${M} ${P}`
+type RouteOf<R> = R extends {
+  readonly method: infer M extends string;
+  readonly path: infer P extends string;
+  readonly revisions: readonly (infer V)[];
+}
+  ? "2024" extends V
+    ? `${M} ${P}`
+    : never
   : never;
 type RouteKey = RouteOf<(typeof PLATFORM_ROUTES)[number]>;
 
@@ -57,16 +72,20 @@ interface Sample {
   readonly check: (body: unknown) => void;
 }
 
-let sandbox: RunningSandbox;
-let master: string;
+/** Every request this file sent through `call`, by route and status (what `/_sandbox/stats` must show). */
 const tally = new Map<string, Map<string, number>>();
 
-async function call(
+/** Options of one request: `key` null sends none (default: the master's), `method` defaults to the route's. */
+type CallOptions = { key?: string | null; body?: unknown; method?: string };
+
+/** Sends one request to the sandbox and counts it in `tally`. */
+async function send(
+  sandbox: RunningSandbox,
   route: RouteKey | "unmatched",
   path: string,
-  options: { key?: string | null; body?: unknown; method?: string } = {},
+  options: CallOptions = {},
 ): Promise<{ status: number; body: unknown }> {
-  const key = options.key === undefined ? master : options.key;
+  const key = options.key === undefined ? sandbox.world.accounts[0]!.apiKey : options.key;
   const method = options.method ?? (route === "unmatched" ? "GET" : route.split(" ")[0]!);
   const res = await fetch(`${sandbox.url}${path}`, {
     method,
@@ -83,7 +102,8 @@ async function call(
   return { status: res.status, body: text === "" ? null : JSON.parse(text) };
 }
 
-async function admin<T>(path: string, body?: unknown): Promise<T> {
+/** A request to the admin API (`/_sandbox/...`), not counted: truth exports as arrays, the rest as JSON. */
+async function adminRequest<T>(sandbox: RunningSandbox, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${sandbox.url}${path}`, {
     method: body === undefined ? "GET" : "POST",
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -111,13 +131,22 @@ const FORBIDDEN = { success: false, message: ERROR_MESSAGES.forbidden };
 const UNAUTHORIZED = { success: false, error: true, message: ERROR_MESSAGES.unauthorized };
 const NOT_FOUND = { success: false, message: ERROR_MESSAGES.notFound };
 
-let samples: Record<RouteKey, () => Sample>;
 /** A 404 request per route with an id in its path. */
-let unknownIds: Partial<Record<RouteKey, { path: string; body?: unknown; extra?: Record<string, string> }>>;
+type UnknownIds = Partial<Record<RouteKey, { path: string; body?: unknown; extra?: Record<string, string> }>>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 17, days: 20, callsPerDay: 80, now: "2026-09-02T00:00:00Z" });
-  master = sandbox.world.accounts[0]!.apiKey;
+type Call = (
+  route: RouteKey | "unmatched",
+  path: string,
+  options?: CallOptions,
+) => Promise<{ status: number; body: unknown }>;
+type Admin = <T>(path: string, body?: unknown) => Promise<T>;
+
+/** A valid request per route (built from the seeded world) and a 404 request per route with an id. */
+async function routeRequests(
+  sandbox: RunningSandbox,
+  call: Call,
+  admin: Admin,
+): Promise<{ samples: Record<RouteKey, () => Sample>; unknownIds: UnknownIds }> {
   const account = sandbox.world.accounts[0]!;
   const sub = sandbox.world.accounts[1]!;
   const cdr = (
@@ -151,11 +180,23 @@ beforeAll(async () => {
       ).body,
     )
     .dids.map((d) => d.number);
-  samples = {
+  const samples: Record<RouteKey, () => Sample> = {
     "POST /v1/api-keys": () => ({
       path: "/v1/api-keys",
       body: { label: "contract" },
       check: (b) => exact(apiKeySchema, b),
+    }),
+    "GET /v1/mydids": () => ({
+      path: "/v1/mydids?page=1&per_page=2",
+      check: (b) => {
+        const parsed = exact(ownedDidsResponseSchema, b);
+        expect(exact(paginationSchema, parsed.pagination)).toMatchObject({
+          per_page: 2,
+          total: account.dids.length,
+        });
+        expect(parsed.dids).toHaveLength(2);
+        list(parsed.dids, didSchema);
+      },
     }),
     "PUT /v1/mydids/{id}": () => ({
       path: `/v1/mydids/${smsDid.id}`,
@@ -209,6 +250,16 @@ beforeAll(async () => {
     "DELETE /v1/calls/webhooks": () => ({
       path: "/v1/calls/webhooks?event_type=post-call",
       check: (b) => expect(exact(successBodySchema, b)).toEqual({ success: true }),
+    }),
+    "GET /v1/trunks": () => ({
+      path: "/v1/trunks",
+      check: (b) => {
+        const trunks = sipTrunksResponseSchema.parse(b);
+        list(trunks, sipTrunkSchema);
+        expect(trunks.slice(0, account.trunks.length).map((t) => t.name)).toEqual(
+          account.trunks.map((t) => t.name),
+        );
+      },
     }),
     "POST /v1/trunks": () => ({
       path: "/v1/trunks",
@@ -267,6 +318,15 @@ beforeAll(async () => {
       path: `/v1/speech-analytics/${transcription.request_id}`,
       check: (b) => exact(transcriptionSchema, b),
     }),
+    "GET /v3/10dlc/brands": () => ({
+      path: "/v3/10dlc/brands",
+      check: (b) => {
+        const listed = tenDlcBrandsResponseSchema.parse(b);
+        list(listed, tenDlcBrandSchema);
+        for (const brand of listed) list(brand.campaigns, tenDlcCampaignSummarySchema);
+        expect(listed).toEqual(brands);
+      },
+    }),
     "GET /v3/10dlc/brands/{brand_id}/appeals": () => ({
       path: `/v3/10dlc/brands/${brands[0]!.brand_id}/appeals`,
       check: (b) => list(tenDlcAppealsResponseSchema.parse(b), tenDlcAppealSchema),
@@ -278,6 +338,20 @@ beforeAll(async () => {
         description: "please",
       },
       check: (b) => expect(exact(successBodySchema, b)).toEqual({ success: true }),
+    }),
+    "GET /v3/messages": () => ({
+      path: "/v3/messages?type=outbound&sent_after=2026-08-03&sent_before=2026-08-04&per_page=100",
+      check: (b) => {
+        const parsed = exact(messagesResponseSchema, b);
+        exact(paginationSchema, parsed.pagination);
+        expect(parsed.items.length).toBeGreaterThan(0);
+        for (const item of parsed.items) {
+          const message = exact(messageSchema, item);
+          exact(messageBodySchema, message.message_body);
+          expect(message).toMatchObject({ direction: "outbound" });
+          expect(message.submitted_at.slice(0, 10)).toBe("2026-08-03");
+        }
+      },
     }),
     "GET /v1/billing/invoices": () => ({
       path: "/v1/billing/invoices",
@@ -293,7 +367,7 @@ beforeAll(async () => {
       check: (b) => exact(widgetTokenSchema, b),
     }),
   };
-  unknownIds = {
+  const unknownIds: UnknownIds = {
     "PUT /v1/mydids/{id}": { path: "/v1/mydids/424242", body: {} },
     "GET /v1/buy/countries/{country}/cities": { path: "/v1/buy/countries/44/cities" },
     "GET /v1/buy/countries/{country}/cities/{city}/dids": { path: "/v1/buy/countries/1/cities/999/dids" },
@@ -308,18 +382,39 @@ beforeAll(async () => {
       body: { nudge_intent: "REVIEW", description: "x" },
     },
   };
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+  return { samples, unknownIds };
+}
 
-const ROUTES = PLATFORM_ROUTES.map((r) => ({
+/** The file's sandbox (seed 17) with its client, its master key, and the requests per route. */
+const it = fixtureTest
+  .extend("master", { scope: "file" }, ({ sandbox }) => sandbox.world.accounts[0]!.apiKey)
+  .extend(
+    "call",
+    { scope: "file" },
+    ({ sandbox }): Call =>
+      (route, path, options) =>
+        send(sandbox, route, path, options),
+  )
+  .extend(
+    "admin",
+    { scope: "file" },
+    ({ sandbox }): Admin =>
+      (path, body) =>
+        adminRequest(sandbox, path, body),
+  )
+  .extend("requests", { scope: "file" }, ({ sandbox, call, admin }) => routeRequests(sandbox, call, admin))
+  .extend("samples", { scope: "file" }, ({ requests }) => requests.samples)
+  .extend("unknownIds", { scope: "file" }, ({ requests }) => requests.unknownIds);
+it.override({ sandboxOptions: { seed: 17, days: 20, callsPerDay: 80, now: "2026-09-02T00:00:00Z" } });
+
+const ROUTES = routesOf("2024").map((r) => ({
   key: `${r.method} ${r.path}` as RouteKey,
   permission: r.permission as Permission,
 }));
 
 /** A restricted key with the given level per resource (others: no access). */
 async function restrictedKey(
+  call: Call,
   levels: Partial<Record<PermissionResource, "none" | "read" | "write">>,
 ): Promise<string> {
   const created = await call("POST /v1/api-keys", "/v1/api-keys", {
@@ -330,16 +425,19 @@ async function restrictedKey(
 }
 
 describe("sandbox contract: every platform route over HTTP", () => {
-  it.each(ROUTES)("$key answers a valid request with a body that fits its schema", async ({ key }) => {
-    const sample = samples[key]();
-    const answer = await call(key, sample.path, { body: sample.body });
-    expect(answer.status).toBe(200);
-    sample.check(answer.body);
-  });
+  it.for(ROUTES)(
+    "$key answers a valid request with a body that fits its schema",
+    async ({ key }, { call, samples }) => {
+      const sample = samples[key]();
+      const answer = await call(key, sample.path, { body: sample.body });
+      expect(answer.status).toBe(200);
+      sample.check(answer.body);
+    },
+  );
 
-  it.each(ROUTES)(
+  it.for(ROUTES)(
     "$key answers 401 without a key, with an unknown key, and accepts appid",
-    async ({ key }) => {
+    async ({ key }, { call, master, samples }) => {
       const sample = samples[key]();
       for (const credential of [null, "ffffffffffffffffffffffffffffffff"]) {
         const answer = await call(key, sample.path, { key: credential, body: sample.body });
@@ -354,49 +452,53 @@ describe("sandbox contract: every platform route over HTTP", () => {
     },
   );
 
-  it.each(ROUTES)(
+  it.for(ROUTES)(
     "$key answers 403 to a key without its permission ($permission)",
-    async ({ key, permission }) => {
+    async ({ key, permission }, { call, samples }) => {
       const [resource, level] = permission.split(":") as [PermissionResource, "read" | "write"];
       const everythingElse = Object.fromEntries(
         PERMISSION_RESOURCES.filter((r) => r !== resource).map((r) => [r, "write"]),
       ) as Record<PermissionResource, "write">;
-      const lacking = [await restrictedKey(everythingElse)];
-      if (level === "write") lacking.push(await restrictedKey({ ...everythingElse, [resource]: "read" }));
+      const lacking = [await restrictedKey(call, everythingElse)];
+      if (level === "write")
+        lacking.push(await restrictedKey(call, { ...everythingElse, [resource]: "read" }));
       const sample = samples[key]();
       const extra = key === "GET /v1/validation/{uuid}" ? { error_code: "012" } : {};
       for (const value of lacking) {
         const answer = await call(key, sample.path, { key: value, body: sample.body });
         expect(answer).toEqual({ status: 403, body: { ...FORBIDDEN, ...extra } });
       }
-      const exactly = await restrictedKey({ [resource]: level });
+      const exactly = await restrictedKey(call, { [resource]: level });
       const allowed = await call(key, sample.path, { key: exactly, body: sample.body });
       expect([401, 403]).not.toContain(allowed.status);
     },
   );
 
-  it.each(ROUTES)("$key answers 403 to a caller outside the key's IP allowlist", async ({ key }) => {
-    const sample = samples[key]();
-    const extra = key === "GET /v1/validation/{uuid}" ? { error_code: "012" } : {};
-    for (const permitted_ips of [["203.0.113.9"], []]) {
-      const created = await call("POST /v1/api-keys", "/v1/api-keys", {
-        body: { is_restriction: true, permitted_ips },
+  it.for(ROUTES)(
+    "$key answers 403 to a caller outside the key's IP allowlist",
+    async ({ key }, { call, samples }) => {
+      const sample = samples[key]();
+      const extra = key === "GET /v1/validation/{uuid}" ? { error_code: "012" } : {};
+      for (const permitted_ips of [["203.0.113.9"], []]) {
+        const created = await call("POST /v1/api-keys", "/v1/api-keys", {
+          body: { is_restriction: true, permitted_ips },
+        });
+        const value = apiKeySchema.parse(created.body).value!;
+        const answer = await call(key, sample.path, { key: value, body: sample.body });
+        expect(answer).toEqual({ status: 403, body: { ...FORBIDDEN, ...extra } });
+      }
+      const local = await call("POST /v1/api-keys", "/v1/api-keys", {
+        body: { is_restriction: true, permitted_ips: ["10.0.0.1", "127.0.0.1"] },
       });
-      const value = apiKeySchema.parse(created.body).value!;
-      const answer = await call(key, sample.path, { key: value, body: sample.body });
-      expect(answer).toEqual({ status: 403, body: { ...FORBIDDEN, ...extra } });
-    }
-    const local = await call("POST /v1/api-keys", "/v1/api-keys", {
-      body: { is_restriction: true, permitted_ips: ["10.0.0.1", "127.0.0.1"] },
-    });
-    const allowed = await call(key, sample.path, {
-      key: apiKeySchema.parse(local.body).value!,
-      body: sample.body,
-    });
-    expect([401, 403]).not.toContain(allowed.status);
-  });
+      const allowed = await call(key, sample.path, {
+        key: apiKeySchema.parse(local.body).value!,
+        body: sample.body,
+      });
+      expect([401, 403]).not.toContain(allowed.status);
+    },
+  );
 
-  it("answers 404 Record not found for unknown ids and paths", async () => {
+  it("answers 404 Record not found for unknown ids and paths", async ({ call, unknownIds }) => {
     for (const [key, request] of Object.entries(unknownIds) as [
       RouteKey,
       NonNullable<(typeof unknownIds)[RouteKey]>,
@@ -407,7 +509,7 @@ describe("sandbox contract: every platform route over HTTP", () => {
     expect(await call("unmatched", "/v2/no-such-endpoint")).toEqual({ status: 404, body: NOT_FOUND });
   });
 
-  it("answers 202 pending while a transcription is being made", async () => {
+  it("answers 202 pending while a transcription is being made", async ({ call, admin, samples }) => {
     const path = samples["GET /v1/speech-analytics/{uuid}"]().path;
     const ready = transcriptionSchema.parse((await call("GET /v1/speech-analytics/{uuid}", path)).body);
     const { now } = await admin<{ now: string }>("/_sandbox/clock");
@@ -423,7 +525,7 @@ describe("sandbox contract: every platform route over HTTP", () => {
     });
   });
 
-  it("counts exactly these requests in GET /_sandbox/stats, by route and status", async () => {
+  it("counts exactly these requests in GET /_sandbox/stats, by route and status", async ({ admin }) => {
     const stats = await admin<{
       total: number;
       routes: Record<string, Record<string, number>>;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
  * Same seed and options → byte-identical answers (status, headers that matter, body bytes), with
@@ -60,12 +60,8 @@ async function run(sandbox: RunningSandbox, steps: readonly Step[]): Promise<str
   return out;
 }
 
-let steps: Step[];
-const running: RunningSandbox[] = [];
-
-beforeAll(async () => {
-  const probe = await startSandbox(OPTIONS);
-  running.push(probe);
+/** The requests the tests replay: every route, read from a probe sandbox's world (ids, tokens, brands). */
+async function stepsFor(probe: RunningSandbox): Promise<Step[]> {
   const account = probe.world.accounts[0]!;
   const truth = await (
     await fetch(`${probe.url}/_sandbox/truth/transcriptions?account=master&from=2026-08-02&to=2026-08-02`)
@@ -75,7 +71,7 @@ beforeAll(async () => {
     .filter((l) => l !== "")
     .slice(0, 5)
     .map((l) => (JSON.parse(l) as { request_id: string }).request_id);
-  steps = [{ method: "GET", path: "/_sandbox/world", admin: true }];
+  const steps: Step[] = [{ method: "GET", path: "/_sandbox/world", admin: true }];
   for (const day of ["2026-08-02", "2026-08-03", "2026-08-13"]) {
     for (const type of ["placed", "received"]) {
       // Every page twice: a retry of the same request meets its own (seeded) faults.
@@ -91,6 +87,12 @@ beforeAll(async () => {
   }
   for (let page = 1; page <= 3; page++)
     steps.push({ method: "GET", path: `/v1/short-links/metrics?from=2026-08-01&to=2026-08-12&page=${page}` });
+  for (const type of ["outbound", "inbound"]) {
+    for (let page = 1; page <= 3; page++) {
+      const path = `/v3/messages?type=${type}&sent_after=2026-08-02&sent_before=2026-08-04&per_page=40&page=${page}`;
+      steps.push({ method: "GET", path }, { method: "GET", path });
+    }
+  }
   steps.push(
     { method: "GET", path: "/v1/billing/invoices" },
     { method: "GET", path: `/v1/validation/${account.validations[1]!.token}` },
@@ -99,6 +101,9 @@ beforeAll(async () => {
     { method: "GET", path: "/v1/buy/countries/1/cities/103/dids?per_page=7&page=2" },
     { method: "GET", path: `/v1/sub-organizations/${probe.world.accounts[1]!.id}` },
     { method: "GET", path: "/v1/calls/webhooks" },
+    { method: "GET", path: "/v1/trunks" },
+    { method: "GET", path: "/v1/mydids?per_page=2&page=2" },
+    { method: "GET", path: "/v3/10dlc/brands" },
     { method: "POST", path: "/v1/api-keys", body: { label: "det", permissions: { calls: "read" } } },
     { method: "POST", path: "/v2/webrtc/tokens", body: { sip_trunk: account.trunks[0]!.name, ttl: 60 } },
     { method: "PUT", path: `/v1/mydids/${account.dids[0]!.id}`, body: { transcription_threshold: 9 } },
@@ -112,6 +117,15 @@ beforeAll(async () => {
     "validations",
     "recordings",
     "invoices",
+    "messages",
+    "messages/malformed",
+    "transcription_requests",
+    "sip_trunks",
+    "numbers",
+    "brands",
+    "brand_appeals",
+    "call_webhooks",
+    "sub_accounts",
   ]) {
     steps.push({
       method: "GET",
@@ -119,17 +133,22 @@ beforeAll(async () => {
       admin: true,
     });
   }
+  steps.push({ method: "GET", path: "/_sandbox/truth/number_catalog?country=1", admin: true });
   steps.push({ method: "GET", path: "/_sandbox/stats", admin: true });
-});
-afterAll(async () => {
-  await Promise.all(running.map((s) => s.close()));
-});
+  return steps;
+}
+
+/** The file's sandbox is the probe; `steps` are built from it once for the file. */
+const it = fixtureTest.extend("steps", { scope: "file" }, ({ sandbox }) => stepsFor(sandbox));
+it.override({ sandboxOptions: OPTIONS });
 
 describe("sandbox determinism", () => {
-  it("gives byte-identical answers for the same seed and options, faults included", async () => {
-    const a = await startSandbox(OPTIONS);
-    const b = await startSandbox(OPTIONS);
-    running.push(a, b);
+  it("gives byte-identical answers for the same seed and options, faults included", async ({
+    steps,
+    launchSandbox,
+  }) => {
+    const a = await launchSandbox(OPTIONS);
+    const b = await launchSandbox(OPTIONS);
     const first = await run(a, steps);
     expect(await run(b, steps)).toEqual(first);
     // The hostile profile really interfered: errors, resets and answers without a body occur.
@@ -138,13 +157,15 @@ describe("sandbox determinism", () => {
     expect(first.filter((s) => s.startsWith("200")).length).toBeGreaterThan(steps.length / 2);
   });
 
-  it("meets the same faults whatever the concurrency when requests are distinct", async () => {
+  it("meets the same faults whatever the concurrency when requests are distinct", async ({
+    steps,
+    launchSandbox,
+  }) => {
     const reads = steps.filter(
       (s, i) => s.method === "GET" && !s.admin && steps.findIndex((t) => t.path === s.path) === i,
     );
-    const a = await startSandbox(OPTIONS);
-    const b = await startSandbox(OPTIONS);
-    running.push(a, b);
+    const a = await launchSandbox(OPTIONS);
+    const b = await launchSandbox(OPTIONS);
     const sequential = await run(a, reads);
     const concurrent: string[] = new Array(reads.length);
     let next = 0;
@@ -156,10 +177,9 @@ describe("sandbox determinism", () => {
     expect(concurrent).toEqual(sequential);
   });
 
-  it("builds another world from another seed", async () => {
-    const a = await startSandbox({ ...OPTIONS, faults: "none" });
-    const c = await startSandbox({ ...OPTIONS, faults: "none", seed: 24 });
-    running.push(a, c);
+  it("builds another world from another seed", async ({ launchSandbox }) => {
+    const a = await launchSandbox({ ...OPTIONS, faults: "none" });
+    const c = await launchSandbox({ ...OPTIONS, faults: "none", seed: 24 });
     for (const path of [
       "/_sandbox/world",
       "/v1/cdr?from=2026-08-02&to=2026-08-02&type=placed",

@@ -1,8 +1,8 @@
-import { createServer, type Server } from "node:http";
+import { EventEmitter } from "node:events";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeySchema } from "../../src/platform/api-key.js";
-import { callSchema, callWebhooksResponseSchema } from "../../src/platform/call.js";
+import { type Call, callSchema, callWebhooksResponseSchema } from "../../src/platform/call.js";
 import { cdrDetailSchema } from "../../src/platform/cdr.js";
 import { ERROR_MESSAGES, errorBodySchema } from "../../src/platform/common.js";
 import {
@@ -16,19 +16,23 @@ import { sipTrunkSchema } from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
 import { tenDlcAppealsResponseSchema } from "../../src/platform/ten-dlc.js";
 import { widgetTokenSchema } from "../../src/platform/widget-token.js";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { PLATFORM_HANDLERS } from "../../src/sandbox/routes/platform-handlers.js";
-
-let sandbox: RunningSandbox;
-let master: string;
-let sub1: string;
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 interface Answer {
   status: number;
   body: unknown;
 }
 
-async function api(method: string, path: string, body?: unknown, key = master): Promise<Answer> {
+/** A request to the platform API of `sandbox` with `key` (default: the master account's). */
+async function request(
+  sandbox: RunningSandbox,
+  method: string,
+  path: string,
+  body?: unknown,
+  key = sandbox.world.accounts[0]!.apiKey,
+): Promise<Answer> {
   const res = await fetch(`${sandbox.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -40,13 +44,65 @@ async function api(method: string, path: string, body?: unknown, key = master): 
 
 const message = (answer: Answer) => errorBodySchema.parse(answer.body).message;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 9, days: 10, callsPerDay: 60 });
-  master = sandbox.world.accounts[0]!.apiKey;
-  sub1 = sandbox.world.accounts[1]!.apiKey;
-});
-afterAll(async () => {
-  await sandbox.close();
+type Api = (method: string, path: string, body?: unknown, key?: string) => Promise<Answer>;
+
+/** The file's sandbox (seed 9), `api` bound to it, and the first sub-account's key. */
+const it = fixtureTest
+  .extend(
+    "api",
+    { scope: "file" },
+    ({ sandbox }): Api =>
+      (...args) =>
+        request(sandbox, ...args),
+  )
+  .extend("sub1", { scope: "file" }, ({ sandbox }) => sandbox.world.accounts[1]!.apiKey);
+it.override({ sandboxOptions: { seed: 9, days: 10, callsPerDay: 60 } });
+
+/** A server on 127.0.0.1 recording the call events the sandbox POSTs to it, in the order they arrive. */
+interface Receiver {
+  readonly port: number;
+  readonly events: readonly Call[];
+  /** Resolves once the last event of call `uuid` (the one with `call_completed`) has arrived; rejects after `timeoutMs`. */
+  ended(uuid: string, timeoutMs?: number): Promise<void>;
+}
+
+/** `it` with a fresh `receiver` for the test that asks for one, closed after it. */
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this destructuring; it needs nothing
+const itWithReceiver = it.extend("receiver", async ({}, { onCleanup }): Promise<Receiver> => {
+  const events: Call[] = [];
+  const arrivals = new EventEmitter();
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on("end", () => {
+      events.push(callSchema.parse(JSON.parse(body)));
+      res.end("ok");
+      arrivals.emit("event");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return {
+    port: (server.address() as AddressInfo).port,
+    events,
+    ended: (uuid, timeoutMs = 5_000) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          arrivals.off("event", check);
+          reject(new Error(`call ${uuid} did not end within ${timeoutMs} ms: ${JSON.stringify(events)}`));
+        }, timeoutMs);
+        function check() {
+          if (!events.some((e) => e.uuid === uuid && e.call_completed !== null)) return;
+          clearTimeout(timer);
+          arrivals.off("event", check);
+          resolve();
+        }
+        arrivals.on("event", check);
+        check();
+      }),
+  };
 });
 
 describe("sandbox endpoints: keys and permissions", () => {
@@ -55,7 +111,7 @@ describe("sandbox endpoints: keys and permissions", () => {
     expect(PLATFORM_ROUTES.filter((r) => !served.has(`${r.method} ${r.path}`))).toEqual([]);
   });
 
-  it("creates restricted keys whose missing permissions answer 403", async () => {
+  it("creates restricted keys whose missing permissions answer 403", async ({ api }) => {
     const created = await api("POST", "/v1/api-keys", { label: "bi", permissions: { calls: "read" } });
     expect(created.status).toBe(200);
     const key = apiKeySchema.parse(created.body);
@@ -70,7 +126,7 @@ describe("sandbox endpoints: keys and permissions", () => {
     expect((await api("POST", "/v1/calls", {}, key.value!)).status).toBe(403);
   });
 
-  it("enforces IP allowlists and rejects bad key requests", async () => {
+  it("enforces IP allowlists and rejects bad key requests", async ({ api }) => {
     const elsewhere = apiKeySchema.parse(
       (await api("POST", "/v1/api-keys", { is_restriction: true, permitted_ips: ["10.1.2.3"] })).body,
     );
@@ -89,7 +145,11 @@ describe("sandbox endpoints: keys and permissions", () => {
 });
 
 describe("sandbox endpoints: sub-accounts and numbers", () => {
-  it("reads and updates sub-accounts; a disabled sub-account's key gets 403", async () => {
+  it("reads and updates sub-accounts; a disabled sub-account's key gets 403", async ({
+    sandbox,
+    api,
+    sub1,
+  }) => {
     const subId = sandbox.world.accounts[1]!.id;
     const read = await api("GET", `/v1/sub-organizations/${subId}`);
     expect(subAccountSchema.parse(read.body).api_key).toBe(sub1);
@@ -109,7 +169,7 @@ describe("sandbox endpoints: sub-accounts and numbers", () => {
     expect((await api("GET", "/v1/billing/invoices", undefined, sub1)).status).toBe(200);
   });
 
-  it("updates owned numbers; sms_relay_url on a number without SMS is 422", async () => {
+  it("updates owned numbers; sms_relay_url on a number without SMS is 422", async ({ sandbox, api }) => {
     const account = sandbox.world.accounts[0]!;
     const plain = account.dids.find((d) => !d.smsEnabled);
     const sms = account.dids.find((d) => d.smsEnabled);
@@ -128,7 +188,9 @@ describe("sandbox endpoints: sub-accounts and numbers", () => {
     expect((await api("PUT", "/v1/mydids/1", {})).status).toBe(404);
   });
 
-  it("lists cities and available numbers (paginated, text_enabled_only) and fills the cart", async () => {
+  it("lists cities and available numbers (paginated, text_enabled_only) and fills the cart", async ({
+    api,
+  }) => {
     const cities = citiesResponseSchema.parse((await api("GET", "/v1/buy/countries/1/cities")).body).cities;
     const textCities = citiesResponseSchema.parse(
       (await api("GET", "/v1/buy/countries/1/cities?text_enabled_only=true")).body,
@@ -159,7 +221,7 @@ describe("sandbox endpoints: sub-accounts and numbers", () => {
 });
 
 describe("sandbox endpoints: trunks, widgets, webhooks, 10DLC", () => {
-  it("creates trunks under the limit rules and widget tokens for them", async () => {
+  it("creates trunks under the limit rules and widget tokens for them", async ({ sandbox, api }) => {
     const callerid = sandbox.world.accounts[0]!.dids[0]!.number;
     const base = {
       label: "Lab",
@@ -201,7 +263,7 @@ describe("sandbox endpoints: trunks, widgets, webhooks, 10DLC", () => {
     expect((await api("POST", "/v2/webrtc/tokens", { sip_trunk: "nope" })).status).toBe(422);
   });
 
-  it("lists and deletes call webhooks", async () => {
+  it("lists and deletes call webhooks", async ({ api }) => {
     const hooks = callWebhooksResponseSchema.parse((await api("GET", "/v1/calls/webhooks")).body);
     expect(hooks.map((h) => h.event_type).sort()).toEqual(["on-call", "post-call"]);
     expect((await api("DELETE", "/v1/calls/webhooks?event_type=on-call")).body).toEqual({ success: true });
@@ -211,7 +273,7 @@ describe("sandbox endpoints: trunks, widgets, webhooks, 10DLC", () => {
     expect(callWebhooksResponseSchema.parse((await api("GET", "/v1/calls/webhooks")).body)).toHaveLength(1);
   });
 
-  it("lists brand appeals as a bare array and applies the nudge rules", async () => {
+  it("lists brand appeals as a bare array and applies the nudge rules", async ({ sandbox, api }) => {
     const world = (await (await fetch(`${sandbox.url}/_sandbox/world`)).json()) as {
       accounts: {
         api_key: string;
@@ -254,59 +316,43 @@ describe("sandbox endpoints: trunks, widgets, webhooks, 10DLC", () => {
 });
 
 describe("sandbox endpoints: calls started through the API", () => {
-  let receiver: Server;
-  const events: { event_type: string; uuid: string }[] = [];
-
-  beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      let body = "";
-      req.on("data", (c: Buffer) => {
-        body += c.toString();
+  itWithReceiver(
+    "posts status events to callback_url and shows the CDR once the call ends",
+    async ({ sandbox, api, receiver }) => {
+      const { port, events } = receiver;
+      const from = sandbox.world.accounts[0]!.dids[0]!.number;
+      const bad = await api("POST", "/v1/calls", {
+        from: "15550001111",
+        to: "+442071234567",
+        callback_url: `http://127.0.0.1:${port}/`,
       });
-      req.on("end", () => {
-        events.push(callSchema.parse(JSON.parse(body)));
-        res.end("ok");
+      expect(bad.status).toBe(422);
+      const started = await api("POST", "/v1/calls", {
+        from,
+        to: "+442071234567",
+        callback_url: `http://127.0.0.1:${port}/events`,
+        voicemail_detection: true,
+        tag: "campaign-7",
       });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
-  });
-
-  it("posts status events to callback_url and shows the CDR once the call ends", async () => {
-    const { port } = receiver.address() as AddressInfo;
-    const from = sandbox.world.accounts[0]!.dids[0]!.number;
-    const bad = await api("POST", "/v1/calls", {
-      from: "15550001111",
-      to: "+442071234567",
-      callback_url: `http://127.0.0.1:${port}/`,
-    });
-    expect(bad.status).toBe(422);
-    const started = await api("POST", "/v1/calls", {
-      from,
-      to: "+442071234567",
-      callback_url: `http://127.0.0.1:${port}/events`,
-      voicemail_detection: true,
-      tag: "campaign-7",
-    });
-    const call = callSchema.parse(started.body);
-    expect(call).toMatchObject({ event_type: "call_setup", direction: "outbound", tag: "campaign-7" });
-    expect((await api("GET", `/v1/cdr/${call.uuid}`)).status).toBe(404);
-    await fetch(`${sandbox.url}/_sandbox/clock`, {
-      method: "POST",
-      body: JSON.stringify({ advance: "PT10M" }),
-    });
-    for (let i = 0; i < 50 && events.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
-    const types = events.filter((e) => e.uuid === call.uuid).map((e) => e.event_type);
-    expect(types.slice(0, 2)).toEqual(["call_setup", "ringing"]);
-    expect(["completed", "busy", "cancelled", "rejected"]).toContain(types.at(-1));
-    const cdr = cdrDetailSchema.parse((await api("GET", `/v1/cdr/${call.uuid}`)).body);
-    expect(cdr).toMatchObject({ from, to: "442071234567", sip_trunk: null });
-    const day = call.call_started.slice(0, 10);
-    const truth = await (
-      await fetch(`${sandbox.url}/_sandbox/truth/cdrs?account=master&from=${day}&to=${day}`)
-    ).text();
-    expect(truth).toContain(call.uuid);
-  });
+      const call = callSchema.parse(started.body);
+      expect(call).toMatchObject({ event_type: "call_setup", direction: "outbound", tag: "campaign-7" });
+      expect((await api("GET", `/v1/cdr/${call.uuid}`)).status).toBe(404);
+      await fetch(`${sandbox.url}/_sandbox/clock`, {
+        method: "POST",
+        body: JSON.stringify({ advance: "PT10M" }),
+      });
+      // Events are delivered in order, the last one once the sandbox clock passes the call's end.
+      await receiver.ended(call.uuid);
+      const types = events.filter((e) => e.uuid === call.uuid).map((e) => e.event_type);
+      expect(types.slice(0, 2)).toEqual(["call_setup", "ringing"]);
+      expect(["completed", "busy", "cancelled", "rejected"]).toContain(types.at(-1));
+      const cdr = cdrDetailSchema.parse((await api("GET", `/v1/cdr/${call.uuid}`)).body);
+      expect(cdr).toMatchObject({ from, to: "442071234567", sip_trunk: null });
+      const day = call.call_started.slice(0, 10);
+      const truth = await (
+        await fetch(`${sandbox.url}/_sandbox/truth/cdrs?account=master&from=${day}&to=${day}`)
+      ).text();
+      expect(truth).toContain(call.uuid);
+    },
+  );
 });

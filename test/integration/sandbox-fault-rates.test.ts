@@ -1,10 +1,10 @@
 import { request } from "node:http";
-import { afterAll, describe, expect, it } from "vitest";
 import { CDR_DISPOSITIONS, cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema } from "../../src/platform/invoice.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import { BUILT_IN_PROFILES, type FaultProfile } from "../../src/sandbox/faults/fault-profile.js";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**
  * Fault rates, observed from the client side. Tolerance: an observed share x of n trials with a
@@ -18,16 +18,6 @@ function withinBinomialBound(observed: number, n: number, p: number): void {
     (v: { share: number }) => Math.abs(v.share - p) <= bound,
     `share ${observed}/${n} is not within ±${bound.toFixed(4)} of ${p}`,
   );
-}
-
-const running: RunningSandbox[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((s) => s.close()));
-});
-async function boot(options: SandboxOptions): Promise<RunningSandbox> {
-  const sandbox = await startSandbox(options);
-  running.push(sandbox);
-  return sandbox;
 }
 
 type Seen =
@@ -82,12 +72,17 @@ async function inParallel<T>(count: number, width: number, task: (i: number) => 
 }
 
 describe("sandbox fault rates (4σ binomial bound)", () => {
-  it("hostile: each request fault and each page fault occurs at its configured rate over 3,000 requests", async () => {
+  it("hostile: each request fault and each page fault occurs at its configured rate over 3,000 requests", async ({
+    launchSandbox,
+  }) => {
     const world: SandboxOptions = { seed: 31, days: 3, callsPerDay: 300 };
     const hostile = BUILT_IN_PROFILES.hostile;
-    const sandbox = await boot({ ...world, faults: { base: "hostile", hangMs: 0, latencySpikeMs: 0 } });
+    const sandbox = await launchSandbox({
+      ...world,
+      faults: { base: "hostile", hangMs: 0, latencySpikeMs: 0 },
+    });
     // The same rows, corrupted the same way (row faults depend on the row only), without request or page faults.
-    const clean = await boot({ ...world, faults: { rows: hostile.rows } });
+    const clean = await launchSandbox({ ...world, faults: { rows: hostile.rows } });
     // Full middle pages of two windows, so a page can be shifted (page > 1) and shortened.
     const windows: string[] = [];
     for (const type of ["placed", "received"]) {
@@ -170,8 +165,8 @@ describe("sandbox fault rates (4σ binomial bound)", () => {
     expect(stats.faults.duplicateRow).toBeGreaterThanOrEqual(count("duplicateRow"));
   });
 
-  it("a latency spike delays the answer by at least latencySpikeMs", async () => {
-    const sandbox = await boot({
+  it("a latency spike delays the answer by at least latencySpikeMs", async ({ launchSandbox }) => {
+    const sandbox = await launchSandbox({
       seed: 31,
       days: 2,
       callsPerDay: 50,
@@ -183,9 +178,11 @@ describe("sandbox fault rates (4σ binomial bound)", () => {
     expect(seen.kind === "answer" && seen.status).toBe(200);
   });
 
-  it("row faults: every served row is checked with the platform schemas; the failing rows are exactly /malformed's, the valid ones exactly the truth, at the configured rates", async () => {
+  it("row faults: every served row is checked with the platform schemas; the failing rows are exactly /malformed's, the valid ones exactly the truth, at the configured rates", async ({
+    launchSandbox,
+  }) => {
     const faults = { rows: { wrongType: 0.05, missingField: 0.05, unknownEnum: 0.05, extraField: 0.1 } };
-    const sandbox = await boot({
+    const sandbox = await launchSandbox({
       seed: 37,
       days: 92,
       callsPerDay: 40,

@@ -1,17 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
 import { cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
-const running: RunningSandbox[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-
-async function boot(options: SandboxOptions): Promise<RunningSandbox> {
-  const sandbox = await startSandbox({ seed: 21, days: 6, callsPerDay: 300, ...options });
-  running.push(sandbox);
-  return sandbox;
-}
+/** `boot(options)`: a sandbox of the file's world with `options`, for this test only (closed after it). */
+const it = fixtureTest.extend(
+  "boot",
+  ({ launchSandbox }) =>
+    (options: SandboxOptions): Promise<RunningSandbox> =>
+      launchSandbox({ seed: 21, days: 6, callsPerDay: 300, ...options }),
+);
 
 function call(sandbox: RunningSandbox, path: string, init: RequestInit = {}): Promise<Response> {
   const key = sandbox.world.accounts[0]!.apiKey;
@@ -29,7 +26,9 @@ async function lines(sandbox: RunningSandbox, path: string): Promise<Record<stri
 const canonical = (value: unknown) => JSON.stringify(value);
 
 describe("sandbox faults", () => {
-  it("injects request faults at the configured rates (±0.05 over 600 requests), reproducibly", async () => {
+  it("injects request faults at the configured rates (±0.05 over 600 requests), reproducibly", async ({
+    boot,
+  }) => {
     const faults = { requests: { http500: 0.2, http429: 0.1, http503: 0.05 } };
     const statusesOf = async (sandbox: RunningSandbox) => {
       const statuses: number[] = [];
@@ -54,7 +53,7 @@ describe("sandbox faults", () => {
     expect(await statusesOf(b)).toEqual(statuses);
   });
 
-  it("decides a retry of the same request afresh", async () => {
+  it("decides a retry of the same request afresh", async ({ boot }) => {
     const sandbox = await boot({ faults: { requests: { http503: 0.5 } } });
     const statuses = new Set<number>();
     for (let attempt = 0; attempt < 12; attempt++) {
@@ -65,7 +64,7 @@ describe("sandbox faults", () => {
     expect(statuses).toEqual(new Set([200, 503]));
   });
 
-  it("answers 429 with and without Retry-After, 502 as HTML, truncated JSON and resets", async () => {
+  it("answers 429 with and without Retry-After, 502 as HTML, truncated JSON and resets", async ({ boot }) => {
     const probe = async (requests: Record<string, number>) => {
       const sandbox = await boot({ faults: { requests } });
       return call(sandbox, "/v1/cdr?from=2026-08-02&to=2026-08-02&type=placed");
@@ -88,7 +87,7 @@ describe("sandbox faults", () => {
     await expect(probe({ reset: 1 }).then((res) => res.text())).rejects.toThrow();
   });
 
-  it("hangs longer than a client timeout", async () => {
+  it("hangs longer than a client timeout", async ({ boot }) => {
     const sandbox = await boot({ faults: { requests: { hang: 1 }, hangMs: 5000 } });
     const key = sandbox.world.accounts[0]!.apiKey;
     await expect(
@@ -99,7 +98,7 @@ describe("sandbox faults", () => {
     ).rejects.toThrow();
   });
 
-  it("corrupts the same rows on every request and lists exactly them in /malformed", async () => {
+  it("corrupts the same rows on every request and lists exactly them in /malformed", async ({ boot }) => {
     const sandbox = await boot({
       faults: { rows: { wrongType: 0.02, missingField: 0.02, unknownEnum: 0.02, extraField: 0.03 } },
     });
@@ -145,7 +144,7 @@ describe("sandbox faults", () => {
     expect(truth.map(canonical).sort()).toEqual(valid.map(canonical).sort());
   });
 
-  it("repeats a row on the next page (and skips one) or serves a short page", async () => {
+  it("repeats a row on the next page (and skips one) or serves a short page", async ({ boot }) => {
     const path = (page: number) =>
       `/v1/cdr?from=2026-08-02&to=2026-08-02&type=placed&per_page=20&page=${page}`;
     const clean = await boot({});
@@ -161,7 +160,7 @@ describe("sandbox faults", () => {
     expect(shortPage.pagination).toEqual(page1.pagination);
   });
 
-  it("applies per-route overrides and swaps profiles at run time", async () => {
+  it("applies per-route overrides and swaps profiles at run time", async ({ boot }) => {
     const sandbox = await boot({
       faults: { routes: { "GET /v1/billing/invoices": { requests: { http503: 1 } } } },
     });
@@ -180,7 +179,7 @@ describe("sandbox faults", () => {
     expect(refused.status).toBe(422);
   });
 
-  it("rate-limits each API key with a token bucket answering 429 with Retry-After", async () => {
+  it("rate-limits each API key with a token bucket answering 429 with Retry-After", async ({ boot }) => {
     const sandbox = await boot({ rateLimit: 2 });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {

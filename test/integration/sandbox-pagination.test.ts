@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
 import { errorBodySchema } from "../../src/platform/common.js";
 import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
@@ -7,14 +6,13 @@ import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
 
 /** One world, served by sandboxes that differ only in serving options. */
 const WORLD: SandboxOptions = { seed: 13, days: 70, callsPerDay: 40, now: "2026-11-02T00:00:00Z" };
 const CDR_WINDOW = "/v1/cdr?from=2026-08-04&to=2026-08-07&type=placed";
 const LINK_WINDOW = "/v1/short-links/metrics?from=2026-08-01&to=2026-08-20";
-
-let capped: RunningSandbox;
 
 async function get(sandbox: RunningSandbox, path: string): Promise<{ status: number; text: string }> {
   const key = sandbox.world.accounts[0]!.apiKey;
@@ -46,15 +44,13 @@ async function pages(
   }
 }
 
-beforeAll(async () => {
-  capped = await startSandbox({ ...WORLD, maxPerPage: 40 });
-});
-afterAll(async () => {
-  await capped.close();
-});
+/** The file's sandbox (`capped` in the tests): the world with at most 40 rows per page. */
+it.override({ sandboxOptions: { ...WORLD, maxPerPage: 40 } });
 
 describe("sandbox pagination", () => {
-  it("defaults per_page to 25 on every list route, with the exact pagination object", async () => {
+  it("defaults per_page to 25 on every list route, with the exact pagination object", async ({
+    sandbox: capped,
+  }) => {
     const lists = [
       { path: `${CDR_WINDOW}`, field: "items" },
       { path: `${LINK_WINDOW}`, field: "metrics" },
@@ -78,7 +74,7 @@ describe("sandbox pagination", () => {
     expect(invoices.pagination).toEqual({ current_page: 1, per_page: 25, total: 3, total_pages: 1 });
   });
 
-  it("caps per_page at maxPerPage and says so in the pagination object", async () => {
+  it("caps per_page at maxPerPage and says so in the pagination object", async ({ sandbox: capped }) => {
     const parsed = cdrListResponseSchema.parse(await body(capped, `${CDR_WINDOW}&per_page=500`));
     expect(parsed.items).toHaveLength(40);
     expect(parsed.pagination.per_page).toBe(40);
@@ -91,7 +87,9 @@ describe("sandbox pagination", () => {
     expect(dids.pagination.per_page).toBe(40);
   });
 
-  it("serves the last partial page, then empty pages past the end (is_empty for invoices)", async () => {
+  it("serves the last partial page, then empty pages past the end (is_empty for invoices)", async ({
+    sandbox: capped,
+  }) => {
     const first = cdrListResponseSchema.parse(await body(capped, `${CDR_WINDOW}&per_page=40`));
     const { total, total_pages: last } = first.pagination;
     const lastPage = cdrListResponseSchema.parse(
@@ -117,7 +115,7 @@ describe("sandbox pagination", () => {
     expect(empty.pagination).toEqual({ current_page: 1, per_page: 25, total: 0, total_pages: 0 });
   });
 
-  it("answers 400 for a page or per_page that is not a positive integer", async () => {
+  it("answers 400 for a page or per_page that is not a positive integer", async ({ sandbox: capped }) => {
     for (const bad of ["page=0", "page=abc", "page=-1", "per_page=0", "per_page=2.5"]) {
       const answer = await get(capped, `${CDR_WINDOW}&${bad}`);
       expect(answer.status).toBe(400);
@@ -128,7 +126,9 @@ describe("sandbox pagination", () => {
     }
   });
 
-  it("serves in the documented order: CDRs by date then uuid, clicks by created_at, link, phone, invoices newest first", async () => {
+  it("serves in the documented order: CDRs by date then uuid, clicks by created_at, link, phone, invoices newest first", async ({
+    sandbox: capped,
+  }) => {
     const cdrs = (await pages(capped, CDR_WINDOW, "items", 40)).flat().map((r) => cdrSchema.parse(r));
     const cdrKeys = cdrs.map((c) => `${c.date}|${c.uuid}`);
     expect(cdrKeys).toEqual([...cdrKeys].sort());
@@ -150,52 +150,47 @@ describe("sandbox pagination", () => {
     expect(numbers).toEqual([...numbers].sort());
   });
 
-  it("shuffles rows within each page with the shuffle option: same rows per page, another order, reproducibly", async () => {
-    const shuffled = await startSandbox({ ...WORLD, maxPerPage: 40, shuffle: true });
-    try {
-      const lists = [
-        { path: CDR_WINDOW, field: "items" },
-        { path: LINK_WINDOW, field: "metrics" },
-        { path: "/v1/buy/countries/1/cities/101/dids?x=1", field: "dids" },
-      ] as const;
-      for (const { path, field } of lists) {
-        const plain = await pages(capped, path, field, 20);
-        const mixed = await pages(shuffled, path, field, 20);
-        expect(mixed).toHaveLength(plain.length);
-        let reordered = 0;
-        plain.forEach((rows, p) => {
-          const canon = (list: unknown[]) => list.map((r) => JSON.stringify(r));
-          expect(canon(mixed[p]!).sort()).toEqual(canon(rows).sort());
-          if (canon(mixed[p]!).join() !== canon(rows).join()) reordered += 1;
-        });
-        expect(reordered).toBeGreaterThan(0);
-        const again = await get(shuffled, `${path}&per_page=20&page=1`);
-        expect(again.text).toBe((await get(shuffled, `${path}&per_page=20&page=1`)).text);
-      }
-    } finally {
-      await shuffled.close();
+  it("shuffles rows within each page with the shuffle option: same rows per page, another order, reproducibly", async ({
+    sandbox: capped,
+    launchSandbox,
+  }) => {
+    const shuffled = await launchSandbox({ ...WORLD, maxPerPage: 40, shuffle: true });
+    const lists = [
+      { path: CDR_WINDOW, field: "items" },
+      { path: LINK_WINDOW, field: "metrics" },
+      { path: "/v1/buy/countries/1/cities/101/dids?x=1", field: "dids" },
+    ] as const;
+    for (const { path, field } of lists) {
+      const plain = await pages(capped, path, field, 20);
+      const mixed = await pages(shuffled, path, field, 20);
+      expect(mixed).toHaveLength(plain.length);
+      let reordered = 0;
+      plain.forEach((rows, p) => {
+        const canon = (list: unknown[]) => list.map((r) => JSON.stringify(r));
+        expect(canon(mixed[p]!).sort()).toEqual(canon(rows).sort());
+        if (canon(mixed[p]!).join() !== canon(rows).join()) reordered += 1;
+      });
+      expect(reordered).toBeGreaterThan(0);
+      const again = await get(shuffled, `${path}&per_page=20&page=1`);
+      expect(again.text).toBe((await get(shuffled, `${path}&per_page=20&page=1`)).text);
     }
   });
 
-  it("serves the same bytes when generated days are evicted from a tiny cache between pages", async () => {
-    const tiny = await startSandbox({ ...WORLD, maxPerPage: 40, cacheRows: 30 });
-    try {
-      for (const type of ["placed", "received"]) {
-        const path = `/v1/cdr?from=2026-08-02&to=2026-08-09&type=${type}&per_page=40`;
-        const total = cdrListResponseSchema.parse(await body(capped, path)).pagination.total_pages;
-        expect(total).toBeGreaterThan(2);
-        for (let page = 1; page <= total; page++) {
-          const a = await get(capped, `${path}&page=${page}`);
-          // Another day in between evicts the window's days from the tiny cache.
-          await get(
-            tiny,
-            `/v1/cdr?from=2026-09-0${1 + (page % 9)}&to=2026-09-0${1 + (page % 9)}&type=${type}`,
-          );
-          expect((await get(tiny, `${path}&page=${page}`)).text).toBe(a.text);
-        }
+  it("serves the same bytes when generated days are evicted from a tiny cache between pages", async ({
+    sandbox: capped,
+    launchSandbox,
+  }) => {
+    const tiny = await launchSandbox({ ...WORLD, maxPerPage: 40, cacheRows: 30 });
+    for (const type of ["placed", "received"]) {
+      const path = `/v1/cdr?from=2026-08-02&to=2026-08-09&type=${type}&per_page=40`;
+      const total = cdrListResponseSchema.parse(await body(capped, path)).pagination.total_pages;
+      expect(total).toBeGreaterThan(2);
+      for (let page = 1; page <= total; page++) {
+        const a = await get(capped, `${path}&page=${page}`);
+        // Another day in between evicts the window's days from the tiny cache.
+        await get(tiny, `/v1/cdr?from=2026-09-0${1 + (page % 9)}&to=2026-09-0${1 + (page % 9)}&type=${type}`);
+        expect((await get(tiny, `${path}&page=${page}`)).text).toBe(a.text);
       }
-    } finally {
-      await tiny.close();
     }
   });
 });

@@ -1,15 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
+import { FINAL_MESSAGE_STATUSES, messageSchema } from "../../src/platform/message.js";
 import { transcriptionSchema } from "../../src/platform/transcription.js";
 import { validationResponseSchema } from "../../src/platform/validation.js";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**
  * Invoices reconcile with the rest of the world, checked from the outside: for every invoice of
  * every account, `amount` = the month's call charges + forward fees (CDR truth) + transcription
  * charges (transcription truth, by the call's month) + validation charges (validation truth) +
- * the monthly fees of the account's numbers, to the micro-dollar, except exactly the invoices
+ * message charges and carrier fees (message truth, by the month of `submitted_at`, every message
+ * final) + the monthly fees of the account's numbers, to the micro-dollar, except exactly the invoices
  * `GET /_sandbox/world` lists as seeded discrepancies, which are off by exactly their `delta`.
  */
 
@@ -21,9 +23,7 @@ function micros(text: string): number {
   return match[1] === "-" ? -value : value;
 }
 
-let sandbox: RunningSandbox;
-
-async function ndjson(path: string): Promise<Record<string, unknown>[]> {
+async function ndjson(sandbox: RunningSandbox, path: string): Promise<Record<string, unknown>[]> {
   const text = await (await fetch(`${sandbox.url}${path}`)).text();
   return text
     .split("\n")
@@ -31,16 +31,13 @@ async function ndjson(path: string): Promise<Record<string, unknown>[]> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-beforeAll(async () => {
-  // The clock is past every late CDR and transcription of the world, and past the last invoice's issue.
-  sandbox = await startSandbox({ seed: 41, days: 75, callsPerDay: 60, now: "2026-11-05T00:00:00Z" });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+// The clock is past every late CDR and transcription of the world, and past the last invoice's issue.
+it.override({ sandboxOptions: { seed: 41, days: 75, callsPerDay: 60, now: "2026-11-05T00:00:00Z" } });
 
 describe("sandbox invoices reconcile with the world's charges", () => {
-  it("bills every month exactly its charges, except the listed discrepancies, off by their delta", async () => {
+  it("bills every month exactly its charges, except the listed discrepancies, off by their delta", async ({
+    sandbox,
+  }) => {
     const world = (await (await fetch(`${sandbox.url}/_sandbox/world`)).json()) as {
       invoice_discrepancies: {
         account: string;
@@ -57,15 +54,24 @@ describe("sandbox invoices reconcile with the world's charges", () => {
       const byMonth = new Map<string, number>();
       const add = (month: string, amount: number) => byMonth.set(month, (byMonth.get(month) ?? 0) + amount);
       const callMonth = new Map<string, string>();
-      for (const line of await ndjson(`/_sandbox/truth/cdrs?account=${account.name}`)) {
+      for (const line of await ndjson(sandbox, `/_sandbox/truth/cdrs?account=${account.name}`)) {
         const cdr = cdrSchema.parse(line);
         const month = cdr.date!.slice(0, 7);
-        callMonth.set(cdr.uuid, month);
+        callMonth.set(cdr.uuid!, month);
         add(month, micros(cdr.charge ?? "0") + micros(cdr.forward_fee ?? "0"));
       }
-      for (const line of await ndjson(`/_sandbox/truth/transcriptions?account=${account.name}`)) {
+      for (const line of await ndjson(sandbox, `/_sandbox/truth/transcriptions?account=${account.name}`)) {
         const transcription = transcriptionSchema.parse(line);
         add(callMonth.get(transcription.request_id)!, micros(transcription.charge));
+      }
+      const messagesByMonth = new Map<string, number>();
+      for (const line of await ndjson(sandbox, `/_sandbox/truth/messages?account=${account.name}`)) {
+        const message = messageSchema.parse(line);
+        expect(FINAL_MESSAGE_STATUSES).toContain(message.status);
+        const month = message.submitted_at.slice(0, 7);
+        const cost = micros(message.charge) + micros(message.carrier_fees ?? "0");
+        add(month, cost);
+        messagesByMonth.set(month, (messagesByMonth.get(month) ?? 0) + cost);
       }
       const response = invoicesResponseSchema.parse(
         await (
@@ -86,6 +92,7 @@ describe("sandbox invoices reconcile with the world's charges", () => {
         expect(invoice.to_date.slice(0, 7)).toBe(month);
         let validations = 0;
         for (const line of await ndjson(
+          sandbox,
           `/_sandbox/truth/validations?account=${account.name}&from=${invoice.from_date}&to=${invoice.to_date}`,
         )) {
           const done = validationResponseSchema.parse(line);
@@ -94,6 +101,12 @@ describe("sandbox invoices reconcile with the world's charges", () => {
         }
         const charges = (byMonth.get(month) ?? 0) + validations + numberFees;
         expect(charges).toBeGreaterThan(0);
+        const breakdown = (await (
+          await fetch(`${sandbox.url}/_sandbox/charges?account=${account.name}&month=${month}`)
+        ).json()) as { messages: string; total: string };
+        expect(messagesByMonth.get(month)).toBeGreaterThan(0);
+        expect(micros(breakdown.messages)).toBe(messagesByMonth.get(month));
+        expect(micros(breakdown.total)).toBe(charges);
         invoices += 1;
         const billed = micros(invoice.amount);
         const discrepancy = listed.get(invoice.id);

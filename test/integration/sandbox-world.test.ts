@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cdr, cdrSchema } from "../../src/platform/cdr.js";
 import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
 import { transcriptionSchema } from "../../src/platform/transcription.js";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
  * The world's CDRs follow its settings (issue 3, "The world"), read from the truth export and the
@@ -15,11 +15,9 @@ import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
  * the trunk's or number's threshold with transcription on (some of them failed).
  */
 
-let sandbox: RunningSandbox;
 type Line = Cdr & { direction: "placed" | "received" };
-let cdrs: Line[];
 
-async function ndjson(path: string): Promise<Record<string, unknown>[]> {
+async function ndjson(sandbox: RunningSandbox, path: string): Promise<Record<string, unknown>[]> {
   const text = await (await fetch(`${sandbox.url}${path}`)).text();
   return text
     .split("\n")
@@ -33,27 +31,24 @@ function micros(text: string | null | undefined): number {
   return Number(whole) * 1_000_000 + Number(frac.padEnd(6, "0"));
 }
 
-beforeAll(async () => {
-  // Seed 68: the master's trunks and numbers mix every setting (detection, recording,
-  // transcription on and off, PSTN forwarding). The clock is past every late CDR and transcription.
-  sandbox = await startSandbox({
-    seed: 68,
-    days: 8,
-    callsPerDay: 400,
-    accounts: 2,
-    now: "2026-08-12T00:00:00Z",
-  });
-  cdrs = (await ndjson("/_sandbox/truth/cdrs?account=master")).map((line) => ({
-    ...cdrSchema.parse(line),
-    direction: line.direction as Line["direction"],
-  }));
-});
-afterAll(async () => {
-  await sandbox.close();
+/** The master's CDRs of the truth export, with their direction. */
+const it = fixtureTest.extend(
+  "cdrs",
+  { scope: "file" },
+  async ({ sandbox }): Promise<Line[]> =>
+    (await ndjson(sandbox, "/_sandbox/truth/cdrs?account=master")).map((line) => ({
+      ...cdrSchema.parse(line),
+      direction: line.direction as Line["direction"],
+    })),
+);
+// Seed 68: the master's trunks and numbers mix every setting (detection, recording,
+// transcription on and off, PSTN forwarding). The clock is past every late CDR and transcription.
+it.override({
+  sandboxOptions: { seed: 68, days: 8, callsPerDay: 400, accounts: 2, now: "2026-08-12T00:00:00Z" },
 });
 
 describe("sandbox world: CDRs follow the account's settings", () => {
-  it("prices every call: charge = per_minute x started minutes, null when failed", () => {
+  it("prices every call: charge = per_minute x started minutes, null when failed", ({ cdrs }) => {
     expect(cdrs.length).toBeGreaterThan(2000);
     for (const cdr of cdrs) {
       if (cdr.disposition === "failed") {
@@ -67,7 +62,7 @@ describe("sandbox world: CDRs follow the account's settings", () => {
     expect(dispositions).toEqual(new Set(["answered", "noanswer", "busy", "failed"]));
   });
 
-  it("carries forward_fee exactly on received calls to numbers forwarded to PSTN", () => {
+  it("carries forward_fee exactly on received calls to numbers forwarded to PSTN", ({ sandbox, cdrs }) => {
     const master = sandbox.world.accounts[0]!;
     const pstn = new Set(master.dids.filter((d) => d.forward.kind === "pstn").map((d) => d.number));
     expect(pstn.size).toBeGreaterThan(0);
@@ -83,7 +78,10 @@ describe("sandbox world: CDRs follow the account's settings", () => {
     }
   });
 
-  it("sets answered_by exactly on answered parent calls of trunks with machine detection", () => {
+  it("sets answered_by exactly on answered parent calls of trunks with machine detection", ({
+    sandbox,
+    cdrs,
+  }) => {
     const master = sandbox.world.accounts[0]!;
     const detecting = new Set(master.trunks.filter((t) => t.machineDetection).map((t) => t.name));
     expect(detecting.size).toBeGreaterThan(0);
@@ -100,9 +98,14 @@ describe("sandbox world: CDRs follow the account's settings", () => {
       expect(uuids.has(child.parent_uuid!)).toBe(true);
   });
 
-  it("records exactly the answered calls where recording is on (recording_url only in the single CDR)", async () => {
+  it("records exactly the answered calls where recording is on (recording_url only in the single CDR)", async ({
+    sandbox,
+    cdrs,
+  }) => {
     const master = sandbox.world.accounts[0]!;
-    const recorded = (await ndjson("/_sandbox/truth/recordings?account=master")).map((r) => r.uuid as string);
+    const recorded = (await ndjson(sandbox, "/_sandbox/truth/recordings?account=master")).map(
+      (r) => r.uuid as string,
+    );
     const expected = cdrs
       .filter((cdr) => {
         if (cdr.disposition !== "answered") return false;
@@ -114,9 +117,12 @@ describe("sandbox world: CDRs follow the account's settings", () => {
     expect(recorded.sort()).toEqual(expected.sort());
   });
 
-  it("transcribes exactly the answered calls at or above the threshold where transcription is on; some fail", async () => {
+  it("transcribes exactly the answered calls at or above the threshold where transcription is on; some fail", async ({
+    sandbox,
+    cdrs,
+  }) => {
     const master = sandbox.world.accounts[0]!;
-    const transcriptions = (await ndjson("/_sandbox/truth/transcriptions?account=master")).map((t) =>
+    const transcriptions = (await ndjson(sandbox, "/_sandbox/truth/transcriptions?account=master")).map((t) =>
       transcriptionSchema.parse(t),
     );
     const expected = cdrs
@@ -142,7 +148,7 @@ describe("sandbox world: CDRs follow the account's settings", () => {
     }
   });
 
-  it("filters short-link metrics by phone and by utm_campaign", async () => {
+  it("filters short-link metrics by phone and by utm_campaign", async ({ sandbox }) => {
     const key = sandbox.world.accounts[0]!.apiKey;
     const read = async (query: string) =>
       shortLinkMetricsResponseSchema

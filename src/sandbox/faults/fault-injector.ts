@@ -1,4 +1,5 @@
 import { unitHash } from "../prng.js";
+import type { ListStream } from "../routes/page-body.js";
 import {
   type FaultProfile,
   PAGE_FAULTS,
@@ -7,7 +8,7 @@ import {
   type RequestFault,
   resolveFaultProfile,
 } from "./fault-profile.js";
-import { corruptsRows } from "./row-faults.js";
+import { altersRows } from "./served-row.js";
 
 /** The faults chosen for one request. */
 export interface FaultDecision {
@@ -59,9 +60,9 @@ export class FaultInjector {
     return this.current.seed ?? this.worldSeed;
   }
 
-  /** Whether rows are corrupted by the active profile. */
-  get corruptsRows(): boolean {
-    return corruptsRows(this.current);
+  /** Whether the active profile changes rows of `stream` (corruptions, null charges, drift). */
+  altersRows(stream: ListStream): boolean {
+    return altersRows(this.current, stream);
   }
 
   /** Swaps the profile at run time (attempt counters restart). */

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { type DriftRule, driftRuleSchema } from "./schema-drift.js";
 
 /** Faults decided once per request (by route, request and attempt number). At most one applies. */
 export const REQUEST_FAULTS = [
@@ -26,10 +27,21 @@ export const ROW_FAULTS = ["wrongType", "missingField", "unknownEnum", "extraFie
 /** A row-level fault. */
 export type RowFault = (typeof ROW_FAULTS)[number];
 
+/**
+ * Row faults drawn each from a hash of their own, so adding one never changes which rows the
+ * faults above hit. `nullCharge`: an answered, billed CDR served with `charge: null` (a value that
+ * looks like data; the row stays valid).
+ */
+export const INDEPENDENT_ROW_FAULTS = ["nullCharge"] as const;
+/** A row fault with its own draw. */
+export type IndependentRowFault = (typeof INDEPENDENT_ROW_FAULTS)[number];
+
 const rate = z.number().min(0).max(1);
 const requestRates = z.object(Object.fromEntries(REQUEST_FAULTS.map((f) => [f, rate.optional()]))).strict();
 const pageRates = z.object(Object.fromEntries(PAGE_FAULTS.map((f) => [f, rate.optional()]))).strict();
-const rowRates = z.object(Object.fromEntries(ROW_FAULTS.map((f) => [f, rate.optional()]))).strict();
+const rowRates = z
+  .object(Object.fromEntries([...ROW_FAULTS, ...INDEPENDENT_ROW_FAULTS].map((f) => [f, rate.optional()])))
+  .strict();
 
 /** A custom fault mix (JSON file or `POST /_sandbox/faults` body); omitted values come from `base`. */
 export const faultProfileInputSchema = z
@@ -48,6 +60,7 @@ export const faultProfileInputSchema = z
     latencySpikeMs: z.number().int().min(0).optional(),
     hangMs: z.number().int().min(0).optional(),
     retryAfterSeconds: z.number().int().min(0).optional(),
+    drift: z.array(driftRuleSchema).optional(),
   })
   .strict();
 /** A custom fault mix as written in a file. */
@@ -60,7 +73,7 @@ export interface FaultProfile {
   readonly seed: number | null;
   readonly requests: Readonly<Record<RequestFault, number>>;
   readonly pages: Readonly<Record<PageFault, number>>;
-  readonly rows: Readonly<Record<RowFault, number>>;
+  readonly rows: Readonly<Record<RowFault | IndependentRowFault, number>>;
   /** Per-route overrides keyed `METHOD /path/template`, e.g. `GET /v1/cdr`. */
   readonly routes: Readonly<
     Record<
@@ -74,6 +87,8 @@ export interface FaultProfile {
   readonly latencySpikeMs: number;
   readonly hangMs: number;
   readonly retryAfterSeconds: number;
+  /** Schema drift applied to every row of a stream (see schema-drift.ts). */
+  readonly drift: readonly DriftRule[];
 }
 
 const zeros = <K extends string>(keys: readonly K[]) =>
@@ -86,11 +101,12 @@ export const BUILT_IN_PROFILES: Readonly<Record<"none" | "flaky" | "hostile", Fa
     seed: null,
     requests: zeros(REQUEST_FAULTS),
     pages: zeros(PAGE_FAULTS),
-    rows: zeros(ROW_FAULTS),
+    rows: zeros([...ROW_FAULTS, ...INDEPENDENT_ROW_FAULTS]),
     routes: {},
     latencySpikeMs: 1500,
     hangMs: 90_000,
     retryAfterSeconds: 1,
+    drift: [],
   },
   flaky: {
     name: "flaky",
@@ -107,11 +123,18 @@ export const BUILT_IN_PROFILES: Readonly<Record<"none" | "flaky" | "hostile", Fa
       truncated: 0.005,
     },
     pages: { duplicateRow: 0.01, shortPage: 0.01 },
-    rows: { wrongType: 0.0005, missingField: 0.0005, unknownEnum: 0.0005, extraField: 0.002 },
+    rows: {
+      wrongType: 0.0005,
+      missingField: 0.0005,
+      unknownEnum: 0.0005,
+      extraField: 0.002,
+      nullCharge: 0.001,
+    },
     routes: {},
     latencySpikeMs: 1500,
     hangMs: 90_000,
     retryAfterSeconds: 1,
+    drift: [],
   },
   hostile: {
     name: "hostile",
@@ -128,11 +151,12 @@ export const BUILT_IN_PROFILES: Readonly<Record<"none" | "flaky" | "hostile", Fa
       truncated: 0.02,
     },
     pages: { duplicateRow: 0.04, shortPage: 0.04 },
-    rows: { wrongType: 0.002, missingField: 0.002, unknownEnum: 0.002, extraField: 0.01 },
+    rows: { wrongType: 0.002, missingField: 0.002, unknownEnum: 0.002, extraField: 0.01, nullCharge: 0.003 },
     routes: {},
     latencySpikeMs: 3000,
     hangMs: 90_000,
     retryAfterSeconds: 2,
+    drift: [],
   },
 };
 
@@ -153,11 +177,12 @@ export function buildFaultProfile(input: FaultProfileInput, name = "custom"): Fa
     seed: input.seed ?? base.seed,
     requests,
     pages,
-    rows: { ...base.rows, ...input.rows } as Record<RowFault, number>,
+    rows: { ...base.rows, ...input.rows } as Record<RowFault | IndependentRowFault, number>,
     routes,
     latencySpikeMs: input.latencySpikeMs ?? base.latencySpikeMs,
     hangMs: input.hangMs ?? base.hangMs,
     retryAfterSeconds: input.retryAfterSeconds ?? base.retryAfterSeconds,
+    drift: input.drift ?? base.drift,
   };
 }
 

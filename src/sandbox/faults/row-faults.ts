@@ -41,7 +41,10 @@ const CORRUPT: Record<ListStream, Record<RowFault, (row: Json, salt: number) => 
       row.duration = String(row.duration);
     },
     missingField: (row, salt) => {
-      delete row[["uuid", "disposition", "from"][salt % 3]!];
+      const field = ["uuid", "disposition", "from"][salt % 3]!;
+      delete row[field];
+      // A missing call id is missing under both its names (2026 rows carry `call_id` too).
+      if (field === "uuid") delete row.call_id;
     },
     unknownEnum: (row) => {
       row.disposition = "voicemail";
@@ -66,6 +69,21 @@ const CORRUPT: Record<ListStream, Record<RowFault, (row: Json, salt: number) => 
       row.referrer = `https://l.example.com/r/${salt.toString(36)}`;
     },
   },
+  messages: {
+    wrongType: (row) => {
+      row.segments = String(row.segments);
+    },
+    missingField: (row, salt) => {
+      delete row[["message_id", "status", "submitted_at"][salt % 3]!];
+    },
+    unknownEnum: (row) => {
+      row.status = "scheduled";
+    },
+    extraField: (row, salt) => {
+      row.api_version = "v3";
+      row.route_id = salt % 97;
+    },
+  },
   invoices: {
     wrongType: (row) => {
       row.amount = Number(row.amount);
@@ -82,12 +100,41 @@ const CORRUPT: Record<ListStream, Record<RowFault, (row: Json, salt: number) => 
   },
 };
 
-/** Serves a corrupted copy of a row's JSON (deterministic for the row). */
-export function corruptRow(identity: RowIdentity, json: string, fault: RowFault, seed: number): string {
-  const row = JSON.parse(json) as Json;
+/** Corrupts a parsed row in place (deterministic for the row). */
+export function corruptFields(identity: RowIdentity, row: Json, fault: RowFault, seed: number): void {
   CORRUPT[identity.stream][fault](
     row,
     hash32(seed, "salt", identity.stream, identity.account, identity.day, identity.index),
   );
+}
+
+/** Serves a corrupted copy of a row's JSON (deterministic for the row). */
+export function corruptRow(identity: RowIdentity, json: string, fault: RowFault, seed: number): string {
+  const row = JSON.parse(json) as Json;
+  corruptFields(identity, row, fault, seed);
   return JSON.stringify(row);
+}
+
+/**
+ * Whether the row draws the `nullCharge` fault: a hash of its own (not the one of the faults above,
+ * so it never moves the rows they hit). Only CDRs have it; {@link nullsCharge} says whether the
+ * drawn row is one it applies to.
+ */
+export function drawsNullCharge(profile: FaultProfile, seed: number, row: RowIdentity): boolean {
+  const rate = profile.rows.nullCharge;
+  return (
+    row.stream === "cdrs" && rate > 0 && unitHash(seed, "null-charge", row.account, row.day, row.index) < rate
+  );
+}
+
+/** Serves `charge: null` on an answered CDR that was billed (a rate and a duration): the row stays valid. */
+export function nullsCharge(row: Json): boolean {
+  const billed =
+    row.disposition === "answered" &&
+    typeof row.per_minute === "string" &&
+    typeof row.duration === "number" &&
+    row.duration > 0 &&
+    row.charge !== null;
+  if (billed) row.charge = null;
+  return billed;
 }

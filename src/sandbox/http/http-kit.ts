@@ -91,6 +91,33 @@ export function enumParam<T extends string>(
   return value as T;
 }
 
+/** An optional `YYYY-MM-DD` query parameter as epoch ms, or null when absent: 422 when present but malformed. */
+export function optionalDate(query: URLSearchParams, name: string): number | null {
+  const value = query.get(name);
+  if (value === null || value === "") return null;
+  const ms = dayMsOf(value);
+  if (ms === null) throw new ParamError(422, name);
+  return ms;
+}
+
+/** An optional query parameter from a closed set, or null when absent: 422 when not in the set. */
+export function optionalEnum<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed: readonly T[],
+): T | null {
+  const value = query.get(name);
+  if (value === null || value === "") return null;
+  if (!(allowed as readonly string[]).includes(value)) throw new ParamError(422, name);
+  return value as T;
+}
+
+/** An optional free-text query parameter, or null when absent or empty. */
+export function optionalText(query: URLSearchParams, name: string): string | null {
+  const value = query.get(name);
+  return value === null || value === "" ? null : value;
+}
+
 /** An optional positive integer query parameter: 400 when not an integer >= 1. */
 export function positiveIntParam(query: URLSearchParams, name: string, fallback: number): number {
   const value = query.get(name);

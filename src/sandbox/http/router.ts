@@ -1,4 +1,5 @@
-import { type Permission, PLATFORM_ROUTES } from "../../platform/permissions.js";
+import type { ApiRevision } from "../../platform/api-revision.js";
+import { type Permission, PLATFORM_ROUTES, routesOf } from "../../platform/permissions.js";
 import type { PlatformHandler } from "../routes/route-types.js";
 
 /** A compiled route. */
@@ -20,14 +21,22 @@ export type RouteMatch =
   | { readonly kind: "not-found" }
   | { readonly kind: "method-not-allowed" };
 
-/** Matches method + path to the platform's handlers; permissions come from `PLATFORM_ROUTES`. */
+/**
+ * Matches method + path to the platform's handlers, serving only the routes of one API revision
+ * (a route of the other revision is an unknown path: 404); permissions come from `PLATFORM_ROUTES`.
+ */
 export class Router {
   private readonly routes: CompiledRoute[];
 
-  constructor(handlers: readonly PlatformHandler[]) {
-    this.routes = handlers.map((handler) => {
-      const contract = PLATFORM_ROUTES.find((r) => r.method === handler.method && r.path === handler.path);
-      if (!contract) throw new Error(`route ${handler.method} ${handler.path} is not in PLATFORM_ROUTES`);
+  constructor(handlers: readonly PlatformHandler[], revision: ApiRevision) {
+    for (const handler of handlers) {
+      if (!PLATFORM_ROUTES.some((r) => r.method === handler.method && r.path === handler.path)) {
+        throw new Error(`route ${handler.method} ${handler.path} is not in PLATFORM_ROUTES`);
+      }
+    }
+    this.routes = routesOf(revision).map((contract) => {
+      const handler = handlers.find((h) => h.method === contract.method && h.path === contract.path);
+      if (!handler) throw new Error(`route ${contract.method} ${contract.path} has no handler`);
       const names: string[] = [];
       const source = handler.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
         names.push(name);

@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { realSleep } from "../../ports.js";
 import { requestSignature } from "../faults/fault-injector.js";
 import type { RequestFault } from "../faults/fault-profile.js";
 import { handleAdmin } from "../routes/admin-routes.js";
 import { PLATFORM_HANDLERS } from "../routes/platform-handlers.js";
+import { httpDate } from "../sandbox-clock.js";
 import type { SandboxRuntime } from "../sandbox-runtime.js";
 import { worldView } from "../world-view.js";
 import { deliver, send } from "./deliver.js";
@@ -121,9 +122,18 @@ async function platformOutcome(
   return { route, response, fault: faults.request, salt: faults.salt };
 }
 
+/**
+ * Every answer tells the platform's time as the sandbox clock sees it when the answer is written
+ * (plus `clockSkewMs`), in place of the wall clock Node would send, so a client can read the
+ * platform's clock (and notice a skew) from any answer.
+ */
+function setDateHeader(runtime: SandboxRuntime, res: ServerResponse): void {
+  res.setHeader("date", httpDate(runtime.clock.now() + runtime.options.clockSkewMs));
+}
+
 /** Creates (does not start) the HTTP server of a sandbox runtime; aborting `signal` ends pending hangs and sleeps. */
 export function createSandboxServer(runtime: SandboxRuntime, signal: AbortSignal): Server {
-  const router = new Router(PLATFORM_HANDLERS);
+  const router = new Router(PLATFORM_HANDLERS, runtime.options.apiRevision);
   const server = createServer((req, res) => {
     void (async () => {
       let outcome: Outcome = { route: "unmatched", response: notFound(), fault: null, salt: 0 };
@@ -139,6 +149,7 @@ export function createSandboxServer(runtime: SandboxRuntime, signal: AbortSignal
         };
         const admin = handleAdmin(runtime, request, () => worldView(runtime));
         if (admin) {
+          setDateHeader(runtime, res);
           send(res, admin);
           return;
         }
@@ -163,6 +174,7 @@ export function createSandboxServer(runtime: SandboxRuntime, signal: AbortSignal
         return;
       }
       runtime.stats.record(route, fault === "reset" ? "reset" : response.status);
+      setDateHeader(runtime, res);
       deliver(res, response, fault, salt);
     })();
   });

@@ -1,4 +1,5 @@
 import {
+  booleanParam,
   errorResponse,
   json,
   jsonBody,
@@ -20,6 +21,7 @@ import {
   type TruthStream,
   truthLines,
 } from "../truth.js";
+import { numberCatalogLines } from "../truth-snapshots.js";
 
 function ndjson(lines: readonly string[]): SandboxResponse {
   return {
@@ -37,6 +39,14 @@ function truthQuery(runtime: SandboxRuntime, query: URLSearchParams): TruthQuery
   const fromMs = query.has("from") ? requireDate(query, "from") : runtime.world.startMs;
   const toMs = query.has("to") ? requireDate(query, "to") : runtime.world.endMs - DAY_MS;
   return { account, fromMs, toMs };
+}
+
+/** `GET /_sandbox/truth/number_catalog?country=1[&text_enabled_only=true]` (no account: the catalog is the platform's). */
+function numberCatalog(runtime: SandboxRuntime, query: URLSearchParams): SandboxResponse {
+  const country = query.get("country") ?? "";
+  if (!/^\d+$/.test(country)) throw new ParamError(400, "country");
+  const lines = numberCatalogLines(runtime, Number(country), booleanParam(query, "text_enabled_only", false));
+  return lines === null ? notFound() : ndjson(lines);
 }
 
 function setClock(runtime: SandboxRuntime, request: SandboxRequest): SandboxResponse {
@@ -80,6 +90,7 @@ function charges(runtime: SandboxRuntime, query: URLSearchParams): SandboxRespon
     forward_fees: formatMicros(c.forwardMicros),
     transcriptions: formatMicros(c.transcriptionMicros),
     validations: formatMicros(c.validationMicros),
+    messages: formatMicros(c.messageMicros),
     number_fees: formatMicros(c.numberFeesMicros),
     total: formatMicros(c.totalMicros),
   });
@@ -107,6 +118,7 @@ export function handleAdmin(
       faults: runtime.faults.snapshot(),
       callbacks: runtime.calls.deliveries,
       cached_cdr_rows: runtime.cdrs.cachedRowCount,
+      cached_messages: runtime.messages.cachedCount,
     });
   }
   if (method === "GET" && path === "/_sandbox/charges") return charges(runtime, query);
@@ -116,6 +128,7 @@ export function handleAdmin(
   if (method === "GET" && truth) {
     const stream = truth[1] as TruthStream;
     if (!TRUTH_STREAMS.includes(stream)) return notFound();
+    if (stream === "number_catalog") return truth[2] ? notFound() : numberCatalog(runtime, query);
     const parsed = truthQuery(runtime, query);
     if ("status" in parsed) return parsed;
     if (truth[2] === "/malformed") return ndjson(malformedLines(runtime, stream, parsed));

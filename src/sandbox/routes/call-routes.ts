@@ -12,15 +12,15 @@ function startCall(context: RouteContext): SandboxResponse {
   return json(200, context.runtime.calls.start(context.account, body));
 }
 
-/** `GET /v1/calls/webhooks`: a bare array. */
+/** `GET /v1/calls/webhooks`: a bare array, the webhooks configured at the sandbox clock (seeded history). */
 function listWebhooks(context: RouteContext): SandboxResponse {
-  return json(200, context.runtime.state.webhooksOf(context.account));
+  return json(200, context.runtime.state.webhooksOf(context.account, context.runtime.clock.now()));
 }
 
 /** `DELETE /v1/calls/webhooks?event_type=post-call|on-call`. */
 function deleteWebhook(context: RouteContext): SandboxResponse {
   const eventType = enumParam(context.request.query, "event_type", CALL_WEBHOOK_EVENT_TYPES);
-  return context.runtime.state.deleteWebhook(context.account, eventType)
+  return context.runtime.state.deleteWebhook(context.account, eventType, context.runtime.clock.now())
     ? json(200, { success: true })
     : notFound();
 }

@@ -1,8 +1,8 @@
 import { CDR_DISPOSITION_FILTERS, CDR_TYPES } from "../../platform/cdr.js";
-import { findCall } from "../call-lookup.js";
+import { visibleCall } from "../call-lookup.js";
 import { type CdrSelection, forEachSelected, selectedChunks } from "../cdr-query.js";
 import { rowJson } from "../cdr-store.js";
-import { transcriptionOf } from "../generate-transcription.js";
+import { callTranscriptionOf, transcriptionOf } from "../generate-transcription.js";
 import {
   booleanParam,
   enumParam,
@@ -13,7 +13,7 @@ import {
   type SandboxResponse,
 } from "../http/http-kit.js";
 import { readPaging } from "../http/paging.js";
-import { appendJsonField, serializeCdr, serializeCdrDetail } from "../serialize-cdr.js";
+import { appendJsonField, serializeCdrDetail } from "../serialize-cdr.js";
 import { type PageRow, type RowSource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
@@ -37,7 +37,7 @@ function selectionSource(selection: CdrSelection): RowSource {
   };
 }
 
-/** `GET /v1/cdr`: from/to (inclusive UTC days), type, disposition, from_search, to_search, sip_trunk, uuid, paging. */
+/** `GET /v1/cdr` (2024), `GET /v1/cdrs` (2026): from/to (inclusive UTC days), type, disposition, from_search, to_search, sip_trunk, uuid, paging. */
 function listCdrs(context: RouteContext): SandboxResponse {
   const { query } = context.request;
   const fromMs = requireDate(query, "from");
@@ -67,24 +67,35 @@ function listCdrs(context: RouteContext): SandboxResponse {
 }
 
 /**
- * `GET /v1/cdr/{uuid}`: one visible CDR of the caller's account, with `recording_url`; with
- * `show_transcription=true` it adds `transcription` (the Transcription object once ready, else null).
+ * `GET /v1/cdr/{uuid}` (2024), `GET /v1/cdrs/{call_id}` (2026): one visible CDR of the caller's
+ * account, with `recording_url`; with `show_transcription=true` it adds `transcription` (null
+ * until ready), in the shape of the revision: the speech-analytics Transcription (2024) or the
+ * call transcription of `/v1/cdrs/{call_id}/transcription` (2026).
  */
-function getCdr(context: RouteContext): SandboxResponse {
-  const { runtime } = context;
-  const call = findCall(runtime, context.account, context.params.uuid ?? "");
-  const nowMs = runtime.clock.now();
-  if (!call || call.visibleAtMs > nowMs) return notFound();
-  const detail = serializeCdrDetail(serializeCdr(call), call);
-  if (!booleanParam(context.request.query, "show_transcription", false)) return rawJson(200, detail);
-  const spec = call.transcription;
-  const transcription =
-    spec && spec.readyAtMs <= nowMs ? transcriptionOf(runtime.world.seed, context.account.id, call) : null;
-  return rawJson(200, appendJsonField(detail, "transcription", transcription));
-}
+const getCdr =
+  (param: string) =>
+  (context: RouteContext): SandboxResponse => {
+    const { runtime } = context;
+    const nowMs = runtime.clock.now();
+    const call = visibleCall(runtime, context.account, context.params[param] ?? "", nowMs);
+    if (!call) return notFound();
+    const detail = serializeCdrDetail(runtime.cdrs.serialize(call), call);
+    if (!booleanParam(context.request.query, "show_transcription", false)) return rawJson(200, detail);
+    const spec = call.transcription;
+    const { seed } = runtime.world;
+    const transcription =
+      spec && spec.readyAtMs <= nowMs
+        ? runtime.options.apiRevision === "2026"
+          ? callTranscriptionOf(seed, call)
+          : transcriptionOf(seed, context.account.id, call)
+        : null;
+    return rawJson(200, appendJsonField(detail, "transcription", transcription));
+  };
 
-/** CDR routes. */
+/** CDR routes, under their path of each API revision (same query, same rows). */
 export const cdrRoutes: readonly PlatformHandler[] = [
   { method: "GET", path: "/v1/cdr", handle: listCdrs },
-  { method: "GET", path: "/v1/cdr/{uuid}", handle: getCdr },
+  { method: "GET", path: "/v1/cdrs", handle: listCdrs },
+  { method: "GET", path: "/v1/cdr/{uuid}", handle: getCdr("uuid") },
+  { method: "GET", path: "/v1/cdrs/{call_id}", handle: getCdr("call_id") },
 ];

@@ -1,5 +1,5 @@
 import type { Pagination } from "../../platform/common.js";
-import { corruptRow, rowFaultOf } from "../faults/row-faults.js";
+import { serveRow } from "../faults/served-row.js";
 import { type PageRequest, paginationOf } from "../http/paging.js";
 import { hash32, Rng } from "../prng.js";
 import type { RouteContext } from "./route-types.js";
@@ -38,11 +38,12 @@ export function arraySource(rows: readonly PageRow[]): RowSource {
 }
 
 /** Streams served through paginated lists. */
-export type ListStream = "cdrs" | "short_link_metrics" | "invoices";
+export type ListStream = "cdrs" | "short_link_metrics" | "invoices" | "messages";
 
 /** How a list page is wrapped. */
 export interface ListShape {
-  readonly stream: ListStream;
+  /** The stream whose row faults and drift apply to the rows; null for lists without row faults (owned numbers). */
+  readonly stream: ListStream | null;
   /** Name of the array field: `items`, `metrics`, `invoices`. */
   readonly field: string;
   /** Adds `"is_empty": <page has no rows>` before the array (invoices). */
@@ -88,22 +89,22 @@ function slowRows(
   end: number,
 ): Buffer[] {
   const { faults } = context.runtime;
+  const stream = shape.stream;
+  const alters = stream !== null && faults.altersRows(stream);
   let served: string[] = [];
   for (let i = start; i < end; i++) {
     const row = source.row(i);
     let json = row.json;
-    if (faults.corruptsRows) {
+    if (alters) {
       const identity = {
-        stream: shape.stream,
+        stream,
         account: context.account.index,
         day: row.day,
         index: row.index,
       };
-      const fault = rowFaultOf(faults.profile, faults.seed, identity);
-      if (fault) {
-        json = corruptRow(identity, json, fault, faults.seed);
-        faults.count(`row:${fault}`);
-      }
+      const changed = serveRow(faults.profile, faults.seed, identity, json);
+      if (changed.change !== null) faults.count(`row:${changed.change}`);
+      json = changed.json;
     }
     served.push(json);
   }
@@ -113,9 +114,9 @@ function slowRows(
 
 /**
  * Serializes one page of a list: `{"<field>":[rows],"pagination":{...}}`. Applies the request's
- * page fault, the seeded row corruptions and the `shuffle` option; `pagination.total` is the true
- * total of the list. Without row faults or shuffling, rows are copied straight from the source's
- * buffers.
+ * page fault, the profile's seeded row faults and schema drift, and the `shuffle` option;
+ * `pagination.total` is the true total of the list. When the profile changes no row of the stream
+ * and nothing is shuffled, rows are copied straight from the source's buffers.
  */
 export function servePage(
   context: RouteContext,
@@ -124,7 +125,8 @@ export function servePage(
   paging: PageRequest,
 ): Buffer {
   const [start, end] = pageBounds(context, paging, source.total);
-  const fast = !context.runtime.faults.corruptsRows && !context.runtime.options.shuffle;
+  const alters = shape.stream !== null && context.runtime.faults.altersRows(shape.stream);
+  const fast = !alters && !context.runtime.options.shuffle;
   const chunks =
     start >= end ? [] : fast ? source.chunks(start, end) : slowRows(context, shape, source, start, end);
   const pagination: Pagination = paginationOf(paging, source.total);

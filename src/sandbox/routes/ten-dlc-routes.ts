@@ -1,8 +1,9 @@
-import { nudgeRequestSchema, type TenDlcAppeal } from "../../platform/ten-dlc.js";
+import { nudgeRequestSchema, type TenDlcAppeal, type TenDlcBrand } from "../../platform/ten-dlc.js";
 import { errorResponse, json, notFound, ParamError, type SandboxResponse } from "../http/http-kit.js";
 import { parseBody } from "../http/parse-body.js";
 import { hash32, Rng } from "../prng.js";
-import type { SandboxBrand } from "../world.js";
+import type { SandboxRuntime } from "../sandbox-runtime.js";
+import type { SandboxAccount, SandboxBrand } from "../world.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 const CATEGORIES = [
@@ -55,6 +56,22 @@ export function brandAppeals(
   return appeals;
 }
 
+/** The account's brands with their campaigns and review states, as `GET /v3/10dlc/brands` lists them. */
+export function brandsOf(runtime: SandboxRuntime, account: SandboxAccount): TenDlcBrand[] {
+  return account.brands.map((brand) => ({
+    brand_id: brand.brandId,
+    campaigns: brand.campaignIds.map((id) => ({ campaign_id: id, status: runtime.state.campaignStatus(id) })),
+  }));
+}
+
+/**
+ * `GET /v3/10dlc/brands` (a sandbox extension: the interface only shows brand ids as path
+ * parameters): a bare array of the account's brands with their campaigns.
+ */
+function listBrands(context: RouteContext): SandboxResponse {
+  return json(200, brandsOf(context.runtime, context.account));
+}
+
 /** `GET /v3/10dlc/brands/{brand_id}/appeals`: a bare array. */
 function listAppeals(context: RouteContext): SandboxResponse {
   const brand = brandOf(context);
@@ -87,6 +104,7 @@ function nudge(context: RouteContext): SandboxResponse {
 
 /** 10DLC routes. */
 export const tenDlcRoutes: readonly PlatformHandler[] = [
+  { method: "GET", path: "/v3/10dlc/brands", handle: listBrands },
   { method: "GET", path: "/v3/10dlc/brands/{brand_id}/appeals", handle: listAppeals },
   { method: "POST", path: "/v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge", handle: nudge },
 ];

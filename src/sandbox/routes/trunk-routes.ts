@@ -5,6 +5,7 @@ import { json, ParamError, type SandboxResponse } from "../http/http-kit.js";
 import { parseBody } from "../http/parse-body.js";
 import { formatMicros } from "../money.js";
 import { hash32, Rng } from "../prng.js";
+import { trunksOf } from "../trunk-list.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** The account's maximum call duration, seconds (the platform does not publish it; this is the sandbox's). */
@@ -73,6 +74,11 @@ function createTrunk(context: RouteContext): SandboxResponse {
   return json(200, trunk);
 }
 
+/** `GET /v1/trunks`: a bare array of the account's trunks, seeded and created (see trunk-list.ts). */
+function listTrunks(context: RouteContext): SandboxResponse {
+  return json(200, trunksOf(context.runtime, context.account, context.runtime.clock.now()));
+}
+
 /** `POST /v2/webrtc/tokens`: a widget token for one of the account's trunks. */
 function createWidgetToken(context: RouteContext): SandboxResponse {
   const body = parseBody(context.request, createWidgetTokenRequestSchema);
@@ -91,6 +97,7 @@ function createWidgetToken(context: RouteContext): SandboxResponse {
 
 /** Trunk and widget routes. */
 export const trunkRoutes: readonly PlatformHandler[] = [
+  { method: "GET", path: "/v1/trunks", handle: listTrunks },
   { method: "POST", path: "/v1/trunks", handle: createTrunk },
   { method: "POST", path: "/v2/webrtc/tokens", handle: createWidgetToken },
 ];

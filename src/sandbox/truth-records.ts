@@ -1,0 +1,94 @@
+import type { CdrCall } from "./generate-cdr-day.js";
+import { callTranscriptionOf, transcriptionOf } from "./generate-transcription.js";
+import { validationResponse } from "./generate-validation.js";
+import { DAY_MS } from "./sandbox-options.js";
+import type { SandboxRuntime } from "./sandbox-runtime.js";
+import { formatCdrDate } from "./serialize-cdr.js";
+import type { TruthQuery } from "./truth-query.js";
+
+/** Streams read per record (not through a list): their truth is one line per record of the range. */
+export const RECORD_STREAMS = [
+  "transcriptions",
+  "validations",
+  "recordings",
+  "transcription_requests",
+] as const;
+/** A record stream. */
+export type RecordStream = (typeof RECORD_STREAMS)[number];
+
+/** Every call of the range whose CDR is visible now (both directions, generated and API-started). */
+export function visibleCalls(runtime: SandboxRuntime, query: TruthQuery): CdrCall[] {
+  const nowMs = runtime.clock.now();
+  const calls: CdrCall[] = [];
+  for (let day = query.fromMs / DAY_MS; day <= query.toMs / DAY_MS && day * DAY_MS <= nowMs; day++) {
+    if (runtime.cdrs.isEmpty(query.account, day)) continue;
+    for (const call of runtime.cdrs.calls(query.account, day))
+      if (call.visibleAtMs <= nowMs) calls.push(call);
+  }
+  return calls;
+}
+
+/** The truth line of one visible call for a call-based record stream, or null when it has no such record. */
+function callLine(
+  runtime: SandboxRuntime,
+  stream: RecordStream,
+  query: TruthQuery,
+  call: CdrCall,
+): string | null {
+  const nowMs = runtime.clock.now();
+  const { seed } = runtime.world;
+  const spec = call.transcription;
+  switch (stream) {
+    case "recordings":
+      return call.recordingUrl === null
+        ? null
+        : JSON.stringify({
+            uuid: call.uuid,
+            direction: call.direction,
+            date: formatCdrDate(call.startMs),
+            recording_url: call.recordingUrl,
+          });
+    case "transcriptions":
+      if (!spec || spec.readyAtMs > nowMs) return null;
+      return JSON.stringify(
+        runtime.options.apiRevision === "2026"
+          ? callTranscriptionOf(seed, call)
+          : transcriptionOf(seed, query.account.id, call),
+      );
+    case "transcription_requests":
+      return spec
+        ? JSON.stringify({
+            uuid: call.uuid,
+            direction: call.direction,
+            status: spec.readyAtMs > nowMs ? "pending" : spec.status,
+            ready_at: formatCdrDate(spec.readyAtMs),
+          })
+        : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Truth of the streams read per record. `validations`: `{token, ...GET /v1/validation body now}`
+ * per token made in the range. Per visible CDR of the range: `recordings` `{uuid, direction, date,
+ * recording_url}` when it has a recording; `transcriptions` the 200 body of its ready
+ * transcription, in the active revision's shape; `transcription_requests` `{uuid, direction,
+ * status: pending|completed|failed, ready_at}` when it has a transcription at all (ready or not).
+ */
+export function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, query: TruthQuery): string[] {
+  const nowMs = runtime.clock.now();
+  if (stream === "validations") {
+    return query.account.validations
+      .filter(
+        (v) => v.createdAtMs <= nowMs && v.createdAtMs >= query.fromMs && v.createdAtMs < query.toMs + DAY_MS,
+      )
+      .map((v) => JSON.stringify({ token: v.token, ...validationResponse(runtime.world.seed, v, nowMs) }));
+  }
+  const lines: string[] = [];
+  for (const call of visibleCalls(runtime, query)) {
+    const line = callLine(runtime, stream, query, call);
+    if (line !== null) lines.push(line);
+  }
+  return lines;
+}
