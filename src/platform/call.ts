@@ -52,6 +52,8 @@ export type StartCallRequest = z.infer<typeof startCallRequestSchema>;
 
 /** Kinds of account-level call webhooks. */
 export const CALL_WEBHOOK_EVENT_TYPES = ["post-call", "on-call"] as const;
+/** A call webhook kind. */
+export type CallWebhookEventType = (typeof CALL_WEBHOOK_EVENT_TYPES)[number];
 
 /** An account-level call webhook. */
 export const callWebhookSchema = z.looseObject({

@@ -19,8 +19,12 @@ export type CdrType = (typeof CDR_TYPES)[number];
 /** Values of `answered_by`. */
 export const ANSWERED_BY = ["human", "machine"] as const;
 
-/** One call detail record as `GET /v1/cdr` lists it (no `recording_url`). */
-export const cdrSchema = z.looseObject({
+/**
+ * The fields of a CDR row. Revision 2024 sends `uuid`/`parent_uuid`; revision 2026 adds `call_id`/
+ * `parent_call_id` (same values) and may stop sending the deprecated pair, so all four are optional
+ * here and {@link requireCallId} asks for one of the two ids.
+ */
+const cdrFields = {
   date: dateTimeString.nullable(),
   from: z.string(),
   to: z.string(),
@@ -32,15 +36,37 @@ export const cdrSchema = z.looseObject({
   sip_trunk: z.string().nullable(),
   /** Present on inbound calls forwarded to PSTN only. */
   forward_fee: decimalString.optional(),
-  uuid: z.string().min(1),
-  parent_uuid: z.string().nullable(),
+  /** Call id (2024; deprecated in 2026). */
+  uuid: z.string().min(1).optional(),
+  /** Call id (2026). */
+  call_id: z.string().min(1).optional(),
+  parent_uuid: z.string().nullable().optional(),
+  parent_call_id: z.string().nullable().optional(),
   answered_by: z.enum(ANSWERED_BY).nullable(),
-});
+};
+
+/** A row without any call id is invalid: reported on `uuid`, as a missing `uuid` was before 2026. */
+function requireCallId(
+  row: { uuid?: string | undefined; call_id?: string | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (row.call_id !== undefined || row.uuid !== undefined) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["uuid"],
+    message: "Invalid input: expected string, received undefined (a CDR carries call_id or uuid)",
+  });
+}
+
+/** One call detail record as `GET /v1/cdr` (2024) or `GET /v1/cdrs` (2026) lists it (no `recording_url`). */
+export const cdrSchema = z.looseObject(cdrFields).superRefine(requireCallId);
 /** A CDR row of the list endpoint. */
 export type Cdr = z.infer<typeof cdrSchema>;
 
-/** `GET /v1/cdr/{uuid}`: the CDR plus `recording_url`. */
-export const cdrDetailSchema = cdrSchema.extend({ recording_url: z.string().nullable() });
+/** `GET /v1/cdr/{uuid}` (2024), `GET /v1/cdrs/{call_id}` (2026): the CDR plus `recording_url`. */
+export const cdrDetailSchema = z
+  .looseObject({ ...cdrFields, recording_url: z.string().nullable() })
+  .superRefine(requireCallId);
 /** A single CDR with its recording URL. */
 export type CdrDetail = z.infer<typeof cdrDetailSchema>;
 

@@ -1,11 +1,15 @@
 /** The platform's contract, shared by the loader and the sandbox: one schema per resource. */
 export * from "./api-key.js";
+export * from "./api-revision.js";
 export * from "./call.js";
+export * from "./call-transcription.js";
 export * from "./cdr.js";
 export * from "./common.js";
 export * from "./invoice.js";
+export * from "./message.js";
 export * from "./numbers.js";
 export * from "./permissions.js";
+export * from "./recording.js";
 export * from "./short-link-metric.js";
 export * from "./sip-trunk.js";
 export * from "./sub-account.js";

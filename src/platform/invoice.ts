@@ -19,3 +19,19 @@ export const invoicesResponseSchema = z.looseObject({
 });
 /** Envelope of the invoices list. */
 export type InvoicesResponse = z.infer<typeof invoicesResponseSchema>;
+
+/**
+ * How a loader reads a page of `GET /v1/billing/invoices`: `is_empty: true` is a valid empty answer
+ * whatever else it carries (the list or its pagination may be missing then); otherwise both must be there.
+ */
+export const invoicesAnswerSchema = z
+  .looseObject({
+    is_empty: z.boolean(),
+    invoices: z.array(z.unknown()).optional(),
+    pagination: paginationSchema.optional(),
+  })
+  .refine((body) => body.is_empty || (body.invoices !== undefined && body.pagination !== undefined), {
+    message: 'expected "invoices" and "pagination" unless is_empty is true',
+  });
+/** A page of invoices as a loader reads it. */
+export type InvoicesAnswer = z.infer<typeof invoicesAnswerSchema>;

@@ -61,6 +61,17 @@ export const didSchema = z.looseObject({
 /** An owned number. */
 export type Did = z.infer<typeof didSchema>;
 
+/**
+ * `GET /v1/mydids` (2024), `GET /v1/numbers` (2026): the account's owned numbers, paginated. Items
+ * are checked one by one by the loader, so they stay `unknown` here.
+ */
+export const ownedDidsResponseSchema = z.looseObject({
+  dids: z.array(z.unknown()),
+  pagination: paginationSchema,
+});
+/** Envelope of the owned-numbers list. */
+export type OwnedDidsResponse = z.infer<typeof ownedDidsResponseSchema>;
+
 /** Body of `PUT /v1/mydids/{id}`. */
 export const updateDidRequestSchema = z.object({
   call_recording_enabled: z.boolean().optional(),
@@ -110,6 +121,14 @@ export const availableDidsResponseSchema = z.looseObject({
   dids: z.array(purchasableNumberSchema),
   pagination: paginationSchema,
 });
+
+/** A page of available numbers as a loader reads it (each number is checked on its own). */
+export const availableDidsAnswerSchema = z.looseObject({
+  dids: z.array(z.unknown()),
+  pagination: paginationSchema,
+});
+/** A page of available numbers, rows unchecked. */
+export type AvailableDidsAnswer = z.infer<typeof availableDidsAnswerSchema>;
 
 /** Body of `PUT /v1/buy/cart`. */
 export const cartRequestSchema = z.object({ ids: z.array(z.string()).min(1) });

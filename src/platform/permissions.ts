@@ -1,3 +1,5 @@
+import type { ApiRevision } from "./api-revision.js";
+
 /**
  * Permission model of restricted API keys (platform-api.md "Authentication", platform-facts.md
  * "Permissions"): a level per resource, and the permission each route of the platform needs.
@@ -33,49 +35,158 @@ export type Permission = `${PermissionResource}:${"read" | "write"}`;
 /** HTTP methods the platform uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
-/** One route of the platform and the permission it needs. */
+/** One route of the platform, the permission it needs and the API revisions it exists in. */
 export interface PlatformRoute {
   readonly method: HttpMethod;
   /** Path template with `{param}` segments. */
   readonly path: string;
   readonly permission: Permission;
+  readonly revisions: readonly ApiRevision[];
 }
 
-/** Every route of platform-api.md with the permission it needs. */
+/**
+ * Every route of platform-api.md (revision 2024) and of the 2026 revision, with the permission it
+ * needs. A route renamed in 2026 (a path or only its parameter names) is listed once per revision.
+ */
 export const PLATFORM_ROUTES = [
-  { method: "POST", path: "/v1/api-keys", permission: "account:write" },
-  { method: "PUT", path: "/v1/mydids/{id}", permission: "numbers:write" },
-  { method: "GET", path: "/v1/buy/countries/{country}/cities", permission: "numbers:read" },
-  { method: "GET", path: "/v1/buy/countries/{country}/cities/{city}/dids", permission: "numbers:read" },
-  { method: "PUT", path: "/v1/buy/cart", permission: "numbers:write" },
-  { method: "POST", path: "/v1/calls", permission: "calls:write" },
-  { method: "GET", path: "/v1/cdr", permission: "calls:read" },
-  { method: "GET", path: "/v1/cdr/{uuid}", permission: "calls:read" },
-  { method: "GET", path: "/v1/calls/webhooks", permission: "webhooks:read" },
-  { method: "DELETE", path: "/v1/calls/webhooks", permission: "webhooks:write" },
-  { method: "POST", path: "/v1/trunks", permission: "trunks:write" },
-  { method: "GET", path: "/v1/sub-organizations/{id}", permission: "subaccounts:read" },
-  { method: "PUT", path: "/v1/sub-organizations/{id}", permission: "subaccounts:write" },
-  { method: "GET", path: "/v1/short-links/metrics", permission: "campaigns:read" },
-  { method: "GET", path: "/v1/validation/{uuid}", permission: "validator:read" },
-  { method: "GET", path: "/v1/speech-analytics/{uuid}", permission: "calls:read" },
-  { method: "GET", path: "/v3/10dlc/brands/{brand_id}/appeals", permission: "campaigns:read" },
+  { method: "POST", path: "/v1/api-keys", permission: "account:write", revisions: ["2024", "2026"] },
+  { method: "GET", path: "/v1/mydids", permission: "numbers:read", revisions: ["2024"] },
+  { method: "GET", path: "/v1/numbers", permission: "numbers:read", revisions: ["2026"] },
+  { method: "PUT", path: "/v1/mydids/{id}", permission: "numbers:write", revisions: ["2024"] },
+  { method: "PUT", path: "/v1/numbers/{id}", permission: "numbers:write", revisions: ["2026"] },
+  {
+    method: "GET",
+    path: "/v1/buy/countries/{country}/cities",
+    permission: "numbers:read",
+    revisions: ["2024"],
+  },
+  {
+    method: "GET",
+    path: "/v1/buy/countries/{country_id}/cities",
+    permission: "numbers:read",
+    revisions: ["2026"],
+  },
+  {
+    method: "GET",
+    path: "/v1/buy/countries/{country}/cities/{city}/dids",
+    permission: "numbers:read",
+    revisions: ["2024"],
+  },
+  {
+    method: "GET",
+    path: "/v1/buy/countries/{country_id}/cities/{city_id}/dids",
+    permission: "numbers:read",
+    revisions: ["2026"],
+  },
+  { method: "PUT", path: "/v1/buy/cart", permission: "numbers:write", revisions: ["2024", "2026"] },
+  { method: "POST", path: "/v1/calls", permission: "calls:write", revisions: ["2024", "2026"] },
+  { method: "GET", path: "/v1/cdr", permission: "calls:read", revisions: ["2024"] },
+  { method: "GET", path: "/v1/cdrs", permission: "calls:read", revisions: ["2026"] },
+  { method: "GET", path: "/v1/cdr/{uuid}", permission: "calls:read", revisions: ["2024"] },
+  { method: "GET", path: "/v1/cdrs/{call_id}", permission: "calls:read", revisions: ["2026"] },
+  {
+    method: "GET",
+    path: "/v1/cdrs/{call_id}/transcription",
+    permission: "calls:read",
+    revisions: ["2026"],
+  },
+  {
+    method: "GET",
+    path: "/v1/cdrs/{call_id}/transcriptions",
+    permission: "calls:read",
+    revisions: ["2026"],
+  },
+  {
+    method: "POST",
+    path: "/v1/cdrs/{call_id}/retranscribe",
+    permission: "calls:write",
+    revisions: ["2026"],
+  },
+  { method: "GET", path: "/v1/recordings/{call_id}", permission: "recordings:read", revisions: ["2026"] },
+  { method: "GET", path: "/v1/calls/webhooks", permission: "webhooks:read", revisions: ["2024", "2026"] },
+  {
+    method: "DELETE",
+    path: "/v1/calls/webhooks",
+    permission: "webhooks:write",
+    revisions: ["2024", "2026"],
+  },
+  { method: "GET", path: "/v1/trunks", permission: "trunks:read", revisions: ["2024", "2026"] },
+  { method: "POST", path: "/v1/trunks", permission: "trunks:write", revisions: ["2024", "2026"] },
+  {
+    method: "GET",
+    path: "/v1/sub-organizations/{id}",
+    permission: "subaccounts:read",
+    revisions: ["2024", "2026"],
+  },
+  {
+    method: "PUT",
+    path: "/v1/sub-organizations/{id}",
+    permission: "subaccounts:write",
+    revisions: ["2024", "2026"],
+  },
+  {
+    method: "GET",
+    path: "/v1/short-links/metrics",
+    permission: "campaigns:read",
+    revisions: ["2024", "2026"],
+  },
+  { method: "GET", path: "/v1/validation/{uuid}", permission: "validator:read", revisions: ["2024"] },
+  {
+    method: "GET",
+    path: "/v1/validation/{request_id}",
+    permission: "validator:read",
+    revisions: ["2026"],
+  },
+  { method: "GET", path: "/v1/speech-analytics/{uuid}", permission: "calls:read", revisions: ["2024"] },
+  {
+    method: "GET",
+    path: "/v1/speech-analytics/{request_id}",
+    permission: "calls:read",
+    revisions: ["2026"],
+  },
+  { method: "GET", path: "/v3/10dlc/brands", permission: "campaigns:read", revisions: ["2024", "2026"] },
+  {
+    method: "GET",
+    path: "/v3/10dlc/brands/{brand_id}/appeals",
+    permission: "campaigns:read",
+    revisions: ["2024", "2026"],
+  },
   {
     method: "POST",
     path: "/v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge",
     permission: "campaigns:write",
+    revisions: ["2024", "2026"],
   },
-  { method: "GET", path: "/v1/billing/invoices", permission: "billing:read" },
-  { method: "POST", path: "/v2/webrtc/tokens", permission: "embeddable:write" },
+  { method: "GET", path: "/v3/messages", permission: "messages:read", revisions: ["2024", "2026"] },
+  { method: "GET", path: "/v1/billing/invoices", permission: "billing:read", revisions: ["2024", "2026"] },
+  { method: "POST", path: "/v2/webrtc/tokens", permission: "embeddable:write", revisions: ["2024", "2026"] },
 ] as const satisfies readonly PlatformRoute[];
 
-/** Permission needed by the three paths the loader's streams read. */
+/** The routes that exist in `revision`. */
+export function routesOf(revision: ApiRevision): readonly PlatformRoute[] {
+  return PLATFORM_ROUTES.filter((route) => (route.revisions as readonly ApiRevision[]).includes(revision));
+}
+
+/**
+ * Permission needed by the paths each of the loader's streams reads. `recordings` reads the single
+ * CDR (`GET /v1/cdr/{uuid}`, 2026 `/v1/cdrs/{call_id}`), which carries `recording_url`;
+ * `GET /v1/recordings/{call_id}` (2026) needs `recordings:read`. `brand_appeals` lists brands
+ * (`GET /v3/10dlc/brands`) and their appeals, both `campaigns:read`.
+ */
 export const STREAM_PERMISSIONS = {
   cdrs: "calls:read",
   short_link_metrics: "campaigns:read",
   invoices: "billing:read",
   transcriptions: "calls:read",
+  recordings: "calls:read",
   validations: "validator:read",
+  messages: "messages:read",
+  sip_trunks: "trunks:read",
+  numbers: "numbers:read",
+  number_catalog: "numbers:read",
+  brand_appeals: "campaigns:read",
+  call_webhooks: "webhooks:read",
+  sub_accounts: "subaccounts:read",
 } as const satisfies Record<string, Permission>;
 
 /** Whether a key with `levels` (absent resource = none) may use a route needing `permission`. */

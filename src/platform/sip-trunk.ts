@@ -32,6 +32,9 @@ export const sipTrunkSchema = z.looseObject({
 /** A SIP trunk. */
 export type SipTrunk = z.infer<typeof sipTrunkSchema>;
 
+/** `GET /v1/trunks` answers a bare array of the account's trunks. */
+export const sipTrunksResponseSchema = z.array(sipTrunkSchema);
+
 /** Body of `POST /v1/trunks`. */
 export const createTrunkRequestSchema = z.object({
   label: z.string().min(1),

@@ -21,6 +21,26 @@ export type TenDlcAppeal = z.infer<typeof tenDlcAppealSchema>;
 /** `GET /v3/10dlc/brands/{brand_id}/appeals` answers a bare array. */
 export const tenDlcAppealsResponseSchema = z.array(tenDlcAppealSchema);
 
+/** A 10DLC campaign of a brand with its review state (the platform's full state set is not documented). */
+export const tenDlcCampaignSummarySchema = z.looseObject({
+  campaign_id: z.string().min(1),
+  status: z.string(),
+});
+
+/**
+ * One item of `GET /v3/10dlc/brands` (sandbox extension: the interface shows brand ids only as
+ * path parameters): a brand id with its campaigns.
+ */
+export const tenDlcBrandSchema = z.looseObject({
+  brand_id: z.string().min(1),
+  campaigns: z.array(tenDlcCampaignSummarySchema),
+});
+/** A 10DLC brand with its campaigns. */
+export type TenDlcBrand = z.infer<typeof tenDlcBrandSchema>;
+
+/** `GET /v3/10dlc/brands` answers a bare array. */
+export const tenDlcBrandsResponseSchema = z.array(tenDlcBrandSchema);
+
 /** Intents of a Campaign nudge. */
 export const NUDGE_INTENTS = ["REVIEW", "APPEAL_REJECTION"] as const;
 

@@ -1,66 +1,92 @@
-import { CDR_TYPES, type Cdr, cdrSchema, STREAM_PERMISSIONS } from "../platform/index.js";
-import { lastDayOf, windowOf } from "./slice-label.js";
-import type { Slice, StreamDefinition, StreamRequest } from "./stream-definition.js";
+import {
+  CDR_TYPES,
+  type Cdr,
+  type CdrListResponse,
+  type CdrType,
+  cdrListResponseSchema,
+  cdrSchema,
+  STREAM_PERMISSIONS,
+} from "../platform/index.js";
+import { lastDayOf, windowOf } from "../slices.js";
+import { columnsOf, type Implied, type RowOf } from "./columns.js";
+import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";
+
+/** The CDR list path of each API revision. */
+const CDR_LIST_PATH = { "2024": "/v1/cdr", "2026": "/v1/cdrs" } as const;
+
+const c = columnsOf<Cdr>();
+
+/** The direction a CDR request implies (its `type`): a programming error if it implies none. */
+function directionOf(implied: Implied): CdrType {
+  const direction = implied.direction;
+  if (direction !== "placed" && direction !== "received") {
+    throw new Error(`a CDR request must imply direction placed or received, got ${String(direction)}`);
+  }
+  return direction;
+}
 
 /**
- * Call detail records: `GET /v1/cdr` once per direction (the `type` parameter), every disposition.
- * The platform's `to` is an inclusive date, so a one-day window asks `from=D&to=D`. Merged by
- * (account, direction, uuid): the same uuid may be listed as placed and as received.
+ * The columns of `platform.cdrs`. A call's identity is `call_id` (API revision 2026) when present,
+ * else `uuid`; `from`/`to` are reserved words in SQL, hence `from_number`/`to_number`.
  */
-export const cdrsStream: StreamDefinition<typeof cdrSchema> = {
+export const CDR_COLUMNS = [
+  c.required("direction", "text", (_row, implied) => directionOf(implied)),
+  c.required("uuid", "text", (row) => row.call_id ?? row.uuid),
+  c.nullable("date", "timestamptz", (row) => row.date),
+  c.required("from_number", "text", (row) => row.from),
+  c.required("to_number", "text", (row) => row.to),
+  c.required("disposition", "text", (row) => row.disposition),
+  c.required("duration", "integer", (row) => row.duration),
+  c.nullable("destination", "text", (row) => row.destination),
+  c.nullable("per_minute", "numeric", (row) => row.per_minute),
+  c.nullable("charge", "numeric", (row) => row.charge),
+  c.nullable("sip_trunk", "text", (row) => row.sip_trunk),
+  c.nullable("forward_fee", "numeric", (row) => row.forward_fee),
+  c.nullable("parent_uuid", "text", (row) => row.parent_call_id ?? row.parent_uuid),
+  c.nullable("answered_by", "text", (row) => row.answered_by),
+] as const;
+
+/** A row of `platform.cdrs` as readers get it (typed columns only). */
+export type CdrRow = RowOf<typeof CDR_COLUMNS>;
+
+/**
+ * Call detail records: `GET /v1/cdr` (2026: `/v1/cdrs`) once per direction (the `type` parameter),
+ * every disposition. The platform's `to` is an inclusive date, so a one-day window asks
+ * `from=D&to=D`. Merged by (account, direction, uuid): the same call may be listed as placed and
+ * as received. An answered call with a rate and a duration but no charge is counted, not zeroed.
+ */
+export const cdrsStream = defineStream({
   name: "cdrs",
   permission: STREAM_PERMISSIONS.cdrs,
   slicing: "date_window",
-  requests(slice: Slice): readonly StreamRequest[] {
+  revisionDependent: true,
+  requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
     const window = windowOf(slice, "cdrs");
     return CDR_TYPES.map((type) => ({
-      path: "/v1/cdr",
+      path: CDR_LIST_PATH[context.revision],
       query: { from: window.start, to: lastDayOf(window), type, disposition: "all" },
       implied: { direction: type },
     }));
   },
-  itemsField: "items",
-  schema: cdrSchema,
-  table: "platform.cdrs",
-  columns: [
-    { name: "direction", pgType: "text" },
-    { name: "uuid", pgType: "text" },
-    { name: "date", pgType: "timestamptz" },
-    { name: "from_number", pgType: "text" },
-    { name: "to_number", pgType: "text" },
-    { name: "disposition", pgType: "text" },
-    { name: "duration", pgType: "integer" },
-    { name: "destination", pgType: "text" },
-    { name: "per_minute", pgType: "numeric" },
-    { name: "charge", pgType: "numeric" },
-    { name: "sip_trunk", pgType: "text" },
-    { name: "forward_fee", pgType: "numeric" },
-    { name: "parent_uuid", pgType: "text" },
-    { name: "answered_by", pgType: "text" },
-  ],
-  key: ["_account", "direction", "uuid"],
-  writeMode: "merge",
-  windowColumn: "date",
-  toRow(row: Cdr, implied) {
-    const direction = implied.direction;
-    if (direction !== "placed" && direction !== "received") {
-      throw new Error(`a CDR request must imply direction placed or received, got ${String(direction)}`);
-    }
-    return {
-      direction,
-      uuid: row.uuid,
-      date: row.date,
-      from_number: row.from,
-      to_number: row.to,
-      disposition: row.disposition,
-      duration: row.duration,
-      destination: row.destination,
-      per_minute: row.per_minute,
-      charge: row.charge,
-      sip_trunk: row.sip_trunk,
-      forward_fee: row.forward_fee ?? null,
-      parent_uuid: row.parent_uuid,
-      answered_by: row.answered_by,
-    };
+  answer: {
+    kind: "pages",
+    envelope: cdrListResponseSchema,
+    rows: (body: CdrListResponse) => body.items,
+    pagination: (body: CdrListResponse) => body.pagination,
   },
-};
+  schema: cdrSchema,
+  columns: CDR_COLUMNS,
+  table: { name: "platform.cdrs", key: ["direction", "uuid"], writeMode: "merge", windowColumn: "date" },
+  qualityChecks: [
+    {
+      name: "missing_charge",
+      description: "answered calls with a per-minute rate and a duration but no charge",
+      test: (row) =>
+        row.disposition === "answered" &&
+        row.per_minute !== null &&
+        typeof row.duration === "number" &&
+        row.duration > 0 &&
+        row.charge === null,
+    },
+  ],
+});

@@ -1,30 +1,45 @@
-import { type Invoice, invoiceSchema, STREAM_PERMISSIONS } from "../platform/index.js";
-import type { StreamDefinition, StreamRequest } from "./stream-definition.js";
+import {
+  type Invoice,
+  type InvoicesAnswer,
+  invoiceSchema,
+  invoicesAnswerSchema,
+  STREAM_PERMISSIONS,
+} from "../platform/index.js";
+import { columnsOf, type RowOf } from "./columns.js";
+import { defineStream, type StreamRequest } from "./stream-definition.js";
+
+const c = columnsOf<Invoice>();
+
+/** The columns of `platform.invoices`. */
+export const INVOICE_COLUMNS = [
+  c.required("id", "bigint", (row) => row.id),
+  c.required("from_date", "date", (row) => row.from_date),
+  c.required("to_date", "date", (row) => row.to_date),
+  c.required("amount", "numeric", (row) => row.amount),
+] as const;
+
+/** A row of `platform.invoices` as readers get it (typed columns only). */
+export type InvoiceRow = RowOf<typeof INVOICE_COLUMNS>;
 
 /**
  * Monthly statements: `GET /v1/billing/invoices`, every page on every run (full refresh), merged by
  * (account, id). `is_empty: true` is a valid empty answer, whatever `invoices` holds.
  */
-export const invoicesStream: StreamDefinition<typeof invoiceSchema> = {
+export const invoicesStream = defineStream({
   name: "invoices",
   permission: STREAM_PERMISSIONS.invoices,
   slicing: "full_refresh",
   requests(): readonly StreamRequest[] {
     return [{ path: "/v1/billing/invoices", query: {}, implied: {} }];
   },
-  itemsField: "invoices",
-  isEmptyAnswer: (body) => body.is_empty === true,
-  schema: invoiceSchema,
-  table: "platform.invoices",
-  columns: [
-    { name: "id", pgType: "bigint" },
-    { name: "from_date", pgType: "date" },
-    { name: "to_date", pgType: "date" },
-    { name: "amount", pgType: "numeric" },
-  ],
-  key: ["_account", "id"],
-  writeMode: "merge",
-  toRow(row: Invoice) {
-    return { id: row.id, from_date: row.from_date, to_date: row.to_date, amount: row.amount };
+  answer: {
+    kind: "pages",
+    envelope: invoicesAnswerSchema,
+    rows: (body: InvoicesAnswer) => (body.is_empty ? [] : (body.invoices ?? [])),
+    pagination: (body: InvoicesAnswer) =>
+      body.is_empty && body.pagination === undefined ? null : body.pagination!,
   },
-};
+  schema: invoiceSchema,
+  columns: INVOICE_COLUMNS,
+  table: { name: "platform.invoices", key: ["id"], writeMode: "merge" },
+});

@@ -1,12 +1,8 @@
 import type { z } from "zod";
-import type { StreamDefinition } from "./stream-definition.js";
+import type { LoadRow } from "../warehouse/landing-table.js";
+import { readColumns, type StreamColumn } from "./columns.js";
 
-/** A validated row ready to load: the typed columns and the fields the schema does not know. */
-export interface LoadRow {
-  readonly columns: Readonly<Record<string, unknown>>;
-  /** Unknown fields of the platform's row (kept in `_extra`); null when there are none. */
-  readonly extra: Readonly<Record<string, unknown>> | null;
-}
+export type { LoadRow } from "../warehouse/landing-table.js";
 
 /** Field names a row schema declares (an object schema's `shape`), empty for any other schema. */
 export function knownFields(schema: z.ZodType): ReadonlySet<string> {
@@ -16,19 +12,26 @@ export function knownFields(schema: z.ZodType): ReadonlySet<string> {
 
 const knownFieldsCache = new WeakMap<z.ZodType, ReadonlySet<string>>();
 
+/** What turns a validated row into a LoadRow: the schema it passed (its fields are known) and the declared columns. */
+export interface RowShape {
+  readonly schema: z.ZodType;
+  readonly columns: readonly StreamColumn<never>[];
+}
+
 /**
- * Turns a row that passed `stream.schema` into a LoadRow: `toRow` gives the typed columns, and
- * every field the schema does not declare goes to `extra` so nothing the platform sent is lost.
+ * Turns a row that passed `shape.schema` into a LoadRow: the declared columns give the typed
+ * values, and every field the schema does not declare goes to `extra` so nothing the platform sent
+ * is lost.
  */
-export function toLoadRow<Schema extends z.ZodType>(
-  stream: StreamDefinition<Schema>,
-  parsed: z.infer<Schema>,
+export function toLoadRow(
+  shape: RowShape,
+  parsed: unknown,
   implied: Readonly<Record<string, string>>,
 ): LoadRow {
-  let known = knownFieldsCache.get(stream.schema);
+  let known = knownFieldsCache.get(shape.schema);
   if (!known) {
-    known = knownFields(stream.schema);
-    knownFieldsCache.set(stream.schema, known);
+    known = knownFields(shape.schema);
+    knownFieldsCache.set(shape.schema, known);
   }
   let extra: Record<string, unknown> | null = null;
   for (const [field, value] of Object.entries(parsed as Record<string, unknown>)) {
@@ -36,5 +39,5 @@ export function toLoadRow<Schema extends z.ZodType>(
     extra ??= {};
     extra[field] = value;
   }
-  return { columns: stream.toRow(parsed, implied), extra };
+  return { columns: readColumns(shape.columns, parsed as never, implied), extra };
 }

@@ -1,19 +1,56 @@
-import type { KNOWN_STREAMS } from "../config.js";
 import { UsageError } from "../errors.js";
+import { brandAppealsStream } from "./brand-appeals.js";
+import { callWebhooksStream } from "./call-webhooks.js";
 import { cdrsStream } from "./cdrs.js";
 import { invoicesStream } from "./invoices.js";
+import { messagesStream } from "./messages.js";
+import { numberCatalogStream } from "./number-catalog.js";
+import { numbersStream } from "./numbers.js";
+import { recordingsStream } from "./recordings.js";
 import { shortLinkMetricsStream } from "./short-link-metrics.js";
+import { sipTrunksStream } from "./sip-trunks.js";
 import type { StreamDefinition } from "./stream-definition.js";
+import { subAccountsStream } from "./sub-accounts.js";
+import { transcriptionsStream } from "./transcriptions.js";
+import { validationsStream } from "./validations.js";
 
-/** A stream name the loader knows. */
-export type StreamName = (typeof KNOWN_STREAMS)[number];
-
-/** Every stream by name. Adding a stream: one file, one migration, one line here. */
-export const STREAMS: Readonly<Record<StreamName, StreamDefinition>> = {
+/**
+ * Every stream by name: the one list of streams. The config accepts exactly these names; adding a
+ * stream is one line here (a test checks each key is its stream's own name).
+ */
+export const STREAMS = {
   cdrs: cdrsStream as StreamDefinition,
   short_link_metrics: shortLinkMetricsStream as StreamDefinition,
   invoices: invoicesStream as StreamDefinition,
-};
+  messages: messagesStream as StreamDefinition,
+  sip_trunks: sipTrunksStream as StreamDefinition,
+  numbers: numbersStream as StreamDefinition,
+  call_webhooks: callWebhooksStream as StreamDefinition,
+  brand_appeals: brandAppealsStream as StreamDefinition,
+  sub_accounts: subAccountsStream as StreamDefinition,
+  number_catalog: numberCatalogStream as StreamDefinition,
+  transcriptions: transcriptionsStream as StreamDefinition,
+  recordings: recordingsStream as StreamDefinition,
+  validations: validationsStream as StreamDefinition,
+} as const satisfies Readonly<Record<string, StreamDefinition>>;
+
+/** A stream name the loader knows. */
+export type StreamName = keyof typeof STREAMS;
+
+/** The names of every stream, in the registry's order. */
+export const STREAM_NAMES = Object.keys(STREAMS) as readonly StreamName[];
+
+/** Every stream's landing table by stream name (for counts in `status` and the demo). */
+export function landingTables(): { stream: string; table: string }[] {
+  return Object.values(STREAMS).map((s) => ({ stream: s.name, table: s.table.name }));
+}
+
+/** The kind each lookup stream tracks its ids under (for `status`). */
+export function trackedKinds(): { stream: string; kind: string }[] {
+  return Object.values(STREAMS).flatMap((s) =>
+    s.lookup === undefined ? [] : [{ stream: s.name, kind: s.lookup.trackedKind }],
+  );
+}
 
 /** The definition of stream `name`; an unknown name is a UsageError listing the known ones. */
 export function getStream(name: string): StreamDefinition {

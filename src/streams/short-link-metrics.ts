@@ -1,12 +1,40 @@
-import { type ShortLinkMetric, STREAM_PERMISSIONS, shortLinkMetricSchema } from "../platform/index.js";
-import { lastDayOf, windowOf } from "./slice-label.js";
-import type { Slice, StreamDefinition, StreamRequest } from "./stream-definition.js";
+import {
+  type ShortLinkMetric,
+  type ShortLinkMetricsResponse,
+  STREAM_PERMISSIONS,
+  shortLinkMetricSchema,
+  shortLinkMetricsResponseSchema,
+} from "../platform/index.js";
+import { lastDayOf, windowOf } from "../slices.js";
+import { columnsOf, type RowOf } from "./columns.js";
+import { defineStream, type Slice, type StreamRequest } from "./stream-definition.js";
+
+const c = columnsOf<ShortLinkMetric>();
+
+/** The columns of `platform.short_link_metrics`; `created_date` is the UTC day of `created_at`. */
+export const SHORT_LINK_METRIC_COLUMNS = [
+  // The schema guarantees `YYYY-MM-DD HH:MM:SS(.s)Z`: UTC, so the date is its first ten characters.
+  c.required("created_date", "date", (row) => row.created_at.slice(0, 10)),
+  c.required("created_at", "timestamptz", (row) => row.created_at),
+  c.required("latitude", "double precision", (row) => row.latitude),
+  c.required("longitude", "double precision", (row) => row.longitude),
+  c.required("operating_system", "text", (row) => row.operating_system),
+  c.required("browser", "text", (row) => row.browser),
+  c.required("language", "text", (row) => row.language),
+  c.required("phone", "text", (row) => row.phone),
+  c.required("utm_campaign", "text", (row) => row.utm_campaign),
+  c.required("link_hash", "text", (row) => row.link_hash),
+  c.required("user_id", "bigint", (row) => row.user_id),
+] as const;
+
+/** A row of `platform.short_link_metrics` as readers get it (typed columns only). */
+export type ShortLinkMetricRow = RowOf<typeof SHORT_LINK_METRIC_COLUMNS>;
 
 /**
  * Clicks on short links: `GET /v1/short-links/metrics` by window. Rows have no id, so a window is
  * loaded by replacing its rows (`created_date`, the UTC date of `created_at`) in one transaction.
  */
-export const shortLinkMetricsStream: StreamDefinition<typeof shortLinkMetricSchema> = {
+export const shortLinkMetricsStream = defineStream({
   name: "short_link_metrics",
   permission: STREAM_PERMISSIONS.short_link_metrics,
   slicing: "date_window",
@@ -16,39 +44,18 @@ export const shortLinkMetricsStream: StreamDefinition<typeof shortLinkMetricSche
       { path: "/v1/short-links/metrics", query: { from: window.start, to: lastDayOf(window) }, implied: {} },
     ];
   },
-  itemsField: "metrics",
-  schema: shortLinkMetricSchema,
-  table: "platform.short_link_metrics",
-  columns: [
-    { name: "created_date", pgType: "date" },
-    { name: "created_at", pgType: "timestamptz" },
-    { name: "latitude", pgType: "double precision" },
-    { name: "longitude", pgType: "double precision" },
-    { name: "operating_system", pgType: "text" },
-    { name: "browser", pgType: "text" },
-    { name: "language", pgType: "text" },
-    { name: "phone", pgType: "text" },
-    { name: "utm_campaign", pgType: "text" },
-    { name: "link_hash", pgType: "text" },
-    { name: "user_id", pgType: "bigint" },
-  ],
-  key: ["_account", "created_date"],
-  writeMode: "replace_window",
-  windowColumn: "created_date",
-  toRow(row: ShortLinkMetric) {
-    return {
-      // The schema guarantees `YYYY-MM-DD HH:MM:SS(.s)Z`: UTC, so the date is its first ten characters.
-      created_date: row.created_at.slice(0, 10),
-      created_at: row.created_at,
-      latitude: row.latitude,
-      longitude: row.longitude,
-      operating_system: row.operating_system,
-      browser: row.browser,
-      language: row.language,
-      phone: row.phone,
-      utm_campaign: row.utm_campaign,
-      link_hash: row.link_hash,
-      user_id: row.user_id,
-    };
+  answer: {
+    kind: "pages",
+    envelope: shortLinkMetricsResponseSchema,
+    rows: (body: ShortLinkMetricsResponse) => body.metrics,
+    pagination: (body: ShortLinkMetricsResponse) => body.pagination,
   },
-};
+  schema: shortLinkMetricSchema,
+  columns: SHORT_LINK_METRIC_COLUMNS,
+  table: {
+    name: "platform.short_link_metrics",
+    key: null,
+    writeMode: "replace_window",
+    windowColumn: "created_date",
+  },
+});

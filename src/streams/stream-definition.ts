@@ -1,23 +1,31 @@
 import type { z } from "zod";
+import type { AccountSources } from "../config.js";
+import type { ApiRevision } from "../platform/api-revision.js";
+import type { Pagination } from "../platform/common.js";
+import type { Slice } from "../slices.js";
+import type { LandingTable, WriteMode } from "../warehouse/landing-table.js";
+import type { CandidateKind } from "../warehouse/lookup-candidates.js";
+import type { Implied, StreamColumn } from "./columns.js";
 
-/** How a stream's rows reach its landing table. */
-export const WRITE_MODES = ["merge", "replace_window"] as const;
-/** `merge`: upsert by key; `replace_window`: delete the window's rows and insert the new ones, in one transaction. */
-export type WriteMode = (typeof WRITE_MODES)[number];
+export type { DateWindow, Slice } from "../slices.js";
 
 /** How a stream is cut into slices. */
-export const SLICINGS = ["date_window", "full_refresh"] as const;
-/** `date_window`: UTC date windows with state; `full_refresh`: all pages every run, one slice. */
+export const SLICINGS = ["date_window", "full_refresh", "lookup"] as const;
+/**
+ * `date_window`: UTC date windows with state; `full_refresh`: all pages every run, one slice;
+ * `lookup`: one request per id the warehouse proposes (a call's transcription), in batches, each
+ * id's state tracked in `etl.tracked_requests` so it is asked again only while it can change.
+ */
 export type Slicing = (typeof SLICINGS)[number];
 
-/** A date window [start, end): `YYYY-MM-DD` strings, end exclusive. */
-export interface DateWindow {
-  readonly start: string;
-  readonly end: string;
-}
-
-/** One slice of work: a date window, or the whole resource for a full refresh. */
-export type Slice = { readonly kind: "window"; readonly window: DateWindow } | { readonly kind: "full" };
+/** States of a looked-up id (`etl.tracked_requests.status`). */
+export const TRACKED_STATES = ["pending", "final", "none", "expired", "not_found"] as const;
+/**
+ * `pending`: asked again next run (a 202, a validation in progress); `final`: answered for good;
+ * `none`: the platform has nothing for it (404), never asked again; `expired`: pending for longer
+ * than the stream waits; `not_found`: an id the platform does not know (a validation token's 404).
+ */
+export type TrackedState = (typeof TRACKED_STATES)[number];
 
 /** One paginated request a slice needs (CDRs need two: placed and received). */
 export interface StreamRequest {
@@ -26,47 +34,176 @@ export interface StreamRequest {
   readonly query: Readonly<Record<string, string>>;
   /** Values the request implies for every row it returns (e.g. `{ direction: "placed" }`). */
   readonly implied: Readonly<Record<string, string>>;
+  /** For a lookup: the id the request asks about (its state is tracked). */
+  readonly lookupId?: string;
 }
 
-/** A typed column of a landing table (besides `_account`, `_run_id`, `_extracted_at`, `_extra`). */
-export interface ColumnSpec {
-  readonly name: string;
-  /** PostgreSQL type as written in the migration: text, numeric, integer, bigint, timestamptz, date, boolean, double precision, jsonb. */
-  readonly pgType: string;
+/** What a stream's requests may depend on besides the slice. */
+export interface RequestContext {
+  /** The revision of the platform's API the account is read with. */
+  readonly revision: ApiRevision;
+  /** The ids the account's config names (brands, sub-accounts, countries, tokens). */
+  readonly sources: AccountSources;
+  /** The run's UTC day (the date of a dated snapshot). */
+  readonly today: string;
+  /** What the stream's discovery found for this slice (brand ids, cities), each as implied values. */
+  readonly discovered: readonly Implied[];
 }
 
 /**
- * A stream is data plus a few hooks: where to read, how to slice, how to validate, where and how
- * to write. Streams never touch the database or the network themselves.
+ * A value that looks like data but is not (an answered call without a charge): such rows load as
+ * they are (nulls stay null) and are counted per slice in `etl.run_slices.quality` and the run
+ * summary, with a warning.
+ */
+export interface QualityCheck {
+  /** Key in `etl.run_slices.quality`, e.g. `missing_charge`. */
+  readonly name: string;
+  /** What a counted row is, for the warning. */
+  readonly description: string;
+  /** True when the typed columns of a loaded row have the problem. */
+  test(columns: Readonly<Record<string, unknown>>): boolean;
+}
+
+/**
+ * One page of a list answer as the stream reads it: the envelope's schema (from `src/platform`),
+ * the rows in it (still unchecked: each is validated on its own) and its pagination.
+ */
+export interface PagedAnswer<Envelope = unknown> {
+  readonly kind: "pages";
+  readonly envelope: z.ZodType<Envelope>;
+  rows(body: Envelope): readonly unknown[];
+  /** The page's pagination, or null for a valid empty answer that carries none (invoices: `is_empty`). */
+  pagination(body: Envelope): Pagination | null;
+}
+
+/**
+ * An answer that holds every row at once, with no pagination: a bare array (trunks, webhooks,
+ * appeals) or a single object (a sub-account); `rows` gives the rows it holds.
+ */
+export interface WholeAnswer<Envelope = unknown> {
+  readonly kind: "whole";
+  readonly envelope: z.ZodType<Envelope>;
+  rows(body: Envelope): readonly unknown[];
+}
+
+/** How one request's answer reads. */
+export type StreamAnswer<Envelope = unknown> = PagedAnswer<Envelope> | WholeAnswer<Envelope>;
+
+/**
+ * What a stream must ask the platform before its own requests, because they iterate over it: the
+ * brands whose appeals load, the cities of a country whose numbers load. Each discovered row gives
+ * implied values (`{ brand_id }`) that the stream's `requests` read from `context.discovered`.
+ */
+export interface Discovery {
+  /** The listing requests (none when the config already names what to read). */
+  requests(context: Omit<RequestContext, "discovered">): readonly StreamRequest[];
+  readonly answer: StreamAnswer;
+  /** The values one listed row gives the stream's requests (null to skip it), with its request's implied values. */
+  values(row: unknown, implied: Implied): Implied | null;
+}
+
+/** How a lookup stream finds its ids and reads what the platform says of each. */
+export interface LookupSpec {
+  /** Which ids the warehouse proposes each run (see src/warehouse/lookup-candidates.ts). */
+  readonly candidates: CandidateKind;
+  /** The kind the ids are tracked under in `etl.tracked_requests`. */
+  readonly trackedKind: string;
+  /** Ids the account's config asks to track (validation tokens), started as pending before each run. */
+  configured?(sources: AccountSources): readonly string[];
+  /** What one answer (its HTTP status, 2xx or 404, and body) means for its id. */
+  state(status: number, body: unknown): TrackedState;
+}
+
+/**
+ * A second table a stream's rows feed (a transcription's turns, a validation's results): each
+ * validated parent row gives its child rows, validated with the parent, written by key in the
+ * parent's transaction.
+ */
+export interface ChildTable<Row = never> {
+  /** Name of the child rows in records and messages (`transcription_turns`). */
+  readonly name: string;
+  /** The child row's schema (its declared fields are known; the others go to `_extra`). */
+  readonly schema: z.ZodType;
+  readonly columns: readonly StreamColumn<never>[];
+  readonly table: LandingTable;
+  /** The child rows of one validated parent row, each with the values it implies (the parent's key). */
+  rows(parent: Row, implied: Implied): readonly { readonly row: unknown; readonly implied: Implied }[];
+}
+
+/** Where a stream's rows land, besides the columns (which come from the stream's `columns`). */
+export interface TableSpec {
+  /** Schema-qualified name (`platform.cdrs`). */
+  readonly name: string;
+  /** Columns identifying a row within its account; null when rows have no id (`replace_window`). */
+  readonly key: readonly string[] | null;
+  readonly writeMode: WriteMode;
+  /** The column whose UTC date places a row in a window (see LandingTable.windowColumn). */
+  readonly windowColumn?: string;
+}
+
+/**
+ * A stream is data plus a few hooks: where to read, how to slice, how to validate, what its
+ * columns are and where and how they are written. Streams never touch the database or the network
+ * themselves. Build one with {@link defineStream}.
  */
 export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
+  /** The stream's name, its key in the registry (`src/streams/registry.ts`). */
   readonly name: string;
   /** Permission a restricted key needs, as the platform names it (e.g. `billing:read`). */
   readonly permission: string;
   readonly slicing: Slicing;
   /** Requests for one slice. */
-  requests(slice: Slice): readonly StreamRequest[];
-  /** Field of the list response holding the rows (`items`, `metrics`, `invoices`). */
-  readonly itemsField: string;
-  /**
-   * True when a response body is a valid empty answer whatever its items field holds (invoices:
-   * `is_empty: true`); such a page has no rows. Absent: an empty answer is an empty items array.
-   */
-  isEmptyAnswer?(body: Readonly<Record<string, unknown>>): boolean;
+  requests(slice: Slice, context: RequestContext): readonly StreamRequest[];
+  /** True when the paths differ between API revisions (an `auto` account then asks the platform once per run). */
+  readonly revisionDependent?: boolean;
+  /** How one request's answer reads (pages of a list, or all rows at once). */
+  readonly answer: StreamAnswer;
+  /** What to list first, when the stream's requests iterate over the platform's own ids. */
+  readonly discovery?: Discovery;
   /** Row schema from src/platform (loose about unknown fields, which land in `_extra`). */
   readonly schema: Schema;
-  /** Landing table, schema-qualified (`platform.cdrs`). */
-  readonly table: string;
-  /** Typed columns of the landing table, in order. */
-  readonly columns: readonly ColumnSpec[];
-  /** Key columns (always starting with `_account`); for `replace_window` streams the window column instead. */
-  readonly key: readonly string[];
-  readonly writeMode: WriteMode;
+  /** The typed columns, declared once: name, PostgreSQL type, nullability, how to read them. */
+  readonly columns: readonly StreamColumn<z.infer<Schema>>[];
+  /** The landing table as the warehouse writes it (its columns are `columns`). */
+  readonly table: LandingTable;
+  /** Values that look like data but are not, counted per slice. */
+  readonly qualityChecks?: readonly QualityCheck[];
   /**
-   * The column whose UTC date places a row in a window. Required for `replace_window`; optional for
-   * `merge`, where it lets the loader see cheaply that a window holds no rows yet (insert fast path).
+   * Fields of the platform's rows that hold credentials (a sub-account's `api_key`, a trunk's
+   * `access_token`): never a column, never in `_extra`, and masked in a reject's stored raw row.
    */
-  readonly windowColumn?: string;
-  /** Maps a validated row (plus the request's implied values) to the typed columns. */
-  toRow(row: z.infer<Schema>, implied: Readonly<Record<string, string>>): Record<string, unknown>;
+  readonly secretFields?: readonly string[];
+  /** How a `lookup` stream finds its ids and reads each answer. */
+  readonly lookup?: LookupSpec;
+  /** The row schema for a request's implied values, when one stream reads two shapes (2024 and 2026 transcriptions). */
+  schemaFor?(implied: Implied): z.ZodType;
+  /** Tables the stream's rows also feed. */
+  readonly children?: readonly ChildTable<z.infer<Schema>>[];
+}
+
+/** A stream as written in its file: everything but the landing table, which is built from `table` and `columns`. */
+export type StreamSpec<Schema extends z.ZodType, Envelope> = Omit<
+  StreamDefinition<Schema>,
+  "table" | "answer"
+> & {
+  readonly answer: StreamAnswer<Envelope>;
+  readonly table: TableSpec;
+};
+
+/** Builds a stream from its file's declaration: the landing table takes the declared columns. */
+export function defineStream<Schema extends z.ZodType, Envelope>(
+  spec: StreamSpec<Schema, Envelope>,
+): StreamDefinition<Schema> {
+  const { table, answer, ...rest } = spec;
+  return {
+    ...rest,
+    answer: answer as StreamAnswer,
+    table: {
+      name: table.name,
+      columns: spec.columns,
+      key: table.key,
+      writeMode: table.writeMode,
+      ...(table.windowColumn === undefined ? {} : { windowColumn: table.windowColumn }),
+    },
+  };
 }

@@ -1,0 +1,37 @@
+import {
+  bareArraySchema,
+  type CallWebhook,
+  callWebhookSchema,
+  STREAM_PERMISSIONS,
+} from "../platform/index.js";
+import { columnsOf, type RowOf } from "./columns.js";
+import { defineStream, type StreamRequest } from "./stream-definition.js";
+
+const c = columnsOf<CallWebhook>();
+
+/** The columns of `platform.call_webhooks` (the warehouse adds `valid_from` / `valid_to`). */
+export const CALL_WEBHOOK_COLUMNS = [
+  c.required("event_type", "text", (row) => row.event_type),
+  c.required("url", "text", (row) => row.url),
+] as const;
+
+/** A row of `platform.call_webhooks` as readers get it (typed columns only). */
+export type CallWebhookRow = RowOf<typeof CALL_WEBHOOK_COLUMNS>;
+
+/**
+ * Account-level call webhooks: `GET /v1/calls/webhooks` (a bare array), every run, kept as history
+ * per event type: a changed URL or a deleted webhook closes the open version at the read's time and
+ * opens the new one, so what was configured when is visible over time.
+ */
+export const callWebhooksStream = defineStream({
+  name: "call_webhooks",
+  permission: STREAM_PERMISSIONS.call_webhooks,
+  slicing: "full_refresh",
+  requests(): readonly StreamRequest[] {
+    return [{ path: "/v1/calls/webhooks", query: {}, implied: {} }];
+  },
+  answer: { kind: "whole", envelope: bareArraySchema, rows: (body: unknown[]) => body },
+  schema: callWebhookSchema,
+  columns: CALL_WEBHOOK_COLUMNS,
+  table: { name: "platform.call_webhooks", key: ["event_type"], writeMode: "history" },
+});

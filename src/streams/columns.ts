@@ -1,0 +1,70 @@
+/**
+ * A stream's columns, declared once: name, PostgreSQL type, nullability and how to read the value
+ * from a validated row (and the values its request implied). The loader's column list, the row
+ * mapping (`toRow`), the readers' Kysely types and the migration check all come from this one list.
+ */
+import type { LandingColumn, PgType, PgValue } from "../warehouse/landing-table.js";
+
+/** Values a request implies for every row it returns (CDRs: `direction`). */
+export type Implied = Readonly<Record<string, string>>;
+
+/** A typed column of a stream's landing table and how a validated `Row` fills it. */
+export interface StreamColumn<Row = never, Name extends string = string, Type extends PgType = PgType>
+  extends LandingColumn {
+  readonly name: Name;
+  readonly pgType: Type;
+  /** The column's value for a validated row (null for SQL NULL). */
+  read(row: Row, implied: Implied): unknown;
+}
+
+/** A column declaration that keeps its name, type and nullability in the type, for {@link RowOf}. */
+export interface DeclaredColumn<Row, Name extends string, Type extends PgType, Nullable extends boolean>
+  extends StreamColumn<Row, Name, Type> {
+  readonly nullable: Nullable;
+}
+
+/**
+ * Column builders for rows of type `Row`: `required("uuid", "text", (r) => r.uuid)`,
+ * `nullable("charge", "numeric", (r) => r.charge)`.
+ */
+export function columnsOf<Row>() {
+  return {
+    /** A NOT NULL column. */
+    required<const Name extends string, const Type extends PgType>(
+      name: Name,
+      pgType: Type,
+      read: (row: Row, implied: Implied) => unknown,
+    ): DeclaredColumn<Row, Name, Type, false> {
+      return { name, pgType, nullable: false, read };
+    },
+    /** A column that admits NULL (the platform's field is nullable or optional). */
+    nullable<const Name extends string, const Type extends PgType>(
+      name: Name,
+      pgType: Type,
+      read: (row: Row, implied: Implied) => unknown,
+    ): DeclaredColumn<Row, Name, Type, true> {
+      return { name, pgType, nullable: true, read };
+    },
+  };
+}
+
+/** The typed columns of a landing row as a reader gets them, from a stream's column declarations. */
+export type RowOf<Columns extends readonly DeclaredColumn<never, string, PgType, boolean>[]> = {
+  -readonly [C in Columns[number] as C["name"]]: C["nullable"] extends true
+    ? PgValue[C["pgType"]] | null
+    : PgValue[C["pgType"]];
+};
+
+/** The typed column values of one validated row, read through the declarations. */
+export function readColumns<Row>(
+  columns: readonly StreamColumn<Row>[],
+  row: Row,
+  implied: Implied,
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const column of columns) {
+    const value = column.read(row, implied);
+    values[column.name] = value === undefined ? null : value;
+  }
+  return values;
+}
