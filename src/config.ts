@@ -4,12 +4,18 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { redactUrl, UsageError } from "./errors.js";
 import { Secret } from "./secret.js";
+import { STREAM_NAMES, type StreamName } from "./streams/registry.js";
+
+/** The stream names as zod's enum wants them (a non-empty tuple). */
+const streamName = z.enum(STREAM_NAMES as unknown as readonly [StreamName, ...StreamName[]]);
 
 /** Share of `requests_per_second` the adaptive rate never drops below unless configured otherwise. */
 export const DEFAULT_MIN_RATE_SHARE = 0.1;
 
-/** Streams the loader knows; the registry in src/streams maps each name to its definition. */
-export const KNOWN_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
+/** Revisions of the platform's API an account can be read with; `auto` asks the platform once per run. */
+export const API_REVISION_SETTINGS = ["auto", "2024", "2026"] as const;
+/** An account's `api_revision` setting. */
+export type ApiRevisionSetting = (typeof API_REVISION_SETTINGS)[number];
 
 /** True for a real calendar day written `YYYY-MM-DD` (2026-02-31 is not one). */
 function isCalendarDay(text: string): boolean {
@@ -32,19 +38,64 @@ const accountSchema = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
   api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "expected the NAME of an environment variable"),
   rate: rateSchema.prefault({}),
-  streams: z.array(z.enum(KNOWN_STREAMS)).optional(),
+  streams: z.array(streamName).optional(),
+  api_revision: z.enum(API_REVISION_SETTINGS).default("auto"),
+  /** Sub-account ids (`GET /v1/sub-organizations/{id}`): their records load, and each is read as its own account. */
+  sub_accounts: z.array(z.number().int().positive()).default([]),
+  /** 10DLC brands whose appeals load; default: every brand the platform lists. */
+  brand_ids: z.array(z.string().min(1)).optional(),
+  /** Validation tokens polled until done (more can be added with `telecom-etl track validation`). */
+  validation_tokens: z.array(z.string().min(1)).default([]),
+  /** Countries whose purchasable numbers are snapshotted daily (`number_catalog`). */
+  number_catalog: z
+    .strictObject({
+      countries: z.array(z.number().int().positive()).default([]),
+      text_enabled_only: z.boolean().default(false),
+    })
+    .prefault({}),
+});
+
+/** Hours after a window's end before a read of it counts as final (late rows have arrived by then). */
+const settleHours = z
+  .number()
+  .min(0)
+  .max(24 * 90);
+/** Share of a window's rows that may be rejected before the window is held open. */
+const rejectShare = z.number().min(0).max(1);
+
+/** Settings one stream may override (`stream_options.<stream>`). */
+const streamOptionsSchema = z.strictObject({
+  settle_hours: settleHours.optional(),
+  max_reject_share: rejectShare.optional(),
 });
 
 /** The YAML file's schema (snake_case, as users write it). */
 export const configFileSchema = z.strictObject({
   accounts: z.array(accountSchema).default([]),
   streams: z
-    .array(z.enum(KNOWN_STREAMS))
+    .array(streamName)
     .min(1)
-    .default([...KNOWN_STREAMS]),
+    .default([...STREAM_NAMES]),
   start_date: isoDate.optional(),
   window_days: z.number().int().min(1).max(31).default(1),
   lookback_days: z.number().int().min(0).max(60).default(3),
+  settle_hours: settleHours.default(72),
+  max_reject_share: rejectShare.default(0.01),
+  transcription_max_age_days: z.number().int().min(1).max(90).default(7),
+  stream_options: z
+    .record(z.string(), streamOptionsSchema)
+    .superRefine((options, context) => {
+      for (const name of Object.keys(options)) {
+        if (!(STREAM_NAMES as readonly string[]).includes(name)) {
+          context.addIssue({
+            code: "custom",
+            path: [name],
+            message: `unknown stream; known: ${STREAM_NAMES.join(", ")}`,
+          });
+        }
+      }
+    })
+    .default({}),
   per_page: z.number().int().min(1).max(1000).default(100),
   timeouts: z
     .strictObject({
@@ -78,6 +129,44 @@ export interface AccountConfig {
     readonly minRequestsPerSecond?: number;
   };
   readonly streams: readonly string[];
+  /** Which revision of the platform's API to read with; `auto` (also when absent) decides once per run. */
+  readonly apiRevision?: ApiRevisionSetting;
+  /** Ids the id-driven streams of this account read (absent: none configured). */
+  readonly sources?: AccountSources;
+  /** Set for a sub-account read as an account of its own (fan-out): its master and its id. */
+  readonly subAccountOf?: { readonly account: string; readonly id: number };
+}
+
+/** What an account's id-driven streams read: ids from the config, as opposed to ids the platform lists. */
+export interface AccountSources {
+  /** Sub-accounts to load and read as accounts of their own. */
+  readonly subAccounts: readonly number[];
+  /** 10DLC brands whose appeals load; undefined: every brand the platform lists. */
+  readonly brandIds: readonly string[] | undefined;
+  /** Validation tokens to poll. */
+  readonly validationTokens: readonly string[];
+  /** Countries (and the text-enabled filter) of the daily number-catalog snapshot. */
+  readonly numberCatalog: { readonly countries: readonly number[]; readonly textEnabledOnly: boolean };
+}
+
+/** The sources of an account, with nothing configured where the config says nothing. */
+export function sourcesOf(account: AccountConfig): AccountSources {
+  return (
+    account.sources ?? {
+      subAccounts: [],
+      brandIds: undefined,
+      validationTokens: [],
+      numberCatalog: { countries: [], textEnabledOnly: false },
+    }
+  );
+}
+
+/** How final a stream's windows must be, and how many rejects a window may have. */
+export interface StreamSettings {
+  /** A window is complete only once read at least this many hours after its end. */
+  readonly settleHours: number;
+  /** A window rejecting a larger share of its rows (beyond chance) stays open and fails the run. */
+  readonly maxRejectShare: number;
 }
 
 /** The effective configuration every command works from. */
@@ -86,6 +175,12 @@ export interface EtlConfig {
   readonly startDate: string | undefined;
   readonly windowDays: number;
   readonly lookbackDays: number;
+  /** Defaults of every stream; `streamOptions` overrides them per stream (see {@link settingsOf}). */
+  readonly settleHours: number;
+  readonly maxRejectShare: number;
+  readonly streamOptions: Readonly<Partial<Record<StreamName, Partial<StreamSettings>>>>;
+  /** Calls older than this many days are no longer asked for a transcription (pending ones expire). */
+  readonly transcriptionMaxAgeDays: number;
   readonly perPage: number;
   readonly timeouts: { readonly connectMs: number; readonly totalMs: number };
   readonly retry: { readonly maxAttempts: number; readonly maxTotalWaitMs: number };
@@ -93,6 +188,50 @@ export interface EtlConfig {
   readonly embeddedDir: string;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
+}
+
+/** Everything of an EtlConfig the file decides besides its accounts. */
+export type FileSettings = Omit<EtlConfig, "accounts" | "databaseUrl" | "source">;
+
+/** The settings of a parsed config file, in the shape the code uses. */
+function settingsFromFile(cfg: ConfigFile): FileSettings {
+  const streamOptions: Partial<Record<StreamName, Partial<StreamSettings>>> = {};
+  for (const [name, options] of Object.entries(cfg.stream_options) as [
+    StreamName,
+    z.infer<typeof streamOptionsSchema>,
+  ][]) {
+    streamOptions[name] = {
+      ...(options.settle_hours === undefined ? {} : { settleHours: options.settle_hours }),
+      ...(options.max_reject_share === undefined ? {} : { maxRejectShare: options.max_reject_share }),
+    };
+  }
+  return {
+    startDate: cfg.start_date,
+    windowDays: cfg.window_days,
+    lookbackDays: cfg.lookback_days,
+    settleHours: cfg.settle_hours,
+    maxRejectShare: cfg.max_reject_share,
+    streamOptions,
+    transcriptionMaxAgeDays: cfg.transcription_max_age_days,
+    perPage: cfg.per_page,
+    timeouts: { connectMs: cfg.timeouts.connect_ms, totalMs: cfg.timeouts.total_ms },
+    retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
+    embeddedDir: cfg.embedded_dir,
+  };
+}
+
+/** The settings a config file that says nothing gets (for configs built in code: tests, benchmarks, the demo). */
+export function defaultFileSettings(): FileSettings {
+  return settingsFromFile(configFileSchema.parse({}));
+}
+
+/** The effective settle hours and reject share of `stream`: its `stream_options`, else the top-level values. */
+export function settingsOf(config: EtlConfig, stream: string): StreamSettings {
+  const own = config.streamOptions[stream as StreamName] ?? {};
+  return {
+    settleHours: own.settleHours ?? config.settleHours,
+    maxRejectShare: own.maxRejectShare ?? config.maxRejectShare,
+  };
 }
 
 /** Turns zod issues into one line each: `config: accounts.0.base_url: expected an http(s) URL`. */
@@ -184,18 +323,22 @@ export async function loadConfig(
         ),
       },
       streams: account.streams ?? cfg.streams,
+      apiRevision: account.api_revision,
+      sources: {
+        subAccounts: account.sub_accounts,
+        brandIds: account.brand_ids,
+        validationTokens: account.validation_tokens,
+        numberCatalog: {
+          countries: account.number_catalog.countries,
+          textEnabledOnly: account.number_catalog.text_enabled_only,
+        },
+      },
     };
   });
   return {
     accounts,
-    startDate: cfg.start_date,
-    windowDays: cfg.window_days,
-    lookbackDays: cfg.lookback_days,
-    perPage: cfg.per_page,
-    timeouts: { connectMs: cfg.timeouts.connect_ms, totalMs: cfg.timeouts.total_ms },
-    retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
+    ...settingsFromFile(cfg),
     databaseUrl: options.databaseUrl ?? env.DATABASE_URL,
-    embeddedDir: cfg.embedded_dir,
     source: file,
   };
 }
@@ -210,6 +353,15 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     start_date: config.startDate ?? "(30 days before the first run)",
     window_days: config.windowDays,
     lookback_days: config.lookbackDays,
+    settle_hours: config.settleHours,
+    max_reject_share: config.maxRejectShare,
+    transcription_max_age_days: config.transcriptionMaxAgeDays,
+    stream_options: Object.fromEntries(
+      Object.entries(config.streamOptions).map(([name, o]) => [
+        name,
+        { settle_hours: o?.settleHours, max_reject_share: o?.maxRejectShare },
+      ]),
+    ),
     per_page: config.perPage,
     timeouts: { connect_ms: config.timeouts.connectMs, total_ms: config.timeouts.totalMs },
     retry: { max_attempts: config.retry.maxAttempts, max_total_wait_ms: config.retry.maxTotalWaitMs },
@@ -224,6 +376,11 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
         concurrency: a.rate.concurrency,
       },
       streams: a.streams,
+      api_revision: a.apiRevision ?? "auto",
+      sub_accounts: sourcesOf(a).subAccounts,
+      brand_ids: sourcesOf(a).brandIds ?? "(every brand the platform lists)",
+      validation_tokens: sourcesOf(a).validationTokens.length,
+      number_catalog: sourcesOf(a).numberCatalog,
     })),
   };
 }

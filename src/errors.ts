@@ -58,6 +58,13 @@ export class SliceError extends EtlError {}
 /** Another process holds the advisory lock of a stream this run needs (exit 4). */
 export class LockHeldError extends EtlError {}
 
+/**
+ * The database session holding a run's locks ended and another run took one of them before this
+ * run could take them again (or the database stayed unreachable): the run starts no new window and
+ * ends with exit 4; no window is committed without its lock.
+ */
+export class LockLostError extends LockHeldError {}
+
 /** A migration file that was already applied has changed on disk (exit 2). */
 export class MigrationChecksumError extends UsageError {}
 

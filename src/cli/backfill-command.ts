@@ -20,17 +20,21 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
     .requiredOption("--to <date>", "last day, YYYY-MM-DD (inclusive)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
-    .action(async (options: Record<string, string | undefined>, cmd: Command) => {
-      const { from, to } = parseDateRange(options.from, options.to);
+    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
+    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const { from, to } = parseDateRange(
+        options.from as string | undefined,
+        options.to as string | undefined,
+      );
       const request: PipelineRequest = {
         command: "backfill",
-        streams: parseNameList("--streams", options.streams)!,
-        accounts: parseNameList("--accounts", options.accounts),
+        streams: parseNameList("--streams", options.streams as string | undefined)!,
+        accounts: parseNameList("--accounts", options.accounts as string | undefined),
         from,
         to,
-        lockTimeoutMs: parseLockTimeout(options.lockTimeout),
+        lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
       };
-      await runPipelineCommand(runtime, cmd, request);
+      await runPipelineCommand(runtime, cmd, request, { allowFutureNow: options.allowFutureNow === true });
     });
   withExample(
     command,

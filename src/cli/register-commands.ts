@@ -9,6 +9,7 @@ import { registerRunCommand } from "./run-command.js";
 import { registerSandboxCommand } from "./sandbox-command.js";
 import { registerStateCommand } from "./state-command.js";
 import { registerStatusCommand } from "./status-command.js";
+import { registerTrackCommand } from "./track-command.js";
 import { registerTransformCommand } from "./transform-command.js";
 import { registerWarehouseCommand } from "./warehouse-command.js";
 
@@ -22,6 +23,7 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerStatusCommand(program, runtime);
   registerRejectsCommand(program, runtime);
   registerStateCommand(program, runtime);
+  registerTrackCommand(program, runtime);
   registerTransformCommand(program, runtime);
   registerSandboxCommand(program, runtime);
   registerDemoCommand(program, runtime);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
-import { EXIT, type ExitCode } from "../exit-codes.js";
+import { EXIT } from "../exit-codes.js";
 import { replayRejects } from "../pipeline/replay-rejects.js";
 import { requireKnownAccounts } from "../pipeline/select-targets.js";
 import { getStream } from "../streams/registry.js";
@@ -112,7 +112,6 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
             { warehouse: ctx.warehouse, log: ctx.log, host: ctx.host, lockTimeoutMs },
             { stream: options.stream, account: options.account },
           );
-          const failed = result.summaries.some((s) => s.loaded + s.stillRejected < s.pending);
           if (global.json) ctx.out(JSON.stringify(result));
           else if (result.summaries.length === 0) ctx.out("no pending rejects");
           else {
@@ -122,12 +121,7 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
               );
             }
           }
-          const code: ExitCode = failed
-            ? EXIT.workFailed
-            : result.summaries.some((s) => s.stillRejected > 0)
-              ? EXIT.quarantined
-              : EXIT.ok;
-          return code;
+          return result.exitCode;
         },
       );
       runtime.setExitCode(code);

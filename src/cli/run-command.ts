@@ -9,21 +9,39 @@ import { type CommandContext, type Runtime, withCommandContext } from "./command
 import { globalOptions, withExample } from "./global-options.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
 
+/** How far ahead of the system clock TELECOM_ETL_NOW may be without `--allow-future-now`. */
+export const FUTURE_NOW_LIMIT_MS = 86_400_000;
+
 /**
  * The instant a run takes "today" from: the clock, or TELECOM_ETL_NOW (an ISO date-time) so runs
- * against a sandbox whose clock is not the wall clock plan the sandbox's days.
+ * against a sandbox whose clock is not the wall clock plan the sandbox's days. A TELECOM_ETL_NOW
+ * more than a day ahead of the system clock would settle windows that may still change, so it
+ * needs `allowFuture` (`--allow-future-now`).
  */
-export function runStartInstant(env: NodeJS.ProcessEnv = process.env): number {
+export function runStartInstant(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { allowFuture?: boolean; now?: number } = {},
+): number {
+  const now = options.now ?? systemClock.now();
   const override = env.TELECOM_ETL_NOW;
-  if (override === undefined || override === "") return systemClock.now();
+  if (override === undefined || override === "") return now;
   const ms = Date.parse(override);
   if (Number.isNaN(ms)) throw new UsageError(`TELECOM_ETL_NOW: expected an ISO date-time, got "${override}"`);
+  if (ms - now > FUTURE_NOW_LIMIT_MS && options.allowFuture !== true) {
+    throw new UsageError(
+      `TELECOM_ETL_NOW ${override} is more than a day ahead of this machine's clock (${new Date(now).toISOString()}); windows read "after" their end by such a clock would be settled too early: fix the variable, or pass --allow-future-now if this is intended`,
+    );
+  }
   return ms;
 }
 
 /** Runs a pipeline request in a command context and prints its summary; returns the exit code. */
-export async function executePipeline(ctx: CommandContext, request: PipelineRequest): Promise<ExitCode> {
-  const runStartedAt = runStartInstant();
+export async function executePipeline(
+  ctx: CommandContext,
+  request: PipelineRequest,
+  options: { allowFutureNow?: boolean } = {},
+): Promise<ExitCode> {
+  const runStartedAt = runStartInstant(process.env, { allowFuture: options.allowFutureNow });
   const bars = process.stderr.isTTY === true && !ctx.json;
   const result = await runPipeline(
     {
@@ -66,12 +84,15 @@ export async function runPipelineCommand(
   runtime: Runtime,
   cmd: Command,
   request: PipelineRequest,
+  options: { allowFutureNow?: boolean } = {},
 ): Promise<void> {
+  // Checked before the warehouse opens: a bad TELECOM_ETL_NOW is a usage error that does nothing.
+  runStartInstant(process.env, { allowFuture: options.allowFutureNow });
   const code = await withCommandContext(
     globalOptions(cmd),
     runtime,
     { accounts: true, migrate: true },
-    (ctx) => executePipeline(ctx, request),
+    (ctx) => executePipeline(ctx, request, options),
   );
   runtime.setExitCode(code);
 }
@@ -87,15 +108,16 @@ export function registerRunCommand(program: Command, runtime: Runtime): void {
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--until <date>", "load nothing after this day (YYYY-MM-DD, inclusive)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
-    .action(async (options: Record<string, string | undefined>, cmd: Command) => {
+    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
+    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
       const request: PipelineRequest = {
         command: "run",
-        streams: parseNameList("--streams", options.streams),
-        accounts: parseNameList("--accounts", options.accounts),
-        until: parseDateFlag("--until", options.until),
-        lockTimeoutMs: parseLockTimeout(options.lockTimeout),
+        streams: parseNameList("--streams", options.streams as string | undefined),
+        accounts: parseNameList("--accounts", options.accounts as string | undefined),
+        until: parseDateFlag("--until", options.until as string | undefined),
+        lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
       };
-      await runPipelineCommand(runtime, cmd, request);
+      await runPipelineCommand(runtime, cmd, request, { allowFutureNow: options.allowFutureNow === true });
     });
   withExample(
     command,

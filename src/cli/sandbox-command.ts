@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { UsageError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
+import type { ApiRevision } from "../platform/api-revision.js";
 import { resolveSandboxOptions, type SandboxOptions } from "../sandbox/sandbox-options.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";
 import type { Runtime } from "./command-context.js";
@@ -21,10 +22,18 @@ interface SandboxFlags {
   readonly now?: string;
   readonly lateShare: number;
   readonly shuffle: boolean;
+  readonly apiRevision: string;
+  readonly dropDeprecated: boolean;
+  readonly clockSkewMs: number;
 }
 
 function integer(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a non-negative integer");
+  return Number(value);
+}
+
+function signedInteger(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError("expected an integer (negative allowed)");
   return Number(value);
 }
 
@@ -50,6 +59,9 @@ const FLAGS: Readonly<Record<string, string>> = {
   maxPerPage: "--max-per-page",
   now: "--now",
   lateShare: "--late-share",
+  apiRevision: "--api-revision",
+  dropDeprecated: "--drop-deprecated",
+  clockSkewMs: "--clock-skew-ms",
 };
 
 /** One line naming the flag: `sandbox: --late-share must be between 0 and 1`. */
@@ -96,6 +108,9 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
     .option("--now <iso|real>", "sandbox clock: ISO date-time or 'real' (default: end of the world)")
     .option("--late-share <x>", "share of CDRs that arrive 1-48 h late", number, 0.02)
     .option("--shuffle", "shuffle rows within each page", false)
+    .option("--api-revision <rev>", "API revision served: 2024 (platform-api.md) or 2026", "2024")
+    .option("--drop-deprecated", "2026 only: CDRs without the deprecated uuid and parent_uuid", false)
+    .option("--clock-skew-ms <ms>", "added to the sandbox clock in every Date header", signedInteger, 0)
     .action(async (flags: SandboxFlags) => {
       const options: SandboxOptions = {
         port: flags.port,
@@ -110,6 +125,10 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
         maxPerPage: flags.maxPerPage,
         lateShare: flags.lateShare,
         shuffle: flags.shuffle,
+        // Checked by resolveSandboxOptions below, which names the flag when the value is refused.
+        apiRevision: flags.apiRevision as ApiRevision,
+        dropDeprecated: flags.dropDeprecated,
+        clockSkewMs: flags.clockSkewMs,
         ...(flags.start === undefined ? {} : { start: flags.start }),
         ...(flags.now === undefined ? {} : { now: flags.now }),
       };
@@ -130,7 +149,9 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
       out(`sandbox listening on ${sandbox.url}`);
       out(
         `seed ${world.seed} · ${world.start} + ${world.days} days · ${world.callsPerDay} calls/day/account · ` +
-          `clock ${sandbox.runtime.clock.isReal ? "real" : new Date(sandbox.runtime.clock.now()).toISOString()}`,
+          `API ${flags.apiRevision}${flags.dropDeprecated ? " (deprecated fields dropped)" : ""} · ` +
+          `clock ${sandbox.runtime.clock.isReal ? "real" : new Date(sandbox.runtime.clock.now()).toISOString()}` +
+          (flags.clockSkewMs === 0 ? "" : ` (Date headers ${flags.clockSkewMs} ms off)`),
       );
       for (const account of world.accounts) {
         out(`  ${account.name.padEnd(8)} id ${account.id}  key ${account.apiKey}  (${account.companyName})`);
@@ -145,5 +166,6 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
     command,
     "telecom-etl sandbox --port 4010 --seed 1 --days 30",
     "telecom-etl sandbox --faults flaky --rate-limit 20 --now real",
+    "telecom-etl sandbox --api-revision 2026 --drop-deprecated",
   );
 }

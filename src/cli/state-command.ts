@@ -1,11 +1,9 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
-import { EXIT, exitCodeFor } from "../exit-codes.js";
+import { EXIT } from "../exit-codes.js";
+import { withRecordedRun } from "../pipeline/recorded-run.js";
 import { requireKnownAccounts } from "../pipeline/select-targets.js";
 import { getStream } from "../streams/registry.js";
-import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
-import { finishRun, startRun } from "../warehouse/run-records.js";
-import { acquireStreamLocks } from "../warehouse/stream-locks.js";
 import { accountsWithState, resetStreamState } from "../warehouse/stream-state.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
@@ -49,35 +47,28 @@ export function registerStateCommand(program: Command, runtime: Runtime): void {
           // The delete touches exactly the accounts locked here: the named ones, or every configured
           // account and every account with state (a run of another config may be loading one now).
           const targets = accounts ?? known;
-          const runId = await startRun(ctx.warehouse.db, {
-            command: "state reset",
-            arguments: { streams, accounts: accounts ?? null, from: from ?? null },
-            host: ctx.host,
-            pid: process.pid,
-          });
-          await sweepAbandonedRuns(ctx.warehouse.db, { host: ctx.host, log: ctx.log });
-          let locks: Awaited<ReturnType<typeof acquireStreamLocks>> | undefined;
-          try {
-            locks = await acquireStreamLocks(
-              ctx.warehouse,
-              targets.flatMap((account) => streams.map((stream) => ({ account, stream }))),
-              { timeoutMs: lockTimeoutMs, runId },
-            );
-            const forgotten = await resetStreamState(ctx.warehouse.db, { streams, accounts: targets, from });
-            await finishRun(ctx.warehouse.db, runId, { status: "succeeded", exitCode: EXIT.ok });
-            ctx.out(
-              ctx.json
-                ? JSON.stringify({ forgotten })
-                : `forgot ${forgotten} ${what}; the next run loads them again`,
-            );
-            return EXIT.ok;
-          } catch (error) {
-            const exitCode = exitCodeFor(error);
-            await finishRun(ctx.warehouse.db, runId, { status: "failed", exitCode }).catch(() => {});
-            throw error;
-          } finally {
-            await locks?.release();
-          }
+          return withRecordedRun(
+            { warehouse: ctx.warehouse, log: ctx.log, host: ctx.host, signal: ctx.signal },
+            {
+              command: "state reset",
+              arguments: { streams, accounts: accounts ?? null, from: from ?? null },
+              locks: targets.flatMap((account) => streams.map((stream) => ({ account, stream }))),
+              lockTimeoutMs,
+            },
+            async () => {
+              const forgotten = await resetStreamState(ctx.warehouse.db, {
+                streams,
+                accounts: targets,
+                from,
+              });
+              ctx.out(
+                ctx.json
+                  ? JSON.stringify({ forgotten })
+                  : `forgot ${forgotten} ${what}; the next run loads them again`,
+              );
+              return { result: EXIT.ok, outcome: { status: "succeeded", exitCode: EXIT.ok } };
+            },
+          );
         },
       );
       runtime.setExitCode(code);

@@ -1,32 +1,52 @@
 import type { Command } from "commander";
+import { settingsOf } from "../config.js";
 import { EXIT } from "../exit-codes.js";
-import { STREAMS } from "../streams/registry.js";
+import { landingTables, STREAMS, trackedKinds } from "../streams/registry.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { streamStatus } from "../warehouse/stream-state.js";
-import type { StreamStatus } from "../warehouse/stream-status.js";
+import type { StreamStatus, WindowAttempt } from "../warehouse/stream-status.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 
+/** `2026-09-15..2026-09-16 (run 7)` lists of window attempts. */
+function windowList(windows: readonly WindowAttempt[]): string {
+  return windows.map((w) => `${w.slice} (run ${w.runId})`).join(", ");
+}
+
 /** Lines of `status` for one (account, stream). */
-export function formatStreamStatus(s: StreamStatus): string[] {
+export function formatStreamStatus(s: StreamStatus, settleHours?: number): string[] {
   const lines = [`${s.account}/${s.stream}`];
-  const fullRefresh =
-    (STREAMS as Record<string, StreamDefinition | undefined>)[s.stream]?.slicing === "full_refresh";
-  const completed = fullRefresh
-    ? "full refresh: every run reads all pages (no windows)"
-    : s.completedWindows === 0
-      ? "no completed window"
-      : `completed through ${s.completedThrough} (${s.completedWindows} windows from ${s.firstCompleted}, latest ends ${s.lastCompleted})`;
+  const slicing = (STREAMS as Record<string, StreamDefinition | undefined>)[s.stream]?.slicing;
+  const completed =
+    slicing === "full_refresh"
+      ? "full refresh: every run reads all pages (no windows)"
+      : slicing === "lookup"
+        ? "lookup: each id is asked about until its answer is final (no windows)"
+        : s.completedWindows === 0
+          ? "no settled window yet"
+          : `settled through ${s.completedThrough} (${s.completedWindows} windows from ${s.firstCompleted}, latest ends ${s.lastCompleted})`;
   lines.push(`  ${completed}`);
   if (s.gaps.length > 0) lines.push(`  gaps: ${s.gaps.map((g) => `${g.start}..${g.end}`).join(", ")}`);
-  const open = s.openWindows.filter((w) => w.status !== "failed");
-  if (open.length > 0) lines.push(`  open: ${open.map((w) => `${w.slice} (${w.status})`).join(", ")}`);
+  if (s.unsettledWindows.length > 0) {
+    const until = settleHours === undefined ? "" : ` until read ${settleHours} h after their end`;
+    lines.push(`  unsettled (loaded, read again by every run${until}): ${windowList(s.unsettledWindows)}`);
+  }
+  for (const w of s.heldWindows)
+    lines.push(`  held open ${w.slice} in run ${w.runId}: ${w.error ?? "(no message)"}`);
   for (const w of s.failedWindows)
     lines.push(`  failed ${w.slice} in run ${w.runId}: ${w.error ?? "(no message)"}`);
+  const skipped = s.openWindows.filter((w) => w.status === "skipped");
+  for (const w of skipped) lines.push(`  skipped in run ${w.runId}: ${w.error ?? "(no message)"}`);
   const run = s.lastRun;
   if (run) {
     const head = `  last run ${run.runId} (${run.command}) ${run.status}, started ${run.startedAt.toISOString()}`;
+    // How this stream ended in that run, when it differs from the run as a whole (in a `partial`
+    // run one stream may have succeeded while another failed or was skipped).
+    const stream =
+      run.streamStatus === null || run.streamStatus === "running" || run.streamStatus === run.status
+        ? ""
+        : `; this stream: ${run.streamStatus}${run.errors[0] ? ` (${run.errors[0]})` : ""}`;
     const where = `pid ${run.pid ?? "?"} on host ${run.host || "?"}`;
     if (run.status === "running") lines.push(`${head}, ${where}`);
     else if (run.status === "abandoned")
@@ -34,9 +54,15 @@ export function formatStreamStatus(s: StreamStatus): string[] {
         `${head}; its process (${where}) ended without recording it` +
           (run.finishedAt ? `, last activity ${run.finishedAt.toISOString()}` : ""),
       );
-    else lines.push(head + (run.finishedAt ? `, finished ${run.finishedAt.toISOString()}` : ""));
+    else lines.push(head + (run.finishedAt ? `, finished ${run.finishedAt.toISOString()}` : "") + stream);
+  } else {
+    lines.push("  never run yet");
   }
   lines.push(`  rows ${s.rows}, rejects ${s.rejectsPending} pending of ${s.rejectsTotal}`);
+  const tracked = Object.entries(s.tracked);
+  if (tracked.length > 0) {
+    lines.push(`  tracked ids: ${tracked.map(([state, n]) => `${n} ${state}`).join(", ")}`);
+  }
   return lines;
 }
 
@@ -45,7 +71,7 @@ export function registerStatusCommand(program: Command, runtime: Runtime): void 
   const command = program
     .command("status")
     .description(
-      "per account and stream: completed through, open and failed windows with their errors, last run, rows, rejects",
+      "per configured account and stream: settled through, unsettled, held and failed windows, last run, rows, rejects",
     )
     .option("--json", "machine-readable output")
     .action(async (options: { json?: boolean }, cmd: Command) => {
@@ -58,10 +84,22 @@ export function registerStatusCommand(program: Command, runtime: Runtime): void 
         async (ctx) => {
           // A run killed without recording its end would otherwise show as running forever.
           await sweepAbandonedRuns(ctx.warehouse.db, { host: ctx.host, log: ctx.log });
-          const statuses = await streamStatus(ctx.warehouse.db);
+          const configured = ctx.config.accounts.flatMap((a) =>
+            a.streams.map((stream) => ({ account: a.name, stream })),
+          );
+          const statuses = await streamStatus(ctx.warehouse.db, {
+            configured,
+            tables: landingTables(),
+            trackedKinds: trackedKinds(),
+          });
           if (json) ctx.out(JSON.stringify(statuses));
-          else if (statuses.length === 0) ctx.out("nothing loaded yet; run: telecom-etl run");
-          else for (const status of statuses) for (const line of formatStreamStatus(status)) ctx.out(line);
+          else if (statuses.length === 0) ctx.out("nothing configured or loaded yet; run: telecom-etl run");
+          else {
+            for (const status of statuses) {
+              const { settleHours } = settingsOf(ctx.config, status.stream);
+              for (const line of formatStreamStatus(status, settleHours)) ctx.out(line);
+            }
+          }
           return EXIT.ok;
         },
       );

@@ -5,7 +5,8 @@ import { STREAMS } from "../streams/registry.js";
 
 /**
  * The configuration the demo runs with: every seeded sandbox account, its key held as a Secret,
- * reading every stream of the registry, and the start date at the sandbox's first day.
+ * reading every stream of the registry (its validation tokens tracked, the US number catalog
+ * snapshotted once, by the master), and the start date at the sandbox's first day.
  */
 export function demoConfig(base: EtlConfig, sandbox: RunningSandbox): EtlConfig {
   const accounts = sandbox.world.accounts.map(
@@ -16,6 +17,12 @@ export function demoConfig(base: EtlConfig, sandbox: RunningSandbox): EtlConfig 
       apiKey: new Secret(account.apiKey),
       rate: { requestsPerSecond: 200, burst: 50, concurrency: 4 },
       streams: Object.keys(STREAMS),
+      sources: {
+        subAccounts: [],
+        brandIds: undefined,
+        validationTokens: account.validations.map((v) => v.token),
+        numberCatalog: { countries: account.role === "master" ? [1] : [], textEnabledOnly: false },
+      },
     }),
   );
   return { ...base, accounts, startDate: sandbox.world.start };

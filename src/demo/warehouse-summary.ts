@@ -8,7 +8,7 @@ export async function warehouseSummary(warehouse: Warehouse): Promise<string[]> 
   const lines: string[] = [];
   const perStream = Object.values(STREAMS).map(
     (stream) =>
-      sql`SELECT ${stream.name}::text AS stream, _account AS account, count(*)::int AS rows FROM ${sql.raw(quoteTable(stream.table))} GROUP BY 2`,
+      sql`SELECT ${stream.name}::text AS stream, _account AS account, count(*)::int AS rows FROM ${sql.raw(quoteTable(stream.table.name))} GROUP BY 2`,
   );
   const landing = await sql<{ stream: string; account: string; rows: number }>`
     ${sql.join(perStream, sql` UNION ALL `)} ORDER BY 1, 2`.execute(warehouse.db);

@@ -5,14 +5,24 @@
  * page, a row served twice), so a disagreeing request is read again, a bounded number of times,
  * keeping every distinct row any read saw, before the slice fails with both numbers in the message.
  */
-import { createHash } from "node:crypto";
+
+import type { z } from "zod";
 import { fetchAllPages } from "../api/fetch-all-pages.js";
 import type { ApiClient, RequestTally } from "../api/http-client.js";
 import { type Page, PaginationError } from "../api/page-paginator.js";
 import { type ErrorContext, SliceError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { paginationSchema } from "../platform/common.js";
-import type { Slice, StreamDefinition, StreamRequest } from "../streams/stream-definition.js";
+import type { Implied } from "../streams/columns.js";
+import { rowIdentityOf } from "../streams/row-identity.js";
+import type {
+  RequestContext,
+  Slice,
+  StreamAnswer,
+  StreamDefinition,
+  StreamRequest,
+  TrackedState,
+} from "../streams/stream-definition.js";
+import { type PlatformReading, parseDateHeader } from "./platform-clock.js";
 
 /** Reads of one request before a completeness disagreement fails the slice. */
 export const DEFAULT_EXTRACT_ATTEMPTS = 4;
@@ -26,6 +36,8 @@ export interface ExtractedRequest {
   readonly distinctKeys: number;
   /** Reads of the whole request it took (1 unless the first read disagreed with the total). */
   readonly attempts: number;
+  /** For a lookup: what the answer means for its id (pending, final, none, ...). */
+  readonly state?: TrackedState;
 }
 
 /** Everything one slice fetched. */
@@ -34,6 +46,8 @@ export interface ExtractedSlice {
   /** Page requests issued (retries of a single page inside the client not included). */
   readonly pageRequests: number;
   readonly rowsFetched: number;
+  /** The earliest platform clock (`Date` header) any answer of the slice gave; undefined without one. */
+  readonly platformClock: PlatformReading | undefined;
 }
 
 /** Inputs of {@link extractSlice}. */
@@ -41,6 +55,8 @@ export interface ExtractSliceOptions {
   readonly client: ApiClient;
   readonly stream: StreamDefinition;
   readonly slice: Slice;
+  /** What the requests depend on besides the slice: revision, configured ids, today (discoveries are added here). */
+  readonly requestContext: Omit<RequestContext, "discovered">;
   readonly perPage: number;
   /** Pages of one request in flight at once (the key's concurrency). */
   readonly concurrency: number;
@@ -53,40 +69,90 @@ export interface ExtractSliceOptions {
   readonly onPage?: () => void;
   /** Every HTTP request of the slice (retries included) and its retries, counted by the client. */
   readonly tally?: RequestTally;
+  /** The local clock, to time the platform's `Date` headers (default Date.now). */
+  readonly now?: () => number;
+}
+
+/** The earliest platform clock the answers of one slice showed. */
+interface ClockReadings {
+  earliest: PlatformReading | undefined;
 }
 
 /** The body of a list answer did not have the shape the stream expects. */
 export class EnvelopeError extends SliceError {}
 
-/** Reads every request of the slice; throws SliceError (or the client's errors: AuthError, PermissionError). */
+/**
+ * Reads every request of the slice (after the stream's discovery, when it has one); throws
+ * SliceError (or the client's errors: AuthError, PermissionError).
+ */
 export async function extractSlice(options: ExtractSliceOptions): Promise<ExtractedSlice> {
   const counter = { pages: 0 };
+  const readings: ClockReadings = { earliest: undefined };
   // The requests of a slice (CDRs: placed and received) are read side by side within the budget.
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-  const requests = await Promise.all(
-    options.stream.requests(options.slice).map((request) =>
-      extractRequest({ ...options, signal }, request, counter).catch((error: unknown) => {
-        controller.abort(error);
-        throw error;
-      }),
-    ),
+  const inner = { ...options, signal };
+  const readAll = (requests: readonly StreamRequest[], answer: StreamAnswer) =>
+    Promise.all(
+      requests.map((request) =>
+        extractRequest(inner, request, answer, counter, readings).catch((error: unknown) => {
+          controller.abort(error);
+          throw error;
+        }),
+      ),
+    );
+  const { stream } = options;
+  const discovered: Implied[] = [];
+  if (stream.discovery) {
+    const listed = await readAll(stream.discovery.requests(options.requestContext), stream.discovery.answer);
+    for (const part of listed) {
+      for (const row of part.rows) {
+        const values = stream.discovery.values(row, part.request.implied);
+        if (values !== null) discovered.push(values);
+      }
+    }
+  }
+  const requests = await readAll(
+    stream.requests(options.slice, { ...options.requestContext, discovered }),
+    stream.answer,
   );
   return {
     requests,
     pageRequests: counter.pages,
     rowsFetched: requests.reduce((sum, r) => sum + r.rows.length, 0),
+    platformClock: readings.earliest,
   };
 }
 
 async function extractRequest(
   options: ExtractSliceOptions,
   request: StreamRequest,
+  answer: StreamAnswer,
   counter: { pages: number },
+  readings: ClockReadings,
 ): Promise<ExtractedRequest> {
+  if (answer.kind === "whole") {
+    // Every row at once, no total to compare with: one read, made distinct like any other.
+    counter.pages++;
+    try {
+      const { rows, state } = await fetchAnswer(options, request, answer, null, options.signal, readings);
+      const identity = rowIdentityOf(options.stream);
+      const seen = new Map(rows.map((row) => [identity(row, request.implied), row]));
+      return {
+        request,
+        rows: [...seen.values()],
+        reportedTotal: seen.size,
+        distinctKeys: seen.size,
+        attempts: 1,
+        ...(state === undefined ? {} : { state }),
+      };
+    } finally {
+      options.onPage?.();
+    }
+  }
   const maxAttempts = Math.max(1, options.attempts ?? DEFAULT_EXTRACT_ATTEMPTS);
   const context = { ...options.context, stream: options.stream.name };
-  const keyFields = identityFields(options.stream);
+  const identity = rowIdentityOf(options.stream);
   // Rows seen by any read, by identity: a row skipped by one read (rows shifting under the reader,
   // a short page) is usually served by another; nothing is ever removed from this platform's lists.
   const seen = new Map<string, unknown>();
@@ -98,7 +164,7 @@ async function extractRequest(
         fetchPage: async (page, signal) => {
           counter.pages++;
           try {
-            return await fetchPage(options, request, page, signal);
+            return await fetchAnswer(options, request, answer, page, signal, readings);
           } finally {
             options.onPage?.();
           }
@@ -107,7 +173,7 @@ async function extractRequest(
         signal: options.signal,
         context,
       });
-      for (const row of result.rows) seen.set(rowIdentity(row, keyFields, request.implied), row);
+      for (const row of result.rows) seen.set(identity(row, request.implied), row);
       if (seen.size === result.reportedTotal) {
         return {
           request,
@@ -137,88 +203,78 @@ async function extractRequest(
   );
 }
 
-async function fetchPage(
+/**
+ * One GET of `request` (page `page` of it, or the whole answer when `page` is null), read with
+ * `answer`: the rows it holds and, for a page, its pagination (a valid empty answer without one
+ * counts as an empty list). Notes the platform's clock from the `Date` header. For a lookup stream,
+ * a 404 or a 202 is an answer about the id (`state`), not a failure.
+ */
+async function fetchAnswer(
   options: ExtractSliceOptions,
   request: StreamRequest,
-  page: number,
-  signal: AbortSignal,
-): Promise<Page> {
+  answer: StreamAnswer,
+  page: number | null,
+  signal: AbortSignal | undefined,
+  readings: ClockReadings,
+): Promise<Page & { readonly state?: TrackedState }> {
   const { stream } = options;
-  const response = await options.client.getJson(
-    request.path,
-    { ...request.query, page, per_page: options.perPage },
-    { stream: stream.name, permission: stream.permission, signal, tally: options.tally },
-  );
-  const where = `${describe(options, request)} page ${page}`;
+  const query = page === null ? request.query : { ...request.query, page, per_page: options.perPage };
+  const response = await options.client.getJson(request.path, query, {
+    stream: stream.name,
+    permission: stream.permission,
+    signal,
+    tally: options.tally,
+  });
+  const platformMs = parseDateHeader(response.headers.date);
+  if (
+    platformMs !== undefined &&
+    (readings.earliest === undefined || platformMs < readings.earliest.platformMs)
+  ) {
+    readings.earliest = { platformMs, receivedAt: (options.now ?? Date.now)() };
+  }
+  const where = `${describe(options, request)}${page === null ? "" : ` page ${page}`}`;
+  const context = { ...options.context, stream: stream.name, ...(page === null ? {} : { page }) };
+  const empty = { current_page: page ?? 1, per_page: options.perPage, total: 0, total_pages: 0 };
+  if (stream.lookup !== undefined) {
+    const state = stream.lookup.state(response.status, response.body);
+    // Only a 200 carries the id's rows; a 202 (still pending) or a 404 (nothing) carries none.
+    if (response.status !== 200) return { rows: [], pagination: empty, state };
+    const parsed = answer.envelope.safeParse(response.body);
+    if (!parsed.success) throw envelopeError(where, parsed.error, context);
+    return { rows: answer.rows(parsed.data), pagination: empty, state };
+  }
   if (response.status === 404) {
-    throw new SliceError(`${where}: the platform answered 404 Not Found`, {
-      ...options.context,
-      stream: stream.name,
-      page,
-      status: 404,
-    });
+    const hint = stream.revisionDependent
+      ? `; this path belongs to API revision ${options.requestContext.revision}: if the platform serves the other one, set api_revision for this account (auto asks the platform)`
+      : "";
+    throw new SliceError(`${where}: the platform answered 404 Not Found${hint}`, { ...context, status: 404 });
   }
-  const body = response.body as Record<string, unknown> | null;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new EnvelopeError(`${where}: expected a JSON object`, {
-      ...options.context,
-      stream: stream.name,
-      page,
-    });
-  }
-  const items = body[stream.itemsField];
-  // A valid empty answer (invoices: `is_empty: true`) may leave out the list or its pagination.
-  if (stream.isEmptyAnswer?.(body) === true && (!Array.isArray(items) || body.pagination === undefined)) {
-    return {
-      rows: [],
-      pagination: { current_page: page, per_page: options.perPage, total: 0, total_pages: 0 },
-    };
-  }
-  const pagination = paginationSchema.safeParse(body.pagination);
-  if (!Array.isArray(items) || !pagination.success) {
-    throw new EnvelopeError(
-      `${where}: expected "${stream.itemsField}" (an array) and "pagination" in the answer`,
-      { ...options.context, stream: stream.name, page },
-    );
-  }
-  return { rows: items, pagination: pagination.data };
+  const parsed = answer.envelope.safeParse(response.body);
+  if (!parsed.success) throw envelopeError(where, parsed.error, context);
+  const rows = answer.rows(parsed.data);
+  // A valid empty answer (invoices: `is_empty: true`) may carry no pagination.
+  const pagination = answer.kind === "pages" ? (answer.pagination(parsed.data) ?? empty) : empty;
+  return { rows, pagination };
+}
+
+/** The error of an answer whose envelope does not have the shape the stream expects. */
+function envelopeError(where: string, error: z.ZodError, context: ErrorContext): EnvelopeError {
+  const issue = error.issues[0];
+  const what = issue ? `${issue.path.join(".") || "(answer)"}: ${issue.message}` : "unexpected shape";
+  return new EnvelopeError(`${where}: the answer does not have the expected shape (${what})`, context);
 }
 
 /**
- * Distinct rows among `rows`: by the stream's key (implied values first, then the row's own
- * fields) for merge streams, else by the row's full content. A row missing a key field (a
- * malformed row) is identified by its content, so it still counts toward the total.
+ * Distinct rows among `rows` by the stream's row identity (see row-identity.ts): a row missing a
+ * key (a malformed row) is identified by its content, so it still counts toward the total.
  */
 export function countDistinctKeys(
   stream: StreamDefinition,
   rows: readonly unknown[],
   implied: Readonly<Record<string, string>>,
 ): number {
-  const keyFields = identityFields(stream);
-  const seen = new Set<string>();
-  for (const row of rows) seen.add(rowIdentity(row, keyFields, implied));
-  return seen.size;
-}
-
-/** Fields that identify a raw row: the key without `_account` for merge streams, none (whole row) otherwise. */
-function identityFields(stream: StreamDefinition): readonly string[] {
-  return stream.writeMode === "merge" ? stream.key.filter((k) => k !== "_account") : [];
-}
-
-/** The identity of one raw row for the completeness check. */
-export function rowIdentity(
-  row: unknown,
-  keyFields: readonly string[],
-  implied: Readonly<Record<string, string>>,
-): string {
-  if (keyFields.length > 0 && row !== null && typeof row === "object" && !Array.isArray(row)) {
-    const record = row as Record<string, unknown>;
-    const values = keyFields.map((field) => implied[field] ?? record[field]);
-    if (values.every((v) => v !== undefined && v !== null)) return `k:${JSON.stringify(values)}`;
-  }
-  return `r:${createHash("sha1")
-    .update(JSON.stringify(row) ?? "undefined")
-    .digest("base64")}`;
+  const identity = rowIdentityOf(stream);
+  return new Set(rows.map((row) => identity(row, implied))).size;
 }
 
 function describe(options: ExtractSliceOptions, request: StreamRequest): string {

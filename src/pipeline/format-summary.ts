@@ -12,11 +12,20 @@ export function formatRunSummary(result: PipelineResult): string[] {
     const name = `${s.account}/${s.stream}`.padEnd(width);
     lines.push(
       `  ${name}  ${s.status.padEnd(11)} windows ${s.windowsLoaded}/${s.windowsPlanned} loaded` +
-        ` (${s.windowsCompleted} completed, ${s.windowsFailed} failed)` +
+        ` (${s.windowsCompleted} settled, ${s.windowsFailed} failed${s.windowsHeld > 0 ? `, ${s.windowsHeld} held open` : ""})` +
         `  rows ${s.rowsFetched} fetched: ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged` +
         (s.deleted > 0 ? `, ${s.deleted} replaced` : "") +
         `, ${s.rejected} rejected  requests ${s.requests}`,
     );
+    const asked = Object.entries(s.lookups);
+    if (asked.length > 0) {
+      lines.push(`      ids asked: ${asked.map(([state, n]) => `${n} ${state}`).join(", ")}`);
+    }
+    for (const [check, n] of Object.entries(s.quality)) {
+      lines.push(
+        `      data quality: ${n} row(s) ${check.replaceAll("_", " ")} (loaded as they are; see etl.run_slices.quality)`,
+      );
+    }
     for (const error of s.errors) lines.push(`      ${error}`);
   }
   for (const note of result.notes) lines.push(`  ${note}`);

@@ -1,8 +1,8 @@
 /**
  * Validation of raw rows at the trust boundary: each row is checked with its stream's zod schema;
  * a valid row becomes a LoadRow (typed columns plus the fields the schema does not know, for
- * `_extra`), an invalid one a reject with the raw JSON and the zod issues. Keys are not trusted to
- * be unique here: duplicates are collapsed by the load.
+ * `_extra`), an invalid one a reject with the raw JSON and the zod issues. The rows come in
+ * distinct (the extraction keeps one copy per row identity), so nothing here collapses them.
  */
 import type { z } from "zod";
 import { type LoadRow, toLoadRow } from "../streams/load-row.js";
@@ -26,10 +26,16 @@ export interface RejectedRow {
   readonly implied?: Readonly<Record<string, string>>;
 }
 
-/** What a batch of raw rows became. */
+/** What a batch of raw rows became; `children` holds the rows of the stream's child tables by name. */
 export interface ParsedRows {
   readonly rows: LoadRow[];
   readonly rejects: RejectedRow[];
+  readonly children: Map<string, LoadRow[]>;
+}
+
+/** An empty ParsedRows to append to. */
+export function emptyParsedRows(): ParsedRows {
+  return { rows: [], rejects: [], children: new Map() };
 }
 
 /** Validates one raw row; never throws for bad data (a `toRow` that throws makes a reject too). */
@@ -37,17 +43,39 @@ export function parseRow(
   stream: StreamDefinition,
   raw: unknown,
   implied: Readonly<Record<string, string>>,
-): { ok: true; row: LoadRow } | { ok: false; reject: RejectedRow } {
+):
+  | { ok: true; row: LoadRow; children: readonly { name: string; rows: LoadRow[] }[] }
+  | { ok: false; reject: RejectedRow } {
   const withImplied = Object.keys(implied).length > 0 ? { implied } : {};
-  const result = stream.schema.safeParse(raw);
+  const schema = stream.schemaFor?.(implied) ?? stream.schema;
+  const result = schema.safeParse(raw);
   if (!result.success) {
-    return { ok: false, reject: { raw, issues: result.error.issues.map(toRowIssue), ...withImplied } };
+    return {
+      ok: false,
+      reject: {
+        raw: maskSecrets(raw, stream.secretFields),
+        issues: result.error.issues.map(toRowIssue),
+        ...withImplied,
+      },
+    };
   }
   try {
-    return { ok: true, row: toLoadRow(stream, result.data, implied) };
+    const row = toLoadRow({ schema, columns: stream.columns }, result.data, implied);
+    const children = (stream.children ?? []).map((child) => ({
+      name: child.name,
+      rows: child.rows(result.data as never, implied).map((c) => toLoadRow(child, c.row, c.implied)),
+    }));
+    return { ok: true, row, children };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, reject: { raw, issues: [{ path: "", code: "mapping", message }], ...withImplied } };
+    return {
+      ok: false,
+      reject: {
+        raw: maskSecrets(raw, stream.secretFields),
+        issues: [{ path: "", code: "mapping", message }],
+        ...withImplied,
+      },
+    };
   }
 }
 
@@ -56,14 +84,32 @@ export function parseRows(
   stream: StreamDefinition,
   rawRows: readonly unknown[],
   implied: Readonly<Record<string, string>>,
-  into: ParsedRows = { rows: [], rejects: [] },
+  into: ParsedRows = emptyParsedRows(),
 ): ParsedRows {
   for (const raw of rawRows) {
     const parsed = parseRow(stream, raw, implied);
-    if (parsed.ok) into.rows.push(parsed.row);
-    else into.rejects.push(parsed.reject);
+    if (!parsed.ok) {
+      into.rejects.push(parsed.reject);
+      continue;
+    }
+    into.rows.push(parsed.row);
+    for (const child of parsed.children) {
+      const rows = into.children.get(child.name) ?? [];
+      for (const row of child.rows) rows.push(row);
+      into.children.set(child.name, rows);
+    }
   }
   return into;
+}
+
+/** A raw row with its credential fields (a sub-account's `api_key`) masked, as a reject stores it. */
+export function maskSecrets(raw: unknown, fields: readonly string[] | undefined): unknown {
+  if (!fields?.length || raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const record = raw as Record<string, unknown>;
+  if (!fields.some((field) => field in record)) return raw;
+  const masked: Record<string, unknown> = { ...record };
+  for (const field of fields) if (field in masked) masked[field] = "***";
+  return masked;
 }
 
 function toRowIssue(issue: z.core.$ZodIssue): RowIssue {

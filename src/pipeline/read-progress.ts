@@ -5,7 +5,7 @@
  * never drag the nightly start back.
  */
 import type { Kysely } from "kysely";
-import type { DateWindow } from "../streams/stream-definition.js";
+import type { DateWindow } from "../slices.js";
 import type { Database } from "../warehouse/database.js";
 
 /** Completed windows and the first window a `run` touched. */

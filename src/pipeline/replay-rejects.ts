@@ -6,19 +6,20 @@
  * there, and the next normal load of such a window replaces all of it with what the platform serves.
  */
 import { describeError } from "../errors.js";
-import { EXIT, exitCodeFor } from "../exit-codes.js";
+import { EXIT, type ExitCode } from "../exit-codes.js";
 import type { Logger } from "../log.js";
 import { type Clock, systemClock } from "../ports.js";
+import { parseSliceLabel } from "../slices.js";
 import type { LoadRow } from "../streams/load-row.js";
 import { getStream } from "../streams/registry.js";
-import { parseSliceLabel } from "../streams/slice-label.js";
-import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
+import { rowIdentityOf } from "../streams/row-identity.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { loadSlice } from "../warehouse/load-slice.js";
 import { impliedOfReject, pendingRejects, type RejectRecord } from "../warehouse/rejects.js";
-import { finishRun, REPLAY_RUN_COMMAND, startRun } from "../warehouse/run-records.js";
-import { acquireStreamLocks } from "../warehouse/stream-locks.js";
+import { REPLAY_RUN_COMMAND } from "../warehouse/run-records.js";
 import { parseRow } from "./parse-rows.js";
+import { withRecordedRun } from "./recorded-run.js";
+import type { RunOutcome } from "./run-outcome.js";
 
 /** What a replay did per (account, stream). */
 export interface ReplaySummary {
@@ -41,7 +42,7 @@ export async function replayRejects(
     clock?: Clock;
   },
   options: { stream?: string; account?: string },
-): Promise<{ runId: number; summaries: ReplaySummary[] }> {
+): Promise<{ runId: number; summaries: ReplaySummary[]; exitCode: ExitCode }> {
   if (options.stream !== undefined) getStream(options.stream);
   const pending = await pendingRejects(deps.warehouse.db, options);
   // One load per (account, stream, slice), in the order pending rejects come.
@@ -61,88 +62,87 @@ export async function replayRejects(
       });
     else group.rejects.push(reject);
   }
-  const runId = await startRun(deps.warehouse.db, {
-    command: REPLAY_RUN_COMMAND,
-    arguments: { stream: options.stream ?? null, account: options.account ?? null },
-    host: deps.host,
-    pid: deps.pid ?? process.pid,
-  });
-  await sweepAbandonedRuns(deps.warehouse.db, { host: deps.host, pid: deps.pid, log: deps.log });
   const pairs = [
     ...new Map(
       pending.map((r) => [`${r.account}/${r.stream}`, { account: r.account, stream: r.stream }]),
     ).values(),
   ];
-  const locks = await acquireStreamLocks(deps.warehouse, pairs, {
-    timeoutMs: deps.lockTimeoutMs ?? 0,
-    runId,
-  }).catch(async (error: unknown) => {
-    await finishRun(deps.warehouse.db, runId, { status: "failed", exitCode: exitCodeFor(error) });
-    throw error;
-  });
-  const summaries = new Map<string, { -readonly [K in keyof ReplaySummary]: ReplaySummary[K] }>();
-  let failed = false;
-  try {
-    for (const { account, streamName, label, rejects } of groups.values()) {
-      const summary = summaries.get(`${account}/${streamName}`) ?? {
-        account,
-        stream: streamName,
-        pending: 0,
-        loaded: 0,
-        stillRejected: 0,
-      };
-      summaries.set(`${account}/${streamName}`, summary);
-      summary.pending += rejects.length;
-      const stream = getStream(streamName);
-      const rows: LoadRow[] = [];
-      const ids: number[] = [];
-      for (const reject of rejects) {
-        const parsed = parseRow(stream, reject.raw, impliedOfReject(reject));
-        if (parsed.ok) {
-          rows.push(parsed.row);
-          ids.push(reject.id);
+  return withRecordedRun(
+    deps,
+    {
+      command: REPLAY_RUN_COMMAND,
+      arguments: { stream: options.stream ?? null, account: options.account ?? null },
+      locks: pairs,
+      lockTimeoutMs: deps.lockTimeoutMs ?? 0,
+    },
+    async ({ runId, locks }) => {
+      const summaries = new Map<string, { -readonly [K in keyof ReplaySummary]: ReplaySummary[K] }>();
+      let failed = false;
+      for (const { account, streamName, label, rejects } of groups.values()) {
+        if (locks.lost.aborted) break;
+        const summary = summaries.get(`${account}/${streamName}`) ?? {
+          account,
+          stream: streamName,
+          pending: 0,
+          loaded: 0,
+          stillRejected: 0,
+        };
+        summaries.set(`${account}/${streamName}`, summary);
+        summary.pending += rejects.length;
+        const stream = getStream(streamName);
+        // Distinct by the stream's row identity, as an extraction would make them (the latest wins).
+        const identity = rowIdentityOf(stream);
+        const byIdentity = new Map<string, LoadRow>();
+        const ids: number[] = [];
+        for (const reject of rejects) {
+          const implied = impliedOfReject(reject);
+          const parsed = parseRow(stream, reject.raw, implied);
+          if (parsed.ok) {
+            byIdentity.set(identity(reject.raw, implied), parsed.row);
+            ids.push(reject.id);
+          }
+        }
+        const rows = [...byIdentity.values()];
+        summary.stillRejected += rejects.length - ids.length;
+        if (ids.length === 0) continue;
+        const startedAt = new Date((deps.clock ?? systemClock).now());
+        try {
+          await loadSlice(
+            deps.warehouse,
+            {
+              stream,
+              account,
+              runId,
+              extractedAt: startedAt,
+              slice: parseSliceLabel(label),
+              rows,
+              rejects: [],
+              stats: { requests: 0, retries: 0, rowsFetched: rows.length, startedAt },
+              completeWindow: false,
+              replayedRejectIds: ids,
+              // replace_window streams: add the rows beside the window's good ones, never replace them.
+              append: true,
+              fence: (client) => locks.fence(client, { account, stream: streamName }),
+            },
+            { log: deps.log },
+          );
+          summary.loaded += ids.length;
+        } catch (error) {
+          failed = true;
+          summary.stillRejected += ids.length;
+          deps.log.error(
+            { account, stream: streamName, slice: label, error: describeError(error) },
+            "replay failed",
+          );
         }
       }
-      summary.stillRejected += rejects.length - ids.length;
-      if (ids.length === 0) continue;
-      const startedAt = new Date((deps.clock ?? systemClock).now());
-      try {
-        await loadSlice(deps.warehouse, {
-          stream,
-          account,
-          runId,
-          extractedAt: startedAt,
-          slice: parseSliceLabel(label),
-          rows,
-          rejects: [],
-          stats: { requests: 0, retries: 0, rowsFetched: rows.length, startedAt },
-          completeWindow: false,
-          replayedRejectIds: ids,
-          // replace_window streams: add the rows beside the window's good ones, never replace them.
-          append: true,
-        });
-        summary.loaded += ids.length;
-      } catch (error) {
-        failed = true;
-        summary.stillRejected += ids.length;
-        deps.log.error(
-          { account, stream: streamName, slice: label, error: describeError(error) },
-          "replay failed",
-        );
-      }
-    }
-    const all = [...summaries.values()];
-    const exitCode = failed
-      ? EXIT.workFailed
-      : all.some((s) => s.stillRejected > 0)
-        ? EXIT.quarantined
-        : EXIT.ok;
-    await finishRun(deps.warehouse.db, runId, {
-      status: failed ? "partial" : exitCode === EXIT.quarantined ? "quarantined" : "succeeded",
-      exitCode,
-    });
-    return { runId, summaries: all };
-  } finally {
-    await locks.release();
-  }
+      const all = [...summaries.values()];
+      const outcome: RunOutcome = failed
+        ? { exitCode: EXIT.workFailed, status: "partial" }
+        : all.some((s) => s.stillRejected > 0)
+          ? { exitCode: EXIT.quarantined, status: "quarantined" }
+          : { exitCode: EXIT.ok, status: "succeeded" };
+      return { result: { runId, summaries: all, exitCode: outcome.exitCode }, outcome };
+    },
+  );
 }

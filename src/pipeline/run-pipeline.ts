@@ -5,21 +5,24 @@
  * One failing window, stream or account never stops the others.
  */
 import pLimit from "p-limit";
-import { type ApiClient, createApiClient } from "../api/http-client.js";
-import type { EtlConfig } from "../config.js";
-import { describeError } from "../errors.js";
-import { type ExitCode, exitCodeFor } from "../exit-codes.js";
+import type { ApiClient } from "../api/http-client.js";
+import { type EtlConfig, settingsOf, sourcesOf } from "../config.js";
+import { AuthError, describeError } from "../errors.js";
+import type { ExitCode } from "../exit-codes.js";
 import type { Logger } from "../log.js";
+import type { ApiRevision } from "../platform/api-revision.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 import { utcDayOf } from "../utc-days.js";
-import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { finishRun, startRun } from "../warehouse/run-records.js";
-import { acquireStreamLocks, type StreamLocks } from "../warehouse/stream-locks.js";
-import { createKeyBudgets } from "./key-budgets.js";
+import { expireStaleLookups, lookupCandidates, trackIds } from "../warehouse/lookup-candidates.js";
+import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
+import { AccountClients } from "./account-clients.js";
+import { resolveApiRevision } from "./api-revision.js";
 import { planBackfillWindows, planWindows, resolveStartDate } from "./plan-windows.js";
+import { PlatformClockWatch } from "./platform-clock.js";
 import { readStreamProgress } from "./read-progress.js";
+import { withRecordedRun } from "./recorded-run.js";
 import { runOutcome } from "./run-outcome.js";
 import { logProgress, type ProgressReporter } from "./run-progress.js";
 import {
@@ -67,6 +70,8 @@ export interface PipelineDeps {
   readonly clock?: Clock;
   readonly sleep?: Sleep;
   readonly progress?: ProgressReporter;
+  /** Keep-alive interval of the run's lock session (default 5 s; tests shorten it). */
+  readonly lockHeartbeatMs?: number;
 }
 
 /** Rate a key's budget settled on. */
@@ -96,121 +101,176 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   const runStartedAt = new Date(deps.runStartedAt ?? clock.now());
   const today = utcDayOf(runStartedAt.getTime());
   const targets = selectRunTargets(deps.config, request.accounts, request.streams);
-  const runId = await startRun(deps.warehouse.db, {
-    command: request.command,
-    arguments: { ...recordedArguments(request), today },
-    host: deps.host,
-    pid: deps.pid ?? process.pid,
-  });
-  await sweepAbandonedRuns(deps.warehouse.db, { host: deps.host, pid: deps.pid, log: deps.log });
-  let locks: StreamLocks | undefined;
-  const clients: ApiClient[] = [];
-  try {
-    locks = await acquireStreamLocks(
-      deps.warehouse,
-      targets.flatMap((t) => t.streams.map((s) => ({ account: t.account.name, stream: s.name }))),
-      // Waiting for a lock ends early on SIGINT.
-      {
-        timeoutMs: request.lockTimeoutMs ?? 0,
-        runId,
-        sleep: (ms) => (deps.sleep ?? realSleep)(ms, deps.signal),
-      },
-    );
-    const budgets = createKeyBudgets(
-      targets.map((t) => t.account),
-      { clock, sleep: deps.sleep ?? realSleep, log: deps.log },
-    );
-    const jobs: StreamJob[] = [];
-    for (const target of targets) {
-      const { budget } = budgets.find((b) => b.accounts.includes(target.account.name))!;
-      const client = createApiClient({
-        baseUrl: target.account.baseUrl,
-        apiKey: target.account.apiKey.reveal(),
-        account: target.account.name,
-        apiKeyEnvVar: target.account.apiKeyEnv,
-        budget,
-        timeouts: deps.config.timeouts,
-        retry: deps.config.retry,
-        sleep: deps.sleep,
-        clock,
-        log: deps.log,
-      });
-      clients.push(client);
-      const accountAbort = new AbortController();
-      for (const stream of target.streams) {
-        const plan = await planSlices(deps, request, target.account.name, stream, today);
-        jobs.push({
-          id: `${target.account.name}/${stream.name}`,
-          account: target.account,
-          stream,
-          plan,
-          client,
-          concurrency: budget.concurrency,
-          streamAbort: new AbortController(),
-          accountAbort,
-          tally: newTally(target.account.name, stream.name, plan.length),
-        });
-      }
-    }
-    const progress = deps.progress ?? logProgress(deps.log);
-    const env: SliceEnvironment = {
+  const clockWatch = new PlatformClockWatch({ log: deps.log, clock, runStartedAt: runStartedAt.getTime() });
+  return withRecordedRun(
+    {
       warehouse: deps.warehouse,
-      runId,
-      perPage: deps.config.perPage,
-      clock,
       log: deps.log,
+      host: deps.host,
+      pid: deps.pid,
       signal: deps.signal,
-      progress,
-    };
-    deps.log.info(
-      { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },
-      "run started",
-    );
-    progress.begin(
-      jobs.map((j) => ({ id: j.id, account: j.account.name, stream: j.stream.name, windows: j.plan.length })),
-    );
-    try {
-      await Promise.all(
-        targets.map((target) =>
-          runAccountSlices(
-            env,
-            jobs.filter((j) => j.account === target.account),
-            windowsInFlight(target.account.rate.concurrency),
-          ),
-        ),
+      sleep: deps.sleep,
+      lockHeartbeatMs: deps.lockHeartbeatMs,
+    },
+    {
+      command: request.command,
+      arguments: { ...recordedArguments(request), today },
+      locks: targets.flatMap((t) => t.streams.map((s) => ({ account: t.account.name, stream: s.name }))),
+      lockTimeoutMs: request.lockTimeoutMs ?? 0,
+    },
+    async ({ runId, locks }) => {
+      const clients = new AccountClients(
+        { config: deps.config, clock, sleep: deps.sleep ?? realSleep, log: deps.log },
+        targets.map((t) => t.account).filter((a) => a.subAccountOf === undefined),
       );
-    } finally {
-      progress.end();
-    }
-    const summaries = jobs.map(summarize);
-    const outcome = runOutcome(summaries, deps.signal.aborted);
-    await finishRun(deps.warehouse.db, runId, outcome);
-    const budgetSummaries = budgets.map(({ budget, accounts }) => {
-      const stats = budget.stats();
-      return { accounts, currentRate: stats.currentRate, maxRate: stats.maxRate, throttled: stats.throttled };
-    });
-    for (const b of budgetSummaries) deps.log.info(b, "rate budget settled");
-    return {
-      runId,
-      runStartedAt,
-      today,
-      streams: summaries,
-      budgets: budgetSummaries,
-      exitCode: outcome.exitCode,
-      status: outcome.status,
-      notes: requestNotes(request, targets),
-    };
+      try {
+        const jobs: StreamJob[] = [];
+        for (const target of targets) {
+          const ready = await clients.clientFor(target.account, deps.signal);
+          const accountAbort = new AbortController();
+          const revision =
+            "client" in ready
+              ? await accountRevision(deps, target, ready.client, today, accountAbort)
+              : "2024";
+          for (const stream of target.streams) {
+            const settings = settingsOf(deps.config, stream.name);
+            const plan = await planSlices(deps, request, target.account.name, stream, {
+              today,
+              readAt: runStartedAt.getTime(),
+              settleHours: settings.settleHours,
+            });
+            const tally = newTally(target.account.name, stream.name, plan.length);
+            if ("failure" in ready) {
+              // Nothing of a sub-account whose key could not be had is read: each stream fails saying why.
+              tally.windowsFailed = Math.max(1, plan.length);
+              tally.errors.push(ready.failure.message);
+            }
+            jobs.push({
+              id: `${target.account.name}/${stream.name}`,
+              account: ready.account,
+              stream,
+              plan: "client" in ready ? plan : [],
+              settings,
+              revision,
+              client: "client" in ready ? ready.client : unusable(ready.failure),
+              concurrency: "client" in ready ? ready.budget.budget.concurrency : 1,
+              streamAbort: new AbortController(),
+              accountAbort,
+              tally,
+            });
+          }
+          if ("failure" in ready) deps.log.error({ account: target.account.name }, ready.failure.message);
+        }
+        await recordPlannedStreams(
+          deps.warehouse.db,
+          runId,
+          jobs.map((j) => ({
+            account: j.account.name,
+            stream: j.stream.name,
+            windowsPlanned: j.plan.length,
+            apiRevision: j.revision,
+          })),
+        );
+        const progress = deps.progress ?? logProgress(deps.log);
+        const env: SliceEnvironment = {
+          warehouse: deps.warehouse,
+          runId,
+          today,
+          perPage: deps.config.perPage,
+          clock,
+          clockWatch,
+          locks,
+          log: deps.log,
+          signal: deps.signal,
+          progress,
+        };
+        deps.log.info(
+          { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },
+          "run started",
+        );
+        progress.begin(
+          jobs.map((j) => ({
+            id: j.id,
+            account: j.account.name,
+            stream: j.stream.name,
+            windows: j.plan.length,
+          })),
+        );
+        try {
+          await Promise.all(
+            targets.map((target) =>
+              runAccountSlices(
+                env,
+                jobs.filter((j) => j.account.name === target.account.name),
+                windowsInFlight(target.account.rate.concurrency),
+                (job) => planLookupSlices(deps, job, runStartedAt.getTime()),
+              ),
+            ),
+          );
+        } finally {
+          progress.end();
+        }
+        const summaries = jobs.map(summarize);
+        await recordFinishedStreams(deps.warehouse.db, runId, summaries);
+        const outcome = runOutcome(summaries, deps.signal.aborted);
+        const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {
+          const stats = budget.stats();
+          return {
+            accounts,
+            currentRate: stats.currentRate,
+            maxRate: stats.maxRate,
+            throttled: stats.throttled,
+          };
+        });
+        for (const b of budgetSummaries) deps.log.info(b, "rate budget settled");
+        const result: PipelineResult = {
+          runId,
+          runStartedAt,
+          today,
+          streams: summaries,
+          budgets: budgetSummaries,
+          exitCode: outcome.exitCode,
+          status: outcome.status,
+          notes: requestNotes(request, targets),
+        };
+        return { result, outcome };
+      } finally {
+        clients.close();
+      }
+    },
+  );
+}
+
+/** A client for a sub-account whose key could not be had: its jobs plan no slice, so it is never called. */
+function unusable(failure: Error): ApiClient {
+  return {
+    account: "",
+    getJson: () => Promise.reject(failure),
+    close: () => {},
+  };
+}
+
+/**
+ * The API revision an account is read with this run: configured, or asked of the platform once
+ * (only when one of its streams has revision-dependent paths). A key the platform refuses stops
+ * the account here, like a 401 on its first window would.
+ */
+async function accountRevision(
+  deps: PipelineDeps,
+  target: RunTarget,
+  client: ApiClient,
+  today: string,
+  accountAbort: AbortController,
+): Promise<ApiRevision> {
+  const setting = target.account.apiRevision ?? "auto";
+  if (setting === "auto" && !target.streams.some((s) => s.revisionDependent === true)) return "2024";
+  try {
+    return await resolveApiRevision({ client, setting, today, log: deps.log, signal: deps.signal });
   } catch (error) {
-    const interrupted = deps.signal.aborted;
-    const exitCode = exitCodeFor(error, interrupted);
-    const status = interrupted ? "interrupted" : "failed";
-    await finishRun(deps.warehouse.db, runId, { status, exitCode }).catch((finishError: unknown) =>
-      deps.log.warn({ error: describeError(finishError) }, "could not record the end of the run"),
-    );
-    throw error;
-  } finally {
-    for (const client of clients) client.close();
-    await locks?.release();
+    if (!(error instanceof AuthError)) throw error;
+    accountAbort.abort(error);
+    deps.log.error({ account: target.account.name }, error.message);
+    return "2024";
   }
 }
 
@@ -223,13 +283,86 @@ export function windowsInFlight(concurrency: number): number {
   return Math.max(1, Math.min(concurrency, 2));
 }
 
-/** Every slice of one account's streams, oldest first across streams, `concurrency` at a time. */
-async function runAccountSlices(env: SliceEnvironment, jobs: readonly StreamJob[], concurrency: number) {
+/**
+ * Every slice of one account's streams, `concurrency` at a time: first every windowed and
+ * full-refresh stream, oldest window first across streams; then the lookups, whose ids come from
+ * what those just loaded (a call loaded now is asked about its transcription in the same run).
+ */
+async function runAccountSlices(
+  env: SliceEnvironment,
+  jobs: readonly StreamJob[],
+  concurrency: number,
+  planLookups: (job: StreamJob) => Promise<PlannedSlice[]>,
+) {
   const limit = pLimit(Math.max(1, concurrency));
-  const tasks = jobs.flatMap((job, order) => job.plan.map((planned) => ({ job, planned, order })));
-  const startOf = (p: PlannedSlice) => (p.slice.kind === "window" ? p.slice.window.start : "");
-  tasks.sort((a, b) => startOf(a.planned).localeCompare(startOf(b.planned)) || a.order - b.order);
-  await Promise.all(tasks.map(({ job, planned }) => limit(() => runSlice(env, job, planned))));
+  const runJobs = async (list: readonly StreamJob[]) => {
+    const tasks = list.flatMap((job, order) => job.plan.map((planned) => ({ job, planned, order })));
+    const startOf = (p: PlannedSlice) => (p.slice.kind === "window" ? p.slice.window.start : "");
+    tasks.sort((a, b) => startOf(a.planned).localeCompare(startOf(b.planned)) || a.order - b.order);
+    await Promise.all(tasks.map(({ job, planned }) => limit(() => runSlice(env, job, planned))));
+  };
+  await runJobs(jobs.filter((job) => job.stream.lookup === undefined));
+  const lookups = jobs.filter((job) => job.stream.lookup !== undefined);
+  for (const job of lookups) {
+    if (env.signal.aborted || job.accountAbort.signal.aborted || env.locks.lost.aborted) continue;
+    try {
+      job.plan.push(...(await planLookups(job)));
+    } catch (error) {
+      job.tally.windowsFailed++;
+      job.tally.errors.push(`planning the lookups failed: ${describeError(error)}`);
+      env.log.error(
+        { account: job.account.name, stream: job.stream.name, error: describeError(error) },
+        "planning the lookups failed",
+      );
+    }
+    job.tally.windowsPlanned = job.plan.length;
+    env.progress.replan(job.id, job.plan.length);
+  }
+  await runJobs(lookups);
+}
+
+/** Ids asked about per lookup slice (one transaction each). */
+export const LOOKUP_BATCH = 100;
+
+/**
+ * The slices of a lookup stream for one account: ids its config asks to track start pending, ids
+ * pending for too long expire, then the candidates (new ids and pending ones) in batches.
+ */
+async function planLookupSlices(
+  deps: PipelineDeps,
+  job: StreamJob,
+  runStartedAt: number,
+): Promise<PlannedSlice[]> {
+  const lookup = job.stream.lookup!;
+  const db = deps.warehouse.db;
+  const account = job.account.name;
+  const configured = lookup.configured?.(sourcesOf(job.account)) ?? [];
+  await trackIds(db, {
+    kind: lookup.trackedKind,
+    account,
+    ids: configured,
+    source: "config",
+    at: new Date(runStartedAt),
+  });
+  const query = {
+    kind: lookup.candidates,
+    trackedKind: lookup.trackedKind,
+    account,
+    now: runStartedAt,
+    maxAgeDays: deps.config.transcriptionMaxAgeDays,
+  };
+  const expired = await expireStaleLookups(db, query);
+  if (expired > 0)
+    deps.log.info(
+      { account, stream: job.stream.name, expired },
+      "pending lookups expired (too old to wait for)",
+    );
+  const items = await lookupCandidates(db, query);
+  const plan: PlannedSlice[] = [];
+  for (let i = 0; i < items.length; i += LOOKUP_BATCH) {
+    plan.push({ slice: { kind: "ids", items: items.slice(i, i + LOOKUP_BATCH) }, complete: false });
+  }
+  return plan;
 }
 
 async function planSlices(
@@ -237,21 +370,23 @@ async function planSlices(
   request: PipelineRequest,
   account: string,
   stream: StreamDefinition,
-  today: string,
+  when: { readonly today: string; readonly readAt: number; readonly settleHours: number },
 ): Promise<PlannedSlice[]> {
   if (stream.slicing === "full_refresh") return [{ slice: { kind: "full" }, complete: false }];
+  // A lookup's ids come from what the account's other streams load first: planned after them.
+  if (stream.slicing === "lookup") return [];
   const { windowDays, lookbackDays } = deps.config;
   const windows =
     request.command === "backfill"
-      ? planBackfillWindows({ from: request.from, to: request.to, windowDays, today })
+      ? planBackfillWindows({ from: request.from, to: request.to, windowDays, ...when })
       : await (async () => {
           const progress = await readStreamProgress(deps.warehouse.db, account, stream.name);
-          const startDate = resolveStartDate(deps.config.startDate, progress.firstRunWindow, today);
+          const startDate = resolveStartDate(deps.config.startDate, progress.firstRunWindow, when.today);
           return planWindows({
             startDate,
             windowDays,
             lookbackDays,
-            today,
+            ...when,
             until: request.until,
             completed: progress.completed,
           });

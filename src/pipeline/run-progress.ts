@@ -29,6 +29,8 @@ export interface WindowProgress {
 /** Receives the run's progress events. */
 export interface ProgressReporter {
   begin(streams: readonly ProgressStream[]): void;
+  /** A stream's windows are known only now (lookups are planned after the account's other streams). */
+  replan(id: string, windows: number): void;
   /** A page request was answered (or failed for good). */
   page(id: string): void;
   windowDone(id: string, progress: WindowProgress): void;
@@ -42,6 +44,7 @@ export function logProgress(log: Logger): ProgressReporter {
     begin(list) {
       for (const s of list) streams.set(s.id, s);
     },
+    replan() {},
     page() {},
     windowDone(id, progress) {
       const s = streams.get(id);
@@ -84,6 +87,9 @@ export function barProgress(clock: Clock): ProgressReporter {
         const bar = multibar.create(s.windows, 0, { name, ...payload(state) });
         bars.set(s.id, { bar, ...state });
       }
+    },
+    replan(id, windows) {
+      bars.get(id)?.bar.setTotal(windows);
     },
     page(id) {
       const state = bars.get(id);

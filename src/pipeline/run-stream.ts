@@ -5,17 +5,24 @@
  * anything else fails this window only (recorded, left open) while the others go on.
  */
 import { type ApiClient, newRequestTally, type RequestTally } from "../api/http-client.js";
-import type { AccountConfig } from "../config.js";
-import { AuthError, describeError, PermissionError } from "../errors.js";
+import { type AccountConfig, type StreamSettings, sourcesOf } from "../config.js";
+import { AuthError, describeError, LockHeldError, PermissionError } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { ApiRevision } from "../platform/api-revision.js";
 import type { Clock } from "../ports.js";
-import { sliceLabel } from "../streams/slice-label.js";
+import { sliceLabel } from "../slices.js";
+import type { LoadRow } from "../streams/load-row.js";
 import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { loadSlice } from "../warehouse/load-slice.js";
+import type { TrackedUpdate } from "../warehouse/lookup-candidates.js";
 import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.js";
-import { extractSlice } from "./extract-slice.js";
-import { type ParsedRows, parseRows } from "./parse-rows.js";
+import type { StreamLocks } from "../warehouse/stream-locks.js";
+import { type ExtractedRequest, extractSlice } from "./extract-slice.js";
+import { emptyParsedRows, type ParsedRows, parseRows } from "./parse-rows.js";
+import { settledBy } from "./plan-windows.js";
+import type { PlatformClockWatch } from "./platform-clock.js";
+import { heldWindowMessage, tooManyRejects } from "./reject-share.js";
 import type { ProgressReporter } from "./run-progress.js";
 
 /** A slice to load and whether loading it may mark its window complete. */
@@ -38,6 +45,8 @@ export interface StreamSummary {
   readonly windowsLoaded: number;
   readonly windowsCompleted: number;
   readonly windowsFailed: number;
+  /** Windows loaded but held open because too many of their rows were rejected. */
+  readonly windowsHeld: number;
   readonly windowsNotRun: number;
   readonly requests: number;
   readonly rowsFetched: number;
@@ -46,8 +55,11 @@ export interface StreamSummary {
   readonly unchanged: number;
   readonly deleted: number;
   readonly rejected: number;
-  readonly duplicates: number;
-  /** Why the stream stopped (403/401), or the first errors of failed windows. */
+  /** Rows per data-quality check (values that look like data but are not), e.g. `missing_charge`. */
+  readonly quality: Readonly<Record<string, number>>;
+  /** For a lookup: ids asked about, by the state the platform's answer put them in. */
+  readonly lookups: Readonly<Record<string, number>>;
+  /** Why the stream stopped (403/401), the held windows, or the first errors of failed windows. */
   readonly errors: readonly string[];
 }
 
@@ -56,21 +68,35 @@ export interface StreamJob {
   readonly id: string;
   readonly account: AccountConfig;
   readonly stream: StreamDefinition;
-  readonly plan: readonly PlannedSlice[];
+  /** The job's slices; a lookup's are added once the account's other streams have loaded. */
+  readonly plan: PlannedSlice[];
+  readonly settings: StreamSettings;
+  /** The API revision the account is read with this run. */
+  readonly revision: ApiRevision;
   readonly client: ApiClient;
   readonly concurrency: number;
   /** Aborted on a 403 for this stream (skip it) or a 401 for its account (the account's controller). */
   readonly streamAbort: AbortController;
   readonly accountAbort: AbortController;
-  readonly tally: { -readonly [K in keyof StreamSummary]: StreamSummary[K] } & { errors: string[] };
+  readonly tally: { -readonly [K in keyof StreamSummary]: StreamSummary[K] } & {
+    errors: string[];
+    quality: Record<string, number>;
+    lookups: Record<string, number>;
+  };
 }
 
 /** The run-wide pieces a slice needs. */
 export interface SliceEnvironment {
   readonly warehouse: Warehouse;
   readonly runId: number;
+  /** The run's UTC day. */
+  readonly today: string;
   readonly perPage: number;
   readonly clock: Clock;
+  /** The run's own clock (its start, from the system clock or TELECOM_ETL_NOW) and the platform's. */
+  readonly clockWatch: PlatformClockWatch;
+  /** The run's locks: no slice starts once they are lost, and every load commits behind their fence. */
+  readonly locks: StreamLocks;
   readonly log: Logger;
   /** The process's interruption (SIGINT/SIGTERM): no new slice starts once it aborts. */
   readonly signal: AbortSignal;
@@ -89,6 +115,7 @@ export function newTally(account: string, stream: string, planned: number): Stre
     windowsLoaded: 0,
     windowsCompleted: 0,
     windowsFailed: 0,
+    windowsHeld: 0,
     windowsNotRun: 0,
     requests: 0,
     rowsFetched: 0,
@@ -97,21 +124,37 @@ export function newTally(account: string, stream: string, planned: number): Stre
     unchanged: 0,
     deleted: 0,
     rejected: 0,
-    duplicates: 0,
+    quality: {},
+    lookups: {},
     errors: [],
   };
+}
+
+/** Rows of `rows` per quality check of `stream` that they fail (checks no row fails are left out). */
+export function countQuality(stream: StreamDefinition, rows: readonly LoadRow[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const check of stream.qualityChecks ?? []) {
+    let n = 0;
+    for (const row of rows) if (check.test(row.columns)) n++;
+    if (n > 0) counts[check.name] = n;
+  }
+  return counts;
 }
 
 /** Runs one slice of `job`; never throws (every outcome lands in the job's tally). */
 export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: PlannedSlice): Promise<void> {
   const { tally, stream } = job;
-  const signal = AbortSignal.any([env.signal, job.accountAbort.signal, job.streamAbort.signal]);
+  const signal = AbortSignal.any([
+    env.signal,
+    env.locks.lost,
+    job.accountAbort.signal,
+    job.streamAbort.signal,
+  ]);
   if (signal.aborted) {
     tally.windowsNotRun++;
     return;
   }
   const label = sliceLabel(planned.slice);
-  const completesWindow = planned.complete && planned.slice.kind === "window";
   const context = { account: job.account.name, window: label };
   const startedAt = new Date(env.clock.now());
   // The client counts every request it sends for this slice, retries included.
@@ -122,6 +165,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       client: job.client,
       stream,
       slice: planned.slice,
+      requestContext: { revision: job.revision, sources: sourcesOf(job.account), today: env.today },
       perPage: env.perPage,
       concurrency: job.concurrency,
       signal,
@@ -129,24 +173,65 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       context,
       onPage: () => env.progress.page(job.id),
       tally: http,
+      now: () => env.clock.now(),
     });
     rowsFetched = extracted.rowsFetched;
-    const parsed: ParsedRows = { rows: [], rejects: [] };
+    env.clockWatch.observe(extracted.platformClock, job.account.name);
+    // The read counts as made at the earlier of the run's clock and the platform's.
+    const readAt = Math.min(
+      env.clockWatch.runNow(startedAt.getTime()),
+      extracted.platformClock?.platformMs ?? Infinity,
+    );
+    const parsed: ParsedRows = emptyParsedRows();
     for (const part of extracted.requests) parseRows(stream, part.rows, part.request.implied, parsed);
+    const tracked = lookupStates(stream, extracted.requests);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;
+    const total = parsed.rows.length + parsed.rejects.length;
+    const held = tooManyRejects(parsed.rejects.length, total, job.settings.maxRejectShare)
+      ? {
+          message: heldWindowMessage({
+            account: job.account.name,
+            stream: stream.name,
+            window: label,
+            rejected: parsed.rejects.length,
+            total,
+            maxShare: job.settings.maxRejectShare,
+            rejects: parsed.rejects,
+          }),
+        }
+      : undefined;
+    const completesWindow =
+      held === undefined &&
+      planned.complete &&
+      planned.slice.kind === "window" &&
+      settledBy(readAt, job.settings.settleHours)(planned.slice.window.end);
+    const quality = countQuality(stream, parsed.rows);
     // From here on the window's data is complete: load it even if an interruption arrives now.
-    const result = await loadSlice(env.warehouse, {
-      stream,
-      account: job.account.name,
-      runId: env.runId,
-      extractedAt: startedAt,
-      slice: planned.slice,
-      rows: parsed.rows,
-      rejects: parsed.rejects,
-      stats: { requests: http.requests, retries: http.retries, rowsFetched, startedAt },
-      completeWindow: completesWindow,
-    });
+    const result = await loadSlice(
+      env.warehouse,
+      {
+        stream,
+        account: job.account.name,
+        runId: env.runId,
+        extractedAt: startedAt,
+        slice: planned.slice,
+        rows: parsed.rows,
+        rejects: parsed.rejects,
+        stats: { requests: http.requests, retries: http.retries, rowsFetched, startedAt },
+        completeWindow: completesWindow,
+        ...(held === undefined ? {} : { held }),
+        quality,
+        readAt: new Date(readAt),
+        children: (stream.children ?? []).map((child) => ({
+          stream: child,
+          rows: parsed.children.get(child.name) ?? [],
+        })),
+        ...(tracked === undefined ? {} : { tracked }),
+        fence: (client) => env.locks.fence(client, { account: job.account.name, stream: stream.name }),
+      },
+      { log: env.log },
+    );
     tally.windowsLoaded++;
     if (completesWindow) tally.windowsCompleted++;
     tally.requests += http.requests;
@@ -156,19 +241,58 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     tally.unchanged += result.unchanged;
     tally.deleted += result.deleted;
     tally.rejected += result.rejected;
-    tally.duplicates += result.duplicates;
+    for (const [name, n] of Object.entries(quality)) tally.quality[name] = (tally.quality[name] ?? 0) + n;
+    for (const update of tracked?.updates ?? [])
+      tally.lookups[update.state] = (tally.lookups[update.state] ?? 0) + 1;
+    if (Object.keys(quality).length > 0) {
+      env.log.warn(
+        { account: job.account.name, stream: stream.name, window: label, quality },
+        `${describeQuality(stream, quality)}; loaded as they are (nulls kept)`,
+      );
+    }
+    if (held !== undefined) {
+      tally.windowsHeld++;
+      if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(held.message);
+      env.log.error({ account: job.account.name, stream: stream.name, window: label }, held.message);
+    }
     env.progress.windowDone(job.id, {
       window: label,
-      status: "succeeded",
+      status: held === undefined ? "succeeded" : "failed",
       rows: parsed.rows.length,
       rejected: result.rejected,
       requests: http.requests,
       completed: completesWindow,
+      ...(held === undefined ? {} : { error: held.message }),
     });
   } catch (error) {
     tally.requests += http.requests;
     await onSliceError(env, job, planned, error, { http, rowsFetched, startedAt, signal });
   }
+}
+
+/** The new states of a lookup slice's ids, from what the platform answered for each (undefined for other streams). */
+function lookupStates(
+  stream: StreamDefinition,
+  requests: readonly ExtractedRequest[],
+): { kind: string; updates: TrackedUpdate[] } | undefined {
+  if (stream.lookup === undefined) return undefined;
+  const updates: TrackedUpdate[] = [];
+  for (const part of requests) {
+    if (part.request.lookupId === undefined || part.state === undefined) continue;
+    updates.push({
+      id: part.request.lookupId,
+      state: part.state,
+      details: { source: part.request.implied.source ?? "call" },
+    });
+  }
+  return { kind: stream.lookup.trackedKind, updates };
+}
+
+/** "4 answered calls with a per-minute rate and a duration but no charge" for a slice's quality counts. */
+export function describeQuality(stream: StreamDefinition, quality: Readonly<Record<string, number>>): string {
+  return Object.entries(quality)
+    .map(([name, n]) => `${n} ${stream.qualityChecks?.find((c) => c.name === name)?.description ?? name}`)
+    .join(", ");
 }
 
 async function onSliceError(
@@ -229,7 +353,7 @@ async function onSliceError(
       );
     return;
   }
-  if (stats.signal.aborted) {
+  if (stats.signal.aborted && !(error instanceof LockHeldError)) {
     // Interrupted, or a sibling slice stopped the stream/account: nothing was written, nothing to record.
     tally.windowsNotRun++;
     return;
@@ -260,9 +384,15 @@ export function summarize(job: StreamJob): StreamSummary {
   const { tally } = job;
   let status: StreamOutcome = "succeeded";
   const unfinished = tally.windowsLoaded + tally.windowsFailed < tally.windowsPlanned;
+  // Every planned window was loaded, failed or not run: anything else is a bug, never a success.
+  const unaccounted = tally.windowsPlanned - tally.windowsLoaded - tally.windowsFailed - tally.windowsNotRun;
+  if (unaccounted > 0) {
+    tally.windowsFailed += unaccounted;
+    tally.errors.push(`${unaccounted} planned window(s) were never run`);
+  }
   if (job.accountAbort.signal.reason instanceof AuthError && unfinished) status = "auth_failed";
   else if (job.streamAbort.signal.aborted) status = "skipped";
-  else if (tally.windowsFailed > 0) status = "failed";
+  else if (tally.windowsFailed > 0 || tally.windowsHeld > 0) status = "failed";
   else if (tally.windowsNotRun > 0) status = "interrupted";
   const errors =
     status === "auth_failed"

@@ -7,6 +7,7 @@ import type { AccountConfig, EtlConfig } from "../config.js";
 import { UsageError } from "../errors.js";
 import { getStream } from "../streams/registry.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
+import { subAccountsOf } from "./sub-account-fan-out.js";
 
 /** One account and the streams to run for it. */
 export interface RunTarget {
@@ -14,21 +15,31 @@ export interface RunTarget {
   readonly streams: readonly StreamDefinition[];
 }
 
-/** Accounts named in `accounts` (all when absent), each with its enabled streams among `streams` (all when absent). */
+/**
+ * Accounts named in `accounts` (all when absent), each with its enabled streams among `streams`
+ * (all when absent). The sub-accounts an account lists come right after it, as accounts of their
+ * own (see sub-account-fan-out.ts): selected with their master, or by their own name.
+ */
 export function selectRunTargets(
   config: EtlConfig,
   accounts?: readonly string[],
   streams?: readonly string[],
 ): RunTarget[] {
+  const all = config.accounts.flatMap((account) => [account, ...subAccountsOf(account)]);
   requireKnownAccounts(
     accounts,
-    config.accounts.map((a) => a.name),
+    all.map((a) => a.name),
     "configured",
   );
-  const wanted = streams?.map((name) => getStream(name).name);
+  const wanted: readonly string[] | undefined = streams?.map((name) => getStream(name).name);
   const targets: RunTarget[] = [];
-  for (const account of config.accounts) {
-    if (accounts !== undefined && !accounts.includes(account.name)) continue;
+  for (const account of all) {
+    const selectedBy = account.subAccountOf?.account;
+    const selected =
+      accounts === undefined ||
+      accounts.includes(account.name) ||
+      (selectedBy !== undefined && accounts.includes(selectedBy));
+    if (!selected) continue;
     const names = account.streams.filter((name) => wanted === undefined || wanted.includes(name));
     if (names.length > 0) targets.push({ account, streams: names.map(getStream) });
   }

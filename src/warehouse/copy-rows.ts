@@ -2,9 +2,8 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import type { LoadRow } from "../streams/load-row.js";
-import type { ColumnSpec } from "../streams/stream-definition.js";
 import { COPY_NULL, columnEncoders, fieldEncoder } from "./copy-text-encoding.js";
+import type { LandingColumn, LoadRow } from "./landing-table.js";
 
 const CHUNK_CHARS = 256 * 1024;
 
@@ -19,7 +18,7 @@ export interface CopyConstants {
 
 /** COPY text of `rows` (constants, typed columns, `_extra`), in chunks of about 256 KB so memory stays flat. */
 function* copyChunks(
-  columns: readonly ColumnSpec[],
+  columns: readonly LandingColumn[],
   rows: readonly LoadRow[],
   constants: CopyConstants,
 ): Generator<string> {
@@ -49,7 +48,7 @@ function* copyChunks(
 export async function copyRows(
   client: pg.PoolClient,
   target: string,
-  columns: readonly ColumnSpec[],
+  columns: readonly LandingColumn[],
   rows: readonly LoadRow[],
   constants: CopyConstants = { before: "", after: "" },
 ): Promise<number> {

@@ -1,4 +1,4 @@
-import type { ColumnSpec } from "../streams/stream-definition.js";
+import type { LandingColumn } from "./landing-table.js";
 
 /**
  * Encoding of values into PostgreSQL's COPY text format: columns separated by a tab, rows ended by
@@ -45,6 +45,6 @@ export function fieldEncoder(pgType: string): FieldEncoder {
 }
 
 /** Encoders for `columns` in order. */
-export function columnEncoders(columns: readonly ColumnSpec[]): FieldEncoder[] {
+export function columnEncoders(columns: readonly LandingColumn[]): FieldEncoder[] {
   return columns.map((column) => fieldEncoder(column.pgType));
 }

@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from "kysely";
 
 /**
  * The warehouse as Kysely sees it: one interface per table. Landing tables of schema `platform`
- * are declared next to their streams' migrations in `platform-tables.ts`.
+ * are derived from their streams' column declarations in `src/streams/platform-tables.ts`.
  */
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -30,7 +30,7 @@ export interface RunSlicesTable {
   slice: string;
   window_start: ColumnType<string | null, string | null | undefined, string | null>;
   window_end: ColumnType<string | null, string | null | undefined, string | null>;
-  status: "succeeded" | "failed" | "skipped";
+  status: SliceStatus;
   requests: ColumnType<number, number | undefined, number>;
   retries: ColumnType<number, number | undefined, number>;
   rows_fetched: ColumnType<number, number | undefined, number>;
@@ -42,6 +42,40 @@ export interface RunSlicesTable {
   started_at: Timestamp;
   finished_at: Timestamp;
   error: string | null;
+  /** Rows per data-quality check (`{"missing_charge": 4}`); null when nothing was counted. */
+  quality: ColumnType<unknown, string | null | undefined, string | null>;
+  /** This read completed (settled) its window. */
+  settled: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/**
+ * How a slice ended: loaded (`succeeded`), loaded but held open because too many of its rows were
+ * rejected (`too_many_rejects`), not loaded (`failed`), or not read because the key lacks the
+ * stream's permission (`skipped`).
+ */
+export const SLICE_STATUSES = ["succeeded", "too_many_rejects", "failed", "skipped"] as const;
+/** Status of an `etl.run_slices` row. */
+export type SliceStatus = (typeof SLICE_STATUSES)[number];
+
+/** etl.run_streams: one (account, stream) of one run, planned then finished. */
+export interface RunStreamsTable {
+  run_id: number;
+  account: string;
+  stream: string;
+  status: string;
+  api_revision: string | null;
+  windows_planned: ColumnType<number, number | undefined, number>;
+  windows_loaded: ColumnType<number, number | undefined, number>;
+  windows_completed: ColumnType<number, number | undefined, number>;
+  windows_failed: ColumnType<number, number | undefined, number>;
+  windows_held: ColumnType<number, number | undefined, number>;
+  requests: ColumnType<number, number | undefined, number>;
+  rows_fetched: ColumnType<number, number | undefined, number>;
+  rows_inserted: ColumnType<number, number | undefined, number>;
+  rows_updated: ColumnType<number, number | undefined, number>;
+  rows_rejected: ColumnType<number, number | undefined, number>;
+  quality: ColumnType<unknown, string | null | undefined, string | null>;
+  errors: ColumnType<unknown, string | undefined, string>;
 }
 
 /** etl.stream_state: the set of completed windows per (account, stream). */
@@ -52,6 +86,8 @@ export interface StreamStateTable {
   window_end: ColumnType<string, string, string>;
   completed_at: Timestamp;
   run_id: number | null;
+  /** When the settling read happened (the earlier of the run's and the platform's clocks). */
+  read_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** etl.rejects: rows that failed validation, with the raw JSON and the zod issues. */
@@ -79,12 +115,15 @@ export interface TrackedRequestsTable {
   first_seen_at: Timestamp;
   last_seen_at: Timestamp;
   last_error: string | null;
+  /** Where the id came from (`{"source": "call"}`, `"file"`, `"config"`, `"cli"`). */
+  details: ColumnType<unknown, string | undefined, string>;
 }
 
 /** The control tables of schema `etl`. */
 export interface EtlTables {
   "etl.runs": RunsTable;
   "etl.run_slices": RunSlicesTable;
+  "etl.run_streams": RunStreamsTable;
   "etl.stream_state": StreamStateTable;
   "etl.rejects": RejectsTable;
   "etl.tracked_requests": TrackedRequestsTable;

@@ -1,8 +1,8 @@
 import type pg from "pg";
-import type { LoadRow } from "../streams/load-row.js";
-import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
+import type { Slice } from "../slices.js";
 import { copyRows } from "./copy-rows.js";
 import { fieldEncoder } from "./copy-text-encoding.js";
+import type { LandingTable, LoadRow } from "./landing-table.js";
 import type { RowProvenance } from "./merge-stage.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 
@@ -12,19 +12,19 @@ const SAVEPOINT = "etl_direct_insert";
 /** Whether the landing table holds any row of this account in the slice's window (any row at all for a full slice). */
 async function windowHasRows(
   client: pg.PoolClient,
-  stream: StreamDefinition,
+  landing: LandingTable,
   account: string,
   slice: Slice,
 ): Promise<boolean> {
-  const table = quoteTable(stream.table);
-  if (slice.kind === "full" || !stream.windowColumn) {
+  const table = quoteTable(landing.name);
+  if (slice.kind !== "window" || !landing.windowColumn) {
     const any = await client.query(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE _account = $1) AS found`, [
       account,
     ]);
     return any.rows[0].found === true;
   }
   // The transaction runs with TimeZone UTC, so a date bound is the UTC midnight for a timestamptz column.
-  const column = quoteIdent(stream.windowColumn);
+  const column = quoteIdent(landing.windowColumn);
   const found = await client.query(
     `SELECT EXISTS (SELECT 1 FROM ${table} WHERE _account = $1 AND ${column} >= $2::date AND ${column} < $3::date) AS found`,
     [account, slice.window.start, slice.window.end],
@@ -41,26 +41,26 @@ async function windowHasRows(
  */
 export async function insertIntoNewWindow(
   client: pg.PoolClient,
-  stream: StreamDefinition,
+  landing: LandingTable,
   provenance: RowProvenance,
   slice: Slice,
   rows: readonly LoadRow[],
 ): Promise<number | null> {
-  if (rows.length === 0 || (await windowHasRows(client, stream, provenance.account, slice))) return null;
+  if (rows.length === 0 || (await windowHasRows(client, landing, provenance.account, slice))) return null;
   const text = fieldEncoder("text");
   const constants = {
     before: `${text(provenance.account)}\t`,
     after: `${text(provenance.runId)}\t${fieldEncoder("timestamptz")(provenance.extractedAt)}\t`,
   };
-  const list = ["_account", ...stream.columns.map((c) => c.name), "_run_id", "_extracted_at", "_extra"].map(
+  const list = ["_account", ...landing.columns.map((c) => c.name), "_run_id", "_extracted_at", "_extra"].map(
     quoteIdent,
   );
   await client.query(`SAVEPOINT ${SAVEPOINT}`);
   try {
     const inserted = await copyRows(
       client,
-      `${quoteTable(stream.table)} (${list.join(", ")})`,
-      stream.columns,
+      `${quoteTable(landing.name)} (${list.join(", ")})`,
+      landing.columns,
       rows,
       constants,
     );

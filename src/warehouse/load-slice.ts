@@ -1,27 +1,35 @@
 import type { CompiledQuery } from "kysely";
 import type pg from "pg";
-import { describeError, SliceError } from "../errors.js";
-import { collapseRows } from "../streams/collapse-rows.js";
-import type { LoadRow } from "../streams/load-row.js";
-import { sliceLabel } from "../streams/slice-label.js";
-import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
+import { describeError, LockHeldError, SliceError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { type Slice, sliceLabel } from "../slices.js";
 import type { Warehouse } from "./connect-warehouse.js";
+import { writeHistoryFromStage } from "./history-stage.js";
 import { insertIntoNewWindow } from "./insert-new-window.js";
+import type { LandingTable, LoadRow } from "./landing-table.js";
+import { type TrackedUpdate, trackedUpdatesQuery } from "./lookup-candidates.js";
 import { appendFromStage, mergeStage, type RowProvenance, replaceWindowFromStage } from "./merge-stage.js";
 import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
+import { replaceSetFromStage } from "./replace-stage.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
 import { completeWindowQuery } from "./stream-state.js";
 
+/** What a load needs of a stream: its name (for the records) and its landing table. */
+export interface LoadTarget {
+  readonly name: string;
+  readonly table: LandingTable;
+}
+
 /** Everything one slice brings to the warehouse. */
 export interface LoadSliceInput {
-  readonly stream: StreamDefinition;
+  readonly stream: LoadTarget;
   readonly account: string;
   readonly runId: number;
   /** When the slice was extracted (`_extracted_at` of its rows). */
   readonly extractedAt: Date;
   readonly slice: Slice;
-  /** Validated rows; the same key may appear more than once (the last one wins). */
+  /** Validated rows, distinct by the table's key (or, without a key, by content): the pipeline de-duplicates them. */
   readonly rows: readonly LoadRow[];
   /** Rows that failed validation, stored in `etl.rejects`. */
   readonly rejects: readonly RejectInput[];
@@ -41,6 +49,33 @@ export interface LoadSliceInput {
    * true; the result is the same, only faster). False always merges through the stage.
    */
   readonly insertFastPath?: boolean;
+  /**
+   * Too many of the slice's rows were rejected: its rows and rejects load, its record says
+   * `too_many_rejects` with this message, and the window is not completed. Never with `completeWindow`.
+   */
+  readonly held?: { readonly message: string };
+  /** Rows per data-quality check, recorded with the slice. */
+  readonly quality?: Readonly<Record<string, number>>;
+  /** When the read happened (recorded with a completion). */
+  readonly readAt?: Date;
+  /** Rows of the stream's child tables (a transcription's turns), written by key in the same transaction. */
+  readonly children?: readonly { readonly stream: LoadTarget; readonly rows: readonly LoadRow[] }[];
+  /** The new states of a lookup's ids, written with its rows (`etl.tracked_requests`). */
+  readonly tracked?: { readonly kind: string; readonly updates: readonly TrackedUpdate[] };
+  /**
+   * Runs inside the transaction just before its commit and throws when the run no longer holds
+   * the stream's lock (see StreamLocks.fence): a window is never written without its lock.
+   */
+  readonly fence?: (client: pg.PoolClient) => Promise<void>;
+}
+
+/** How a load survives the database: new connections tried when one is lost mid-load. */
+export interface LoadOptions {
+  /** Attempts of the whole transaction when its connection is lost (default 3). */
+  readonly maxAttempts?: number;
+  readonly log?: Logger;
+  /** Waits between attempts (default a timer). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** What a slice load did to the landing table, plus what it set aside. */
@@ -52,8 +87,6 @@ export interface SliceLoadResult {
   /** Rows removed before the insert (replace_window streams). */
   readonly deleted: number;
   readonly rejected: number;
-  /** Rows dropped because the same key (or, without a key, the same content) came again. */
-  readonly duplicates: number;
   /** replace_window rows whose window column lies outside the slice's window: left to their own window. */
   readonly outsideWindow: number;
 }
@@ -72,49 +105,131 @@ async function run(
 async function writeRows(
   client: pg.PoolClient,
   input: LoadSliceInput,
-  provenance: RowProvenance,
+  target: LoadTarget,
   rows: readonly LoadRow[],
+  provenance: RowProvenance,
 ): Promise<Partial<SliceLoadResult>> {
-  const { stream, slice } = input;
-  if (stream.writeMode === "merge") {
+  const { slice } = input;
+  const { table } = target;
+  if (table.writeMode === "merge") {
     if (input.insertFastPath !== false) {
-      const inserted = await insertIntoNewWindow(client, stream, provenance, slice, rows);
+      const inserted = await insertIntoNewWindow(client, table, provenance, slice, rows);
       if (inserted !== null) return { inserted };
     }
-    const staged = await stageRows(client, stream.columns, rows);
-    const counts = await mergeStage(client, stream, provenance);
+    const staged = await stageRows(client, table.columns, rows);
+    const counts = await mergeStage(client, table, provenance);
     return { ...counts, unchanged: staged - counts.inserted - counts.updated };
   }
-  if (input.append === true) {
-    await stageRows(client, stream.columns, rows);
-    return { inserted: await appendFromStage(client, stream, provenance) };
+  if (table.writeMode === "replace_all" || table.writeMode === "replace_snapshot") {
+    const staged = await stageRows(client, table.columns, rows);
+    const counts = await replaceSetFromStage(client, table, provenance);
+    return { ...counts, unchanged: staged - counts.inserted - counts.updated };
   }
-  const staged = await stageRows(client, stream.columns, rows);
+  if (table.writeMode === "history") {
+    const staged = await stageRows(client, table.columns, rows);
+    const counts = await writeHistoryFromStage(client, table, provenance, input.readAt ?? input.extractedAt);
+    return { inserted: counts.inserted, deleted: counts.closed, unchanged: staged - counts.inserted };
+  }
+  if (input.append === true) {
+    await stageRows(client, table.columns, rows);
+    return { inserted: await appendFromStage(client, table, provenance) };
+  }
+  const staged = await stageRows(client, table.columns, rows);
   const window = slice.kind === "window" ? slice.window : null;
-  return replaceWindowFromStage(client, stream, provenance, window, staged);
+  return replaceWindowFromStage(client, table, provenance, window, staged);
 }
 
 /**
  * Loads one slice in ONE transaction: COPY into a temporary stage, merge (or replace the window;
  * or, for a merge into a window that holds no rows yet, COPY straight into the landing table),
  * store the rejects, record the slice in `etl.run_slices` and, when `completeWindow`, mark the
- * window completed. A failure anywhere rolls back all of it and throws a SliceError.
+ * window completed; the lock fence runs last. A failure anywhere rolls back all of it and throws a
+ * SliceError. When the connection is lost mid-load (the server restarted or terminated it), the
+ * whole transaction is tried again on a new connection, `maxAttempts` times at most.
  */
-export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Promise<SliceLoadResult> {
+export async function loadSlice(
+  warehouse: Warehouse,
+  input: LoadSliceInput,
+  options: LoadOptions = {},
+): Promise<SliceLoadResult> {
   const { stream, slice } = input;
   if (input.append === true && input.completeWindow) {
     // Appended rows are a few rows, not a whole window: they can never prove a window complete.
     throw new Error(`an append to ${sliceLabel(slice)} of stream ${stream.name} cannot complete the window`);
   }
-  const { rows, duplicates } = collapseRows(stream, input.rows);
+  if (input.held !== undefined && input.completeWindow) {
+    throw new Error(`a held window ${sliceLabel(slice)} of stream ${stream.name} cannot be completed`);
+  }
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+  for (let attempt = 1; ; attempt++) {
+    const connection = { lost: false };
+    try {
+      return await loadOnce(warehouse, input, connection);
+    } catch (error) {
+      const retry =
+        attempt < maxAttempts && !(error instanceof LockHeldError) && isConnectionLoss(error, connection);
+      if (!retry) {
+        throw new SliceError(
+          `loading ${sliceLabel(slice)} of stream ${stream.name} for account ${input.account} failed: ${describeError(error)}`,
+          {
+            account: input.account,
+            stream: stream.name,
+            ...(slice.kind === "window" ? { window: sliceLabel(slice) } : {}),
+          },
+          { cause: error },
+        );
+      }
+      options.log?.warn(
+        {
+          account: input.account,
+          stream: stream,
+          slice: sliceLabel(slice),
+          attempt,
+          error: describeError(error),
+        },
+        "the warehouse connection was lost while loading; loading the slice again on a new connection",
+      );
+      await (options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(250 * attempt);
+    }
+  }
+}
+
+/** SQLSTATE classes and codes that mean the connection is gone, not that the statement was wrong. */
+const CONNECTION_LOST_CODES = new Set(["57P01", "57P02", "57P03"]);
+
+/** True when `error` says the connection died (so the same load may succeed on another one). */
+export function isConnectionLoss(error: unknown, connection: { lost: boolean }): boolean {
+  if (connection.lost) return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (code.startsWith("08") || CONNECTION_LOST_CODES.has(code))) return true;
+  const message = describeError(error);
+  return /connection terminated|connection ended|terminating connection|ECONNRESET|EPIPE|not queryable|connection error/i.test(
+    message,
+  );
+}
+
+/** One attempt of {@link loadSlice} on one connection. */
+async function loadOnce(
+  warehouse: Warehouse,
+  input: LoadSliceInput,
+  connection: { lost: boolean },
+): Promise<SliceLoadResult> {
+  const { stream, slice } = input;
   const provenance = { account: input.account, runId: input.runId, extractedAt: input.extractedAt };
   const client = await warehouse.pool.connect();
-  let clientBroken = false;
+  // A connection the server drops while it is checked out must not become an unhandled 'error' event.
+  const onError = () => {
+    connection.lost = true;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     // Dates compare with timestamps at UTC midnight, whatever the server's time zone.
     await client.query("SET LOCAL TimeZone = 'UTC'");
-    const written = await writeRows(client, input, provenance, rows);
+    const written = await writeRows(client, input, input.stream, input.rows, provenance);
+    for (const child of input.children ?? []) {
+      await writeRows(client, { ...input, insertFastPath: false }, child.stream, child.rows, provenance);
+    }
     const result: SliceLoadResult = {
       inserted: 0,
       updated: 0,
@@ -123,7 +238,6 @@ export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Pr
       outsideWindow: 0,
       ...written,
       rejected: input.rejects.length,
-      duplicates,
     };
     const identity = { runId: input.runId, account: input.account, stream: stream.name, slice };
     // A replay appends rows it re-validated; it is not a read of the window, so it leaves the window's rejects alone.
@@ -131,29 +245,47 @@ export async function loadSlice(warehouse: Warehouse, input: LoadSliceInput): Pr
       await run(client, syncRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
     }
     await run(client, markReplayedQuery(warehouse.db, input.replayedRejectIds ?? []));
+    if (input.tracked !== undefined) {
+      await run(
+        client,
+        trackedUpdatesQuery(warehouse.db, {
+          kind: input.tracked.kind,
+          account: input.account,
+          at: input.extractedAt,
+          updates: input.tracked.updates,
+        }),
+      );
+    }
+    const completes = input.completeWindow && slice.kind === "window";
     await run(
       client,
-      sliceRecordQuery(warehouse.db, identity, { status: "succeeded", stats: input.stats, counts: result }),
+      sliceRecordQuery(warehouse.db, identity, {
+        status: input.held === undefined ? "succeeded" : "too_many_rejects",
+        stats: input.stats,
+        counts: result,
+        ...(input.held === undefined ? {} : { error: input.held.message }),
+        ...(input.quality === undefined ? {} : { quality: input.quality }),
+        settled: completes,
+      }),
     );
-    if (input.completeWindow && slice.kind === "window") {
-      await run(client, completeWindowQuery(warehouse.db, { ...identity, window: slice.window }));
+    if (completes) {
+      await run(
+        client,
+        completeWindowQuery(warehouse.db, { ...identity, window: slice.window, readAt: input.readAt }),
+      );
     }
+    await input.fence?.(client);
     await client.query("COMMIT");
+    client.off("error", onError);
+    client.release();
     return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {
-      clientBroken = true;
-    });
-    throw new SliceError(
-      `loading ${sliceLabel(slice)} of stream ${stream.name} for account ${input.account} failed: ${describeError(error)}`,
-      {
-        account: input.account,
-        stream: stream.name,
-        ...(slice.kind === "window" ? { window: sliceLabel(slice) } : {}),
-      },
-      { cause: error },
+    const rolledBack = await client.query("ROLLBACK").then(
+      () => true,
+      () => false,
     );
-  } finally {
-    client.release(clientBroken);
+    client.off("error", onError);
+    client.release(!rolledBack || connection.lost);
+    throw error;
   }
 }

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import type { DateWindow, StreamDefinition } from "../streams/stream-definition.js";
+import type { DateWindow } from "../slices.js";
+import type { LandingTable } from "./landing-table.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 import { STAGE_TABLE } from "./stage-rows.js";
 
@@ -18,15 +19,17 @@ export interface MergeCounts {
 
 /**
  * One `INSERT … SELECT … ON CONFLICT (key) DO UPDATE … WHERE` the row actually changed, from the
- * stage (whose keys are already distinct) into the stream's table. `xmax = 0` marks a fresh insert.
+ * stage (whose keys are already distinct) into the landing table. `xmax = 0` marks a fresh insert.
  */
 export async function mergeStage(
   client: pg.PoolClient,
-  stream: StreamDefinition,
+  table: LandingTable,
   provenance: RowProvenance,
 ): Promise<MergeCounts> {
-  const columns = stream.columns.map((column) => column.name);
-  const keySet = new Set(stream.key);
+  const columns = table.columns.map((column) => column.name);
+  if (table.key === null) throw new Error(`${table.name} has no key to merge on`);
+  const key = ["_account", ...table.key];
+  const keySet = new Set(key);
   const compared = [...columns.filter((name) => !keySet.has(name)), "_extra"].map(quoteIdent);
   const targetList = ["_account", ...columns, "_run_id", "_extracted_at", "_extra"].map(quoteIdent);
   const selectList = [
@@ -41,9 +44,9 @@ export async function mergeStage(
   );
   const text = `
     WITH merged AS (
-      INSERT INTO ${quoteTable(stream.table)} AS t (${targetList.join(", ")})
+      INSERT INTO ${quoteTable(table.name)} AS t (${targetList.join(", ")})
       SELECT ${selectList.join(", ")} FROM ${STAGE_TABLE} s
-      ON CONFLICT (${stream.key.map(quoteIdent).join(", ")}) DO UPDATE SET ${updates.join(", ")}
+      ON CONFLICT (${key.map(quoteIdent).join(", ")}) DO UPDATE SET ${updates.join(", ")}
       WHERE (${compared.map((name) => `t.${name}`).join(", ")})
         IS DISTINCT FROM (${compared.map((name) => `EXCLUDED.${name}`).join(", ")})
       RETURNING (xmax = 0) AS inserted
@@ -71,12 +74,12 @@ export interface ReplaceCounts {
  * same way: `into` lists the landing columns (`_row_ordinal` second), `dayRank` numbers each day's
  * staged rows 1, 2, … by content, and `values` follows the ordinal ($2 run id, $3 extracted at).
  */
-function windowInsert(stream: StreamDefinition, action: string) {
-  const windowColumn = stream.windowColumn;
-  if (!windowColumn) throw new Error(`stream ${stream.name} ${action} by window but names no windowColumn`);
-  const table = quoteTable(stream.table);
+function windowInsert(landing: LandingTable, action: string) {
+  const windowColumn = landing.windowColumn;
+  if (!windowColumn) throw new Error(`${landing.name} ${action} by window but names no windowColumn`);
+  const table = quoteTable(landing.name);
   const win = quoteIdent(windowColumn);
-  const columns = stream.columns.map((column) => quoteIdent(column.name));
+  const columns = landing.columns.map((column) => quoteIdent(column.name));
   const staged = columns.map((name) => `s.${name}`);
   return {
     table,
@@ -94,15 +97,15 @@ function windowInsert(stream: StreamDefinition, action: string) {
  */
 export async function replaceWindowFromStage(
   client: pg.PoolClient,
-  stream: StreamDefinition,
+  table: LandingTable,
   provenance: RowProvenance,
   window: DateWindow | null,
   staged: number,
 ): Promise<ReplaceCounts> {
-  const { table, win, into, dayRank, values } = windowInsert(stream, "writes");
+  const { table: name, win, into, dayRank, values } = windowInsert(table, "writes");
   const inWindow = window ? ` AND ${win} >= $2::date AND ${win} < $3::date` : "";
   const windowParams = window ? [window.start, window.end] : [];
-  const deleted = await client.query(`DELETE FROM ${table} WHERE _account = $1${inWindow}`, [
+  const deleted = await client.query(`DELETE FROM ${name} WHERE _account = $1${inWindow}`, [
     provenance.account,
     ...windowParams,
   ]);
@@ -125,16 +128,16 @@ export async function replaceWindowFromStage(
  */
 export async function appendFromStage(
   client: pg.PoolClient,
-  stream: StreamDefinition,
+  table: LandingTable,
   provenance: RowProvenance,
 ): Promise<number> {
-  const { table, win, into, dayRank, values } = windowInsert(stream, "appends");
+  const { table: name, win, into, dayRank, values } = windowInsert(table, "appends");
   const inserted = await client.query(
     `${into}
      SELECT $1::text, COALESCE(m.last_ordinal, 0) + ${dayRank}, ${values}
      FROM ${STAGE_TABLE} s
      LEFT JOIN (
-       SELECT ${win} AS day, max(_row_ordinal) AS last_ordinal FROM ${table} WHERE _account = $1 GROUP BY 1
+       SELECT ${win} AS day, max(_row_ordinal) AS last_ordinal FROM ${name} WHERE _account = $1 GROUP BY 1
      ) m ON m.day = s.${win}`,
     [provenance.account, provenance.runId, provenance.extractedAt],
   );

@@ -1,6 +1,6 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
-import { sliceLabel } from "../streams/slice-label.js";
-import type { Slice } from "../streams/stream-definition.js";
+import type { Slice } from "../slices.js";
+import { sliceLabel } from "../slices.js";
 import type { Database } from "./database.js";
 
 /** A row that failed validation, as the platform sent it, with the zod issues. */

@@ -1,9 +1,9 @@
 import type { CompiledQuery, Kysely } from "kysely";
 import { describeError } from "../errors.js";
-import { sliceLabel } from "../streams/slice-label.js";
-import type { Slice } from "../streams/stream-definition.js";
+import type { Slice } from "../slices.js";
+import { sliceLabel } from "../slices.js";
 import type { Warehouse } from "./connect-warehouse.js";
-import type { Database } from "./database.js";
+import type { Database, SliceStatus } from "./database.js";
 
 /** What extracting a slice cost, as the pipeline measured it. */
 export interface SliceStats {
@@ -43,10 +43,14 @@ export function sliceRecordQuery(
   db: Kysely<Database>,
   identity: SliceIdentity,
   outcome: {
-    status: "succeeded" | "failed" | "skipped";
+    status: SliceStatus;
     stats: SliceStats;
     counts?: SliceRowCounts;
     error?: string;
+    /** Rows per data-quality check; left out when empty. */
+    quality?: Readonly<Record<string, number>>;
+    /** The read completed its window. */
+    settled?: boolean;
   },
 ): CompiledQuery {
   const { slice, stats, counts } = { ...identity, ...outcome };
@@ -70,6 +74,11 @@ export function sliceRecordQuery(
       rows_rejected: counts?.rejected ?? 0,
       started_at: stats.startedAt,
       error: outcome.error ?? null,
+      quality:
+        outcome.quality !== undefined && Object.keys(outcome.quality).length > 0
+          ? JSON.stringify(outcome.quality)
+          : null,
+      settled: outcome.settled ?? false,
     })
     .compile();
 }

@@ -2,8 +2,13 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
 import { LockHeldError } from "../errors.js";
+import type { Logger } from "../log.js";
 import { realSleep, type Sleep } from "../ports.js";
 import type { Warehouse } from "./connect-warehouse.js";
+import { describeHolder, findHolder } from "./lock-holder.js";
+import { type LockEntry, openLockSession, tryLockAll } from "./lock-session.js";
+
+export { findHolder, type Holder } from "./lock-holder.js";
 
 /** One (account, stream) a run needs for itself. */
 export interface StreamLockKey {
@@ -11,8 +16,21 @@ export interface StreamLockKey {
   readonly stream: string;
 }
 
-/** Locks held by this process; release them when the run ends. */
+/**
+ * The locks a run holds, on one database session that is kept alive and watched. If the server
+ * drops that session (restart, `pg_terminate_backend`, `idle_session_timeout`), the locks are taken
+ * again on a new session at once; if another run took one meanwhile, they are lost for good:
+ * `lost` aborts (its reason a LockLostError naming the holder) and `fence` refuses every commit.
+ */
 export interface StreamLocks {
+  /** Aborted once the locks are lost for good; the run must start no new work. */
+  readonly lost: AbortSignal;
+  /**
+   * Resolves when this run holds the lock of `key` right now (waiting for a re-take in progress);
+   * throws LockLostError otherwise. Called inside a load transaction just before its commit, so
+   * no window is ever written by a run that no longer holds its stream.
+   */
+  fence(client: pg.ClientBase, key: StreamLockKey): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -37,44 +55,28 @@ export function lockSessionPrefix(runId: number): string {
   return `telecom-etl run ${runId} pid `;
 }
 
-/** The process holding a stream lock, as a blocked run reports it. */
-export interface Holder {
-  readonly pid: string;
-  readonly host: string;
-  readonly run: string;
+/** Options of {@link acquireStreamLocks}. */
+export interface AcquireOptions {
+  /** How long to wait for a lock another run holds (0: fail at once). */
+  readonly timeoutMs: number;
+  readonly runId: number;
+  readonly pollMs?: number;
+  readonly sleep?: Sleep;
+  readonly now?: () => number;
+  /** Interval of the keep-alive query on the lock session (default 5 s). */
+  readonly heartbeatMs?: number;
+  readonly log?: Logger;
 }
 
 /**
- * Who holds advisory lock `lockKey` in this database, from pg_locks and pg_stat_activity (null if
- * nobody now). Advisory locks are per database: the same key held in another warehouse on the same
- * server is somebody else's. Exported for tests.
- */
-export async function findHolder(client: pg.PoolClient, lockKey: string): Promise<Holder | null> {
-  const result = await client.query<{ application_name: string; pid: number; client_addr: string | null }>(
-    `SELECT a.application_name, a.pid, host(a.client_addr) AS client_addr
-     FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-       AND ((l.classid::bigint << 32) | l.objid::bigint) = $1::bigint
-     LIMIT 1`,
-    [lockKey],
-  );
-  const row = result.rows[0];
-  if (!row) return null;
-  const parsed = /^telecom-etl run (\d+) pid (\d+)@(.*)$/.exec(row.application_name);
-  if (parsed) return { run: parsed[1]!, pid: parsed[2]!, host: parsed[3]! };
-  return { run: "unknown", pid: `backend ${row.pid}`, host: row.client_addr ?? "unknown" };
-}
-
-/**
- * Takes `pg_try_advisory_lock` for every (account, stream) on one dedicated connection (named after
+ * Takes `pg_try_advisory_lock` for every (account, stream) on one dedicated session (named after
  * the run, so a blocked run can name the holder). Retries every `pollMs` until `timeoutMs`, then
  * throws LockHeldError naming the holder. All-or-nothing: never keeps some locks while waiting.
  */
 export async function acquireStreamLocks(
   warehouse: Warehouse,
   keys: readonly StreamLockKey[],
-  options: { timeoutMs: number; runId: number; pollMs?: number; sleep?: Sleep; now?: () => number },
+  options: AcquireOptions,
 ): Promise<StreamLocks> {
   const sleep = options.sleep ?? realSleep;
   const now = options.now ?? Date.now;
@@ -83,71 +85,35 @@ export async function acquireStreamLocks(
   const unique = [...new Map(keys.map((k) => [streamLockKey(k), k])).entries()].sort(([a], [b]) =>
     a < b ? -1 : 1,
   );
-  const client = await warehouse.pool.connect();
-  // The lock connection stays checked out for the whole run; if the server drops it (restart,
-  // pg_terminate_backend) the locks are gone with it, and the error must not crash the process
-  // as an unhandled 'error' event. release() then finds the connection dead and discards it.
-  const onConnectionLost = () => {};
-  client.on("error", onConnectionLost);
-  const detach = () => client.off("error", onConnectionLost);
-  const giveUp = async (error: unknown): Promise<never> => {
-    await client.query("SELECT pg_advisory_unlock_all()").catch(() => {});
-    await client.query("RESET application_name").catch(() => {});
-    detach();
-    client.release();
-    throw error;
-  };
-  try {
-    await client.query("SELECT set_config('application_name', $1, false)", [
-      lockApplicationName(options.runId),
-    ]);
-  } catch (error) {
-    return giveUp(error);
-  }
+  const session = await openLockSession(warehouse, lockApplicationName(options.runId));
   for (;;) {
-    let blocked: [string, StreamLockKey] | undefined;
+    let blocked: LockEntry | undefined;
     try {
-      for (const entry of unique) {
-        const got = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [
-          entry[0],
-        ]);
-        if (!got.rows[0]?.ok) {
-          blocked = entry;
-          break;
-        }
-      }
-      if (!blocked) break;
-      await client.query("SELECT pg_advisory_unlock_all()");
+      blocked = await tryLockAll(session.client, unique);
     } catch (error) {
-      return giveUp(error);
+      await session.close();
+      throw error;
     }
+    if (!blocked) break;
     if (now() >= deadline) {
       const [lockKey, key] = blocked;
-      const holder = await findHolder(client, lockKey).catch(() => null);
-      const who = holder ? `pid ${holder.pid} on host ${holder.host}, run ${holder.run}` : "by another run";
-      return giveUp(
-        new LockHeldError(
-          `stream ${key.stream} of account ${key.account} is already running (${who}); wait for it or use --lock-timeout`,
-          { account: key.account, stream: key.stream },
-        ),
+      const holder = await findHolder(session.client, lockKey).catch(() => null);
+      await session.close();
+      throw new LockHeldError(
+        `stream ${key.stream} of account ${key.account} is already running (${describeHolder(holder)}); wait for it or use --lock-timeout`,
+        { account: key.account, stream: key.stream },
       );
     }
-    await sleep(Math.min(pollMs, Math.max(1, deadline - now())));
+    try {
+      await sleep(Math.min(pollMs, Math.max(1, deadline - now())));
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
   }
-  let released: Promise<void> | undefined;
-  return {
-    release: () =>
-      (released ??= (async () => {
-        try {
-          await client.query("SELECT pg_advisory_unlock_all()");
-          await client.query("RESET application_name");
-          detach();
-          client.release();
-        } catch {
-          // A dead connection has lost its locks already; drop it from the pool.
-          detach();
-          client.release(true);
-        }
-      })()),
-  };
+  return session.watch(unique, {
+    applicationName: lockApplicationName(options.runId),
+    heartbeatMs: options.heartbeatMs ?? 5_000,
+    log: options.log,
+  });
 }

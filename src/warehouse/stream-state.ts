@@ -1,5 +1,5 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
-import type { DateWindow } from "../streams/stream-definition.js";
+import type { DateWindow } from "../slices.js";
 import type { Database } from "./database.js";
 
 export { type StreamStatus, streamStatus, type WindowAttempt } from "./stream-status.js";
@@ -28,7 +28,7 @@ export async function completedWindows(
  */
 export function completeWindowQuery(
   db: Kysely<Database>,
-  input: { account: string; stream: string; window: DateWindow; runId: number },
+  input: { account: string; stream: string; window: DateWindow; runId: number; readAt?: Date },
 ): CompiledQuery {
   return db
     .insertInto("etl.stream_state")
@@ -38,6 +38,7 @@ export function completeWindowQuery(
       window_start: input.window.start,
       window_end: input.window.end,
       run_id: input.runId,
+      read_at: input.readAt ?? null,
     })
     .onConflict((oc) =>
       oc
@@ -46,6 +47,7 @@ export function completeWindowQuery(
           window_end: (eb) => eb.ref("excluded.window_end"),
           completed_at: sql`now()`,
           run_id: (eb) => eb.ref("excluded.run_id"),
+          read_at: (eb) => eb.ref("excluded.read_at"),
         })
         .where((eb) => eb(eb.ref("excluded.window_end"), ">=", eb.ref("etl.stream_state.window_end"))),
     )

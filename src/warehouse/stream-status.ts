@@ -1,8 +1,8 @@
 import { type Kysely, sql } from "kysely";
-import { STREAMS } from "../streams/registry.js";
-import type { DateWindow, StreamDefinition } from "../streams/stream-definition.js";
+import type { DateWindow } from "../slices.js";
 import { addDays } from "../utc-days.js";
-import type { Database } from "./database.js";
+import type { Database, SliceStatus } from "./database.js";
+import { trackedCounts } from "./lookup-candidates.js";
 import { REPLAY_RUN_COMMAND } from "./run-records.js";
 import { quoteTable } from "./sql-names.js";
 
@@ -12,20 +12,23 @@ export interface WindowAttempt {
   readonly slice: string;
   readonly start: string | null;
   readonly end: string | null;
-  readonly status: "succeeded" | "failed" | "skipped";
+  readonly status: SliceStatus;
   readonly error: string | null;
   readonly runId: number;
   readonly at: Date;
 }
 
-/** Where one stream of one account stands, for `status`. */
+/**
+ * Where one stream of one account stands, for `status`. "Completed" windows are settled ones: read
+ * at least the stream's settle hours after their end, final; every other window may still change.
+ */
 export interface StreamStatus {
   readonly account: string;
   readonly stream: string;
   readonly completedWindows: number;
-  /** Start of the earliest completed window. */
+  /** Start of the earliest completed (settled) window. */
   readonly firstCompleted: string | null;
-  /** Last day (inclusive) of the contiguous run of completed windows that starts at the earliest. */
+  /** Last day (inclusive) of the contiguous run of settled windows that starts at the earliest: "settled through". */
   readonly completedThrough: string | null;
   /** Last day (inclusive) of the latest completed window. */
   readonly lastCompleted: string | null;
@@ -33,12 +36,17 @@ export interface StreamStatus {
   readonly gaps: readonly DateWindow[];
   /** Slices attempted but not completed (e.g. today's window), latest attempt each, oldest first. */
   readonly openWindows: readonly WindowAttempt[];
+  /** The open slices whose latest attempt loaded them, not yet settled: every run reads them again. */
+  readonly unsettledWindows: readonly WindowAttempt[];
+  /** The open slices whose latest attempt loaded them but rejected too many rows (held open). */
+  readonly heldWindows: readonly WindowAttempt[];
   /** The open slices whose latest attempt failed, with its error. */
   readonly failedWindows: readonly WindowAttempt[];
   /**
-   * The latest run that recorded a slice of this stream. A run whose process died without recording
-   * its end shows `abandoned` once a later command noticed (see abandoned-runs.ts); its `finishedAt`
-   * is then its last sign of life.
+   * The latest run that worked on this stream, and how the stream ended in it (`streamStatus`,
+   * `errors`; null for runs recorded before etl.run_streams existed). A run whose process died
+   * without recording its end shows `abandoned` once a later command noticed (see
+   * abandoned-runs.ts); its `finishedAt` is then its last sign of life.
    */
   readonly lastRun: {
     readonly runId: number;
@@ -48,12 +56,16 @@ export interface StreamStatus {
     readonly finishedAt: Date | null;
     readonly host: string;
     readonly pid: number | null;
+    readonly streamStatus: string | null;
+    readonly errors: readonly string[];
   } | null;
   /** Rows of this account in the stream's landing table. */
   readonly rows: number;
   /** Rejects not replayed yet, and all rejects ever stored. */
   readonly rejectsPending: number;
   readonly rejectsTotal: number;
+  /** A lookup stream's tracked ids by state (`{ pending: 12, final: 340, none: 25 }`); empty for other streams. */
+  readonly tracked: Readonly<Record<string, number>>;
 }
 
 type Mutable = { -readonly [K in keyof StreamStatus]: StreamStatus[K] };
@@ -79,12 +91,19 @@ function summariseWindows(windows: readonly DateWindow[]) {
 }
 
 /**
- * Per (account, stream) seen anywhere in the warehouse: completed-through date, gaps, open and
- * failed windows with their last errors, last run, landing-table row count and rejects.
+ * Per (account, stream) configured (`configured`) or seen anywhere in the warehouse: settled-through
+ * date, gaps, unsettled, held and failed windows with their latest attempt, last run, landing-table
+ * row count and rejects.
  */
 export async function streamStatus(
   db: Kysely<Database>,
-  streams: readonly StreamDefinition[] = Object.values(STREAMS),
+  options: {
+    /** The landing table of each stream, to count its rows per account (none counted without). */
+    readonly tables?: readonly { readonly stream: string; readonly table: string }[];
+    readonly configured?: readonly { readonly account: string; readonly stream: string }[];
+    /** The kind each lookup stream tracks its ids under in etl.tracked_requests. */
+    readonly trackedKinds?: readonly { readonly stream: string; readonly kind: string }[];
+  } = {},
 ): Promise<StreamStatus[]> {
   const byKey = new Map<string, Mutable>();
   const entry = (account: string, stream: string): Mutable => {
@@ -100,16 +119,21 @@ export async function streamStatus(
         lastCompleted: null,
         gaps: [],
         openWindows: [],
+        unsettledWindows: [],
+        heldWindows: [],
         failedWindows: [],
         lastRun: null,
         rows: 0,
         rejectsPending: 0,
         rejectsTotal: 0,
+        tracked: {},
       };
       byKey.set(key, found);
     }
     return found;
   };
+
+  for (const pair of options.configured ?? []) entry(pair.account, pair.stream);
 
   const state = await db
     .selectFrom("etl.stream_state")
@@ -168,9 +192,35 @@ export async function streamStatus(
     };
     target.openWindows = [...target.openWindows, attempt];
     if (row.status === "failed") target.failedWindows = [...target.failedWindows, attempt];
+    if (row.status === "too_many_rejects") target.heldWindows = [...target.heldWindows, attempt];
+    if (row.status === "succeeded" && row.window_start !== null)
+      target.unsettledWindows = [...target.unsettledWindows, attempt];
   }
 
-  const lastRuns = await db
+  // The latest run per stream: from etl.run_streams (every run that planned the stream), else,
+  // for runs recorded before that table existed, the latest run that recorded a slice of it.
+  const planned = await db
+    .selectFrom("etl.run_streams as p")
+    .innerJoin("etl.runs as r", "r.id", "p.run_id")
+    .distinctOn(["p.account", "p.stream"])
+    .select([
+      "p.account",
+      "p.stream",
+      "p.status as stream_status",
+      "p.errors",
+      "r.id",
+      "r.command",
+      "r.status",
+      "r.started_at",
+      "r.finished_at",
+      "r.host",
+      "r.pid",
+    ])
+    .orderBy("p.account")
+    .orderBy("p.stream")
+    .orderBy("p.run_id", "desc")
+    .execute();
+  const sliced = await db
     .selectFrom("etl.run_slices as s")
     .innerJoin("etl.runs as r", "r.id", "s.run_id")
     .distinctOn(["s.account", "s.stream"])
@@ -189,8 +239,14 @@ export async function streamStatus(
     .orderBy("s.stream")
     .orderBy("s.run_id", "desc")
     .execute();
+  const lastRuns = [
+    ...sliced.map((row) => ({ ...row, stream_status: null as string | null, errors: [] as unknown })),
+    ...planned,
+  ];
   for (const row of lastRuns) {
-    entry(row.account, row.stream).lastRun = {
+    const target = entry(row.account, row.stream);
+    if (target.lastRun !== null && target.lastRun.runId > row.id) continue;
+    target.lastRun = {
       runId: row.id,
       command: row.command,
       status: row.status,
@@ -198,15 +254,17 @@ export async function streamStatus(
       finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
       host: row.host,
       pid: row.pid,
+      streamStatus: row.stream_status,
+      errors: Array.isArray(row.errors) ? (row.errors as string[]) : [],
     };
   }
 
-  for (const stream of streams) {
+  for (const { stream, table } of options.tables ?? []) {
     const counts = await sql<{ account: string; rows: number }>`
-      SELECT _account AS account, count(*)::int AS rows FROM ${sql.raw(quoteTable(stream.table))} GROUP BY 1`.execute(
+      SELECT _account AS account, count(*)::int AS rows FROM ${sql.raw(quoteTable(table))} GROUP BY 1`.execute(
       db,
     );
-    for (const row of counts.rows) entry(row.account, stream.name).rows = row.rows;
+    for (const row of counts.rows) entry(row.account, stream).rows = row.rows;
   }
 
   const rejects = await db
@@ -219,12 +277,22 @@ export async function streamStatus(
   for (const row of rejects)
     Object.assign(entry(row.account, row.stream), { rejectsPending: row.pending, rejectsTotal: row.total });
 
+  const streamOfKind = new Map((options.trackedKinds ?? []).map((k) => [k.kind, k.stream]));
+  for (const row of await trackedCounts(db)) {
+    const stream = streamOfKind.get(row.kind);
+    if (stream === undefined) continue;
+    const target = entry(row.account, stream);
+    target.tracked = { ...target.tracked, [row.status]: row.n };
+  }
+
   const sortByStart = (a: WindowAttempt, b: WindowAttempt) =>
     a.slice < b.slice ? -1 : a.slice > b.slice ? 1 : 0;
   return [...byKey.values()]
     .map((s) => ({
       ...s,
       openWindows: s.openWindows.toSorted(sortByStart),
+      unsettledWindows: s.unsettledWindows.toSorted(sortByStart),
+      heldWindows: s.heldWindows.toSorted(sortByStart),
       failedWindows: s.failedWindows.toSorted(sortByStart),
     }))
     .sort((a, b) =>

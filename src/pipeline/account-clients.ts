@@ -1,0 +1,80 @@
+/**
+ * The platform clients of a run: one per account, each on the rate budget of its API key (shared
+ * by every account and stream using that key). A sub-account read as an account of its own gets
+ * its key fetched first, with its master's client (see sub-account-fan-out.ts), and a budget of
+ * its own key.
+ */
+import { type ApiClient, createApiClient } from "../api/http-client.js";
+import type { AccountConfig, EtlConfig } from "../config.js";
+import type { Logger } from "../log.js";
+import type { Clock, Sleep } from "../ports.js";
+import { createKeyBudgets, type KeyBudget } from "./key-budgets.js";
+import { fetchSubAccountKey } from "./sub-account-fan-out.js";
+
+/** An account ready to read: the account (with its key), its client and its key's budget. */
+export type AccountClient =
+  | { readonly account: AccountConfig; readonly client: ApiClient; readonly budget: KeyBudget }
+  /** A sub-account whose key could not be fetched: nothing of it is read. */
+  | { readonly account: AccountConfig; readonly failure: Error };
+
+/** Clients and budgets of one run; `close` when it ends. */
+export class AccountClients {
+  /** Every budget created so far (for the run's summary). */
+  readonly budgets: KeyBudget[];
+  readonly #deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger };
+  readonly #clients = new Map<string, ApiClient>();
+
+  /** `accounts`: the run's accounts with keys of their own (not sub-accounts); their budgets are made now. */
+  constructor(
+    deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger },
+    accounts: readonly AccountConfig[],
+  ) {
+    this.#deps = deps;
+    this.budgets = createKeyBudgets(accounts, deps);
+  }
+
+  /** The client of `account`, fetching a sub-account's key first. */
+  async clientFor(account: AccountConfig, signal?: AbortSignal): Promise<AccountClient> {
+    let ready = account;
+    if (account.subAccountOf !== undefined) {
+      const master = this.#deps.config.accounts.find((a) => a.name === account.subAccountOf!.account)!;
+      const masterClient = (await this.clientFor(master, signal)) as { client: ApiClient };
+      try {
+        ready = { ...account, apiKey: await fetchSubAccountKey(masterClient.client, account, signal) };
+      } catch (error) {
+        return { account, failure: error as Error };
+      }
+    }
+    const budget = this.#budgetOf(ready);
+    let client = this.#clients.get(ready.name);
+    if (client === undefined) {
+      client = createApiClient({
+        baseUrl: ready.baseUrl,
+        apiKey: ready.apiKey.reveal(),
+        account: ready.name,
+        apiKeyEnvVar: ready.apiKeyEnv,
+        budget: budget.budget,
+        timeouts: this.#deps.config.timeouts,
+        retry: this.#deps.config.retry,
+        sleep: this.#deps.sleep,
+        clock: this.#deps.clock,
+        log: this.#deps.log,
+      });
+      this.#clients.set(ready.name, client);
+    }
+    return { account: ready, client, budget };
+  }
+
+  /** Closes every client's idle sockets. */
+  close(): void {
+    for (const client of this.#clients.values()) client.close();
+  }
+
+  #budgetOf(account: AccountConfig): KeyBudget {
+    const found = this.budgets.find((b) => b.accounts.includes(account.name));
+    if (found) return found;
+    const [created] = createKeyBudgets([account], this.#deps);
+    this.budgets.push(created!);
+    return created!;
+  }
+}

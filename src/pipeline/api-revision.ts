@@ -1,0 +1,60 @@
+/**
+ * Which revision of the platform's API an account is read with. Configured per account
+ * (`api_revision: 2024|2026`), or `auto`: decided once per run by asking the platform for the 2026
+ * CDR list (one request for a single row of today): answered → 2026; 404 → 2024 (the path does not
+ * exist there). Whether the 2026 platform still answers the 2024 paths is not documented, so the
+ * newer revision is preferred whenever it is there. The choice is logged.
+ */
+import type { ApiClient } from "../api/http-client.js";
+import type { ApiRevisionSetting } from "../config.js";
+import { AuthError, describeError, PermissionError, SliceError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { ApiRevision } from "../platform/api-revision.js";
+
+/** The request auto-detection sends: the 2026 CDR list, one row of `today`. */
+export function revisionProbe(today: string): { path: string; query: Record<string, string | number> } {
+  return { path: "/v1/cdrs", query: { from: today, to: today, type: "placed", page: 1, per_page: 1 } };
+}
+
+/**
+ * The revision to read an account with. Throws AuthError (the key is refused: the account stops);
+ * any other failure of the probe falls back to 2024, the documented interface, with a warning.
+ */
+export async function resolveApiRevision(input: {
+  readonly client: ApiClient;
+  readonly setting: ApiRevisionSetting | undefined;
+  readonly today: string;
+  readonly log: Logger;
+  readonly signal?: AbortSignal;
+}): Promise<ApiRevision> {
+  const { client, log } = input;
+  const setting = input.setting ?? "auto";
+  if (setting !== "auto") {
+    log.info({ account: client.account, apiRevision: setting }, `API revision ${setting} (configured)`);
+    return setting;
+  }
+  const probe = revisionProbe(input.today);
+  let revision: ApiRevision;
+  let because: string;
+  try {
+    const response = await client.getJson(probe.path, probe.query, { signal: input.signal });
+    revision = response.status === 404 ? "2024" : "2026";
+    because = `GET ${probe.path} answered ${response.status}`;
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    if (error instanceof SliceError && (error.context.status === 400 || error.context.status === 422)) {
+      // The path exists; it only disliked the probe's query.
+      revision = "2026";
+      because = `GET ${probe.path} answered ${error.context.status}`;
+    } else {
+      const reason = error instanceof PermissionError ? "the key may not read calls" : describeError(error);
+      log.warn(
+        { account: client.account, error: reason },
+        "could not tell the platform's API revision; reading with 2024 (set api_revision for this account to choose)",
+      );
+      return "2024";
+    }
+  }
+  log.info({ account: client.account, apiRevision: revision }, `API revision ${revision} (auto: ${because})`);
+  return revision;
+}
