@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { configFileSchema, type EtlConfig } from "../src/config.js";
+import { defaultFileSettings, type EtlConfig } from "../src/config.js";
 import { silentLogger } from "../src/log.js";
 import type { SandboxOptions } from "../src/sandbox/sandbox-options.js";
 import { startSandbox } from "../src/sandbox/start-sandbox.js";
@@ -79,10 +79,7 @@ export async function startBenchWarehouse(): Promise<{ warehouse: Warehouse; sto
   };
 }
 
-/** What a config file that says nothing gets: the benchmarks measure the defaults a user runs with. */
-const DEFAULTS = configFileSchema.parse({});
-
-/** An EtlConfig reading every account of `sandbox` with the given rate and page size. */
+/** An EtlConfig reading every account of `sandbox` with the given rate, and the defaults a user runs with. */
 export function benchConfig(
   sandbox: ForkedSandbox,
   rate: { requestsPerSecond: number; burst: number; concurrency: number },
@@ -97,12 +94,8 @@ export function benchConfig(
       rate,
       streams: ["cdrs"],
     })),
+    ...defaultFileSettings(),
     startDate: sandbox.start,
-    windowDays: DEFAULTS.window_days,
-    lookbackDays: DEFAULTS.lookback_days,
-    perPage: DEFAULTS.per_page,
-    timeouts: { connectMs: DEFAULTS.timeouts.connect_ms, totalMs: DEFAULTS.timeouts.total_ms },
-    retry: { maxAttempts: DEFAULTS.retry.max_attempts, maxTotalWaitMs: DEFAULTS.retry.max_total_wait_ms },
     databaseUrl: undefined,
     embeddedDir: ".telecom-etl/unused",
     source: undefined,

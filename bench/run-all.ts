@@ -25,6 +25,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
     },
     { file: "api-bound.js", args: [], what: "API-bound: sandbox latency 100 ms, rate limit 20 req/s" },
     { file: "nightly-cost.js", args: [], what: "nightly cost after a 90-day backfill" },
+    {
+      file: "child-fan-out.js",
+      args: [],
+      what: "child fan-out: transcriptions at a 20 req/s limit, nightly child requests",
+    },
   ];
 
 let failed = 0;

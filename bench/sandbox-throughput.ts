@@ -3,10 +3,13 @@
  * faults, a few concurrent keep-alive clients; median of several rounds, each round reading fresh
  * days so generation is included), and the peak RSS of a 90-day x 20,000 calls/day world after
  * every day was generated. The sandbox runs in a child process so clients do not share its heap.
+ * `-- --api-revision 2026 [--drop-deprecated]` measures the 2026 revision (`/v1/cdrs`, rows with
+ * `call_id`) instead of 2024.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { Agent, get } from "node:http";
 import { fileURLToPath } from "node:url";
+import type { ApiRevision } from "../src/platform/api-revision.js";
 import { startSandbox } from "../src/sandbox/start-sandbox.js";
 import { addDays } from "../src/utc-days.js";
 
@@ -17,6 +20,11 @@ const ROUNDS = 5;
 const WARMUP_ROUNDS = 3;
 const DAYS_PER_ROUND = 3;
 const PER_PAGE = 100;
+const REVISION: ApiRevision = process.argv.includes("--api-revision")
+  ? (process.argv[process.argv.indexOf("--api-revision") + 1] as ApiRevision)
+  : "2024";
+const DROP_DEPRECATED = process.argv.includes("--drop-deprecated");
+const LIST_PATH = REVISION === "2026" ? "/v1/cdrs" : "/v1/cdr";
 
 interface Ready {
   readonly url: string;
@@ -31,6 +39,8 @@ async function serve(): Promise<void> {
     days: DAYS,
     callsPerDay: CALLS_PER_DAY,
     accounts: 1,
+    apiRevision: REVISION,
+    dropDeprecated: DROP_DEPRECATED,
   });
   process.on("message", (message) => {
     if (message === "rss") process.send?.({ maxRssBytes: process.resourceUsage().maxRSS * 1024 });
@@ -59,11 +69,12 @@ function fetchBody(agent: Agent, url: string, key: string): Promise<Buffer> {
   });
 }
 
-const UUID_KEY = Buffer.from('"uuid":');
+/** Every row of every revision carries exactly one of these. */
+const ID_KEY = Buffer.from(REVISION === "2026" ? '"call_id":' : '"uuid":');
 
 function countRows(body: Buffer): number {
   let rows = 0;
-  for (let at = body.indexOf(UUID_KEY); at >= 0; at = body.indexOf(UUID_KEY, at + 7)) rows += 1;
+  for (let at = body.indexOf(ID_KEY); at >= 0; at = body.indexOf(ID_KEY, at + ID_KEY.length)) rows += 1;
   return rows;
 }
 
@@ -73,7 +84,7 @@ async function round(ready: Ready, agent: Agent, days: readonly string[]): Promi
   const windows = days.flatMap((day) =>
     ["placed", "received"].map((type) => `from=${day}&to=${day}&type=${type}`),
   );
-  const base = `${ready.url}/v1/cdr?per_page=${PER_PAGE}&`;
+  const base = `${ready.url}${LIST_PATH}?per_page=${PER_PAGE}&`;
   const firsts = await Promise.all(windows.map((w) => fetchBody(agent, `${base}${w}&page=1`, ready.key)));
   let rows = firsts.reduce((sum, body) => sum + countRows(body), 0);
   const queue: string[] = [];
@@ -95,7 +106,7 @@ async function round(ready: Ready, agent: Agent, days: readonly string[]): Promi
 }
 
 async function main(): Promise<void> {
-  const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
+  const child = fork(fileURLToPath(import.meta.url), ["--serve", ...process.argv.slice(2)], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const ready = await ask<Ready>(child);
@@ -113,13 +124,13 @@ async function main(): Promise<void> {
     rates.sort((a, b) => a - b);
     const median = rates[Math.floor(rates.length / 2)]!;
     console.log(
-      `sandbox CDR throughput: ${Math.round(median).toLocaleString("en-US")} rows/s over HTTP ` +
+      `sandbox CDR throughput (API ${REVISION}${DROP_DEPRECATED ? ", deprecated fields dropped" : ""}): ${Math.round(median).toLocaleString("en-US")} rows/s over HTTP ` +
         `(median of ${ROUNDS} rounds after ${WARMUP_ROUNDS} warm-up rounds; per_page ${PER_PAGE}; ${CLIENTS} clients; rounds ${rates.map((x) => Math.round(x / 1000)).join("k, ")}k; target >= 150,000)`,
     );
     for (let d = 0; d < DAYS; d++) {
       await fetchBody(
         agent,
-        `${ready.url}/v1/cdr?from=${addDays(ready.start, d)}&to=${addDays(ready.start, d)}&type=received`,
+        `${ready.url}${LIST_PATH}?from=${addDays(ready.start, d)}&to=${addDays(ready.start, d)}&type=received`,
         ready.key,
       );
     }

@@ -305,8 +305,8 @@ describe("http client: retries", () => {
     const server = await startServer((_req, res, n) => {
       if (n === 1) {
         res.writeHead(200, { "content-type": "application/json", "content-length": 5000 });
-        res.write('{"items": [{"uuid": "a"}, {"uuid"');
-        setTimeout(() => res.socket?.destroy(), 20);
+        // Closed once the partial body is written out: the client reads it, then the connection ends.
+        res.write('{"items": [{"uuid": "a"}, {"uuid"', () => res.socket?.destroy());
         return;
       }
       if (n === 2) {
@@ -359,11 +359,11 @@ describe("http client: retries", () => {
   });
 
   it("stops at once when the caller aborts, without retrying", async () => {
-    const server = await startServer(() => {});
-    const { client } = makeClient(server, { timeouts: { totalMs: 30_000 } });
     const controller = new AbortController();
+    // The server never answers; the caller aborts once the request has reached it (in flight).
+    const server = await startServer(() => controller.abort(new Error("run cancelled")));
+    const { client } = makeClient(server, { timeouts: { totalMs: 30_000 } });
     const pending = client.getJson("/v1/cdr", {}, { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("run cancelled")), 50);
     await expect(pending).rejects.toThrow("run cancelled");
     expect(server.requests).toHaveLength(1);
   });

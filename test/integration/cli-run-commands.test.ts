@@ -1,35 +1,25 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import {
-  completedLabels,
-  expectedRows,
-  loadedRows,
-  type SandboxRig,
-  startSandboxRig,
-} from "./pipeline-harness.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { completedLabels, expectedRows, loadedRows } from "./pipeline-harness.js";
 
 /** The commands around the pipeline, through the built CLI: bad input, backfill, state reset, rejects. */
+/** The CLI's environment for the file's rig. */
+const it = fixtureTest.extend("env", { scope: "file" }, ({ rig }): Record<string, string> => {
+  const { sandbox, db } = rig;
+  return {
+    TELECOM_API_URL: sandbox.url,
+    TELECOM_API_KEY: sandbox.world.accounts[0]!.apiKey,
+    DATABASE_URL: db.url,
+    TELECOM_ETL_START_DATE: "2026-08-01",
+    TELECOM_ETL_STREAMS: "cdrs,short_link_metrics",
+    TELECOM_ETL_NOW: "2026-08-09T03:00:00Z",
+  };
+});
+it.override({ sandboxOptions: { seed: 21, start: "2026-08-01", days: 8, accounts: 1, callsPerDay: 100 } });
+
 describe("run, backfill, state and rejects commands (CLI)", () => {
-  let rig: SandboxRig;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    rig = await startSandboxRig({ seed: 21, start: "2026-08-01", days: 8, accounts: 1, callsPerDay: 100 });
-    const { sandbox, db } = rig;
-    env = {
-      TELECOM_API_URL: sandbox.url,
-      TELECOM_API_KEY: sandbox.world.accounts[0]!.apiKey,
-      DATABASE_URL: db.url,
-      TELECOM_ETL_START_DATE: "2026-08-01",
-      TELECOM_ETL_STREAMS: "cdrs,short_link_metrics",
-      TELECOM_ETL_NOW: "2026-08-09T03:00:00Z",
-    };
-  });
-
-  afterAll(() => rig?.close());
-
-  it("bad flags and dates: one line and exit 2, nothing recorded", async () => {
+  it("bad flags and dates: one line and exit 2, nothing recorded", async ({ rig, env }) => {
     const { db } = rig;
     const cases: [string[], RegExp][] = [
       [["run", "--until", "2026-02-30"], /--until: expected a date YYYY-MM-DD/],
@@ -62,14 +52,25 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
     expect(stored.rows[0]?.n).toBe(0);
   });
 
-  it("backfill never removes completion; state reset forgets windows so the next run reloads them", async () => {
+  it("backfill never removes completion; state reset forgets windows so the next run reloads them", async ({
+    rig,
+    env,
+  }) => {
     const { sandbox, db } = rig;
     const account = "default";
     const run = await runCli(["run"], { env });
     expect(run.code, run.stderr.slice(-1000)).toBe(0);
-    expect(run.stdout).toMatch(/default\/cdrs +succeeded +windows 9\/9 loaded \(8 completed, 0 failed\)/);
+    // The sandbox's clock (its Date header) says 2026-08-09 00:00: with 72 settle hours, only the
+    // windows ending by 2026-08-06 are final; the rest stay open and are read again.
+    expect(run.stdout).toMatch(/default\/cdrs +succeeded +windows 9\/9 loaded \(5 settled, 0 failed\)/);
     const completed = await completedLabels(db.warehouse, account, "cdrs");
-    expect(completed).toHaveLength(8);
+    expect(completed).toEqual([
+      "2026-08-01..2026-08-02",
+      "2026-08-02..2026-08-03",
+      "2026-08-03..2026-08-04",
+      "2026-08-04..2026-08-05",
+      "2026-08-05..2026-08-06",
+    ]);
 
     const backfill = await runCli(
       ["backfill", "--streams", "cdrs", "--from", "2026-08-03", "--to", "2026-08-04"],
@@ -77,21 +78,21 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
     );
     expect(backfill.code).toBe(0);
     expect(backfill.stdout).toMatch(
-      /windows 2\/2 loaded \(2 completed, 0 failed\) +rows \d+ fetched: 0 inserted, 0 updated/,
+      /windows 2\/2 loaded \(2 settled, 0 failed\) +rows \d+ fetched: 0 inserted, 0 updated/,
     );
     expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual(completed);
 
-    const reset = await runCli(["state", "reset", "--streams", "cdrs", "--from", "2026-08-06", "--yes"], {
+    const reset = await runCli(["state", "reset", "--streams", "cdrs", "--from", "2026-08-03", "--yes"], {
       env,
     });
     expect(reset.code, reset.stderr).toBe(0);
-    expect(reset.stdout).toContain("forgot 3 completed windows of cdrs ending after 2026-08-06");
-    expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual(completed.slice(0, 5));
+    expect(reset.stdout).toContain("forgot 3 completed windows of cdrs ending after 2026-08-03");
+    expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual(completed.slice(0, 2));
 
     const again = await runCli(["--json", "run", "--streams", "cdrs"], { env });
     expect(again.code).toBe(0);
     const summary = JSON.parse(again.stdout) as { runId: number; streams: { windowsPlanned: number }[] };
-    expect(summary.streams[0]?.windowsPlanned).toBe(4);
+    expect(summary.streams[0]?.windowsPlanned).toBe(7);
     const slices = await db.warehouse.db
       .selectFrom("etl.run_slices")
       .select("slice")
@@ -99,6 +100,9 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
       .orderBy("slice")
       .execute();
     expect(slices.map((s) => s.slice)).toEqual([
+      "2026-08-03..2026-08-04",
+      "2026-08-04..2026-08-05",
+      "2026-08-05..2026-08-06",
       "2026-08-06..2026-08-07",
       "2026-08-07..2026-08-08",
       "2026-08-08..2026-08-09",
@@ -110,7 +114,10 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
     );
   });
 
-  it("rejects list shows quarantined rows; replay loads those that now pass and leaves completion alone", async () => {
+  it("rejects list shows quarantined rows; replay loads those that now pass and leaves completion alone", async ({
+    rig,
+    env,
+  }) => {
     const { db } = rig;
     // A row quarantined under an older schema that the current one accepts (as after a schema fix),
     // stored as rejects were before the `implied` column: the direction inside the issues.

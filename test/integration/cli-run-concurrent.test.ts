@@ -1,15 +1,9 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, runCli, spawnCli } from "../helpers/cli.js";
-import {
-  duplicateKeys,
-  expectedRows,
-  loadedRows,
-  type SandboxRig,
-  startSandboxRig,
-} from "./pipeline-harness.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
 
 /** Resolves once the child's stderr contains `text`. */
 function stderrContains(child: ReturnType<typeof spawnCli>, text: string): Promise<void> {
@@ -24,36 +18,32 @@ function stderrContains(child: ReturnType<typeof spawnCli>, text: string): Promi
 }
 
 /** Issue 4, test 7: two runs on the same streams at once: one exits 4 naming the holder; tables stay right. */
+/** Where and with what environment the CLI runs: a config file naming the rig's sandbox, its key, its database. */
+const it = fixtureTest.extend("options", { scope: "file" }, async ({ rig }) => {
+  const { sandbox, db } = rig;
+  const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-lock-"));
+  await chmod(cwd, 0o755);
+  const account = sandbox.world.accounts[0]!;
+  await writeFile(
+    path.join(cwd, "telecom-etl.yaml"),
+    `accounts:\n  - name: ${account.name}\n    base_url: ${sandbox.url}\n    api_key_env: LOCK_TEST_KEY\nstart_date: "2026-08-01"\nstreams: [cdrs, short_link_metrics]\n`,
+  );
+  const env: Record<string, string> = {
+    LOCK_TEST_KEY: account.apiKey,
+    DATABASE_URL: db.url,
+    TELECOM_ETL_NOW: "2026-08-07T00:00:00Z",
+  };
+  return { env, cwd };
+});
+it.override({
+  sandboxOptions: { seed: 9, start: "2026-08-01", days: 6, accounts: 1, callsPerDay: 600, latencyMs: 150 },
+});
+
 describe("two concurrent runs (CLI)", () => {
-  let rig: SandboxRig;
-  let options: { env: Record<string, string>; cwd: string };
-
-  beforeAll(async () => {
-    rig = await startSandboxRig({
-      seed: 9,
-      start: "2026-08-01",
-      days: 6,
-      accounts: 1,
-      callsPerDay: 600,
-      latencyMs: 150,
-    });
-    const { sandbox, db } = rig;
-    const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-lock-"));
-    await chmod(cwd, 0o755);
-    const account = sandbox.world.accounts[0]!;
-    await writeFile(
-      path.join(cwd, "telecom-etl.yaml"),
-      `accounts:\n  - name: ${account.name}\n    base_url: ${sandbox.url}\n    api_key_env: LOCK_TEST_KEY\nstart_date: "2026-08-01"\nstreams: [cdrs, short_link_metrics]\n`,
-    );
-    options = {
-      env: { LOCK_TEST_KEY: account.apiKey, DATABASE_URL: db.url, TELECOM_ETL_NOW: "2026-08-07T00:00:00Z" },
-      cwd,
-    };
-  });
-
-  afterAll(() => rig?.close());
-
-  it("the second run exits 4 with the holder's pid and host; --lock-timeout waits instead", async () => {
+  it("the second run exits 4 with the holder's pid and host; --lock-timeout waits instead", async ({
+    rig,
+    options,
+  }) => {
     const { sandbox, db } = rig;
     const first = spawnCli(["run"], options);
     const firstDone = collect(first, 120_000);

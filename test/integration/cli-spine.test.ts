@@ -11,15 +11,6 @@ async function workdir(): Promise<string> {
   return dir;
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return check();
-}
-
 describe("CLI spine", () => {
   it("exits 2 with commander's message for an unknown command or flag", async () => {
     const unknownCommand = await runCli(["frobnicate"]);
@@ -157,6 +148,9 @@ describe("CLI spine", () => {
     expect(await postgresPidsUnder(dir)).not.toEqual([]);
     child.kill("SIGKILL");
     await done;
-    expect(await eventually(async () => (await postgresPidsUnder(dir)).length === 0)).toBe(true);
+    // The CLI's watchdog (not a child of the test) stops the server: poll until it has.
+    await expect
+      .poll(async () => (await postgresPidsUnder(dir)).length === 0, { interval: 100, timeout: 10_000 })
+      .toBe(true);
   });
 });

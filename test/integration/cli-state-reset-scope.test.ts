@@ -1,31 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquireStreamLocks, type StreamLocks } from "../../src/warehouse/stream-locks.js";
 import { runCli } from "../helpers/cli.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import type { TestDatabase } from "../helpers/test-database.js";
 import { completedLabels } from "./pipeline-harness.js";
+
+const it = fixtureTest
+  /** One configured account `default` (its key is never used by these commands). */
+  .extend(
+    "configured",
+    { scope: "file" },
+    ({ database }): Record<string, string> => ({
+      DATABASE_URL: database.url,
+      TELECOM_API_URL: "http://127.0.0.1:9",
+      TELECOM_API_KEY: "unused",
+    }),
+  )
+  /** No account configured at all. */
+  .extend(
+    "unconfigured",
+    { scope: "file" },
+    ({ database }): Record<string, string> => ({ DATABASE_URL: database.url }),
+  );
 
 /**
  * `state reset` deletes exactly what it locked, and `state reset` / `rejects list|replay` refuse
  * account and stream names that match nothing. No platform is needed: the state is written directly.
  */
 describe("state reset scope and name checks (CLI)", () => {
-  let db: TestDatabase;
-  /** One configured account `default` (its key is never used by these commands). */
-  let configured: Record<string, string>;
-  /** No account configured at all. */
-  let unconfigured: Record<string, string>;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    configured = { DATABASE_URL: db.url, TELECOM_API_URL: "http://127.0.0.1:9", TELECOM_API_KEY: "unused" };
-    unconfigured = { DATABASE_URL: db.url };
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
-
-  async function seedState(...accounts: string[]) {
+  async function seedState(db: TestDatabase, ...accounts: string[]) {
     await db.warehouse.db.deleteFrom("etl.stream_state").execute();
     for (const account of accounts) {
       await db.warehouse.db
@@ -35,7 +37,7 @@ describe("state reset scope and name checks (CLI)", () => {
     }
   }
 
-  async function holding<T>(account: string, body: () => Promise<T>): Promise<T> {
+  async function holding<T>(db: TestDatabase, account: string, body: () => Promise<T>): Promise<T> {
     const locks: StreamLocks = await acquireStreamLocks(db.warehouse, [{ account, stream: "cdrs" }], {
       timeoutMs: 0,
       runId: 999_999,
@@ -47,9 +49,12 @@ describe("state reset scope and name checks (CLI)", () => {
     }
   }
 
-  it("without --accounts it locks every account it forgets, configured or not", async () => {
-    await seedState("default", "retired");
-    const blocked = await holding("retired", () =>
+  it("without --accounts it locks every account it forgets, configured or not", async ({
+    database: db,
+    configured,
+  }) => {
+    await seedState(db, "default", "retired");
+    const blocked = await holding(db, "retired", () =>
       runCli(["state", "reset", "--streams", "cdrs", "--yes"], { env: configured }),
     );
     expect(blocked.code, blocked.stderr).toBe(4);
@@ -63,17 +68,23 @@ describe("state reset scope and name checks (CLI)", () => {
     expect(await completedLabels(db.warehouse, "retired", "cdrs")).toEqual([]);
   });
 
-  it("with no account configured it still locks the accounts that have state", async () => {
-    await seedState("acme");
-    const blocked = await holding("acme", () =>
+  it("with no account configured it still locks the accounts that have state", async ({
+    database: db,
+    unconfigured,
+  }) => {
+    await seedState(db, "acme");
+    const blocked = await holding(db, "acme", () =>
       runCli(["state", "reset", "--streams", "cdrs", "--yes"], { env: unconfigured }),
     );
     expect(blocked.code, blocked.stderr).toBe(4);
     expect(await completedLabels(db.warehouse, "acme", "cdrs")).toEqual(["2026-08-01..2026-08-02"]);
   });
 
-  it("unknown account or stream names are usage errors naming the known ones, nothing forgotten", async () => {
-    await seedState("default", "retired");
+  it("unknown account or stream names are usage errors naming the known ones, nothing forgotten", async ({
+    database: db,
+    configured,
+  }) => {
+    await seedState(db, "default", "retired");
     await db.warehouse.db
       .insertInto("etl.rejects")
       .values({ account: "oldco", stream: "cdrs", slice: "2026-08-01..2026-08-02", raw: "{}", issues: "[]" })

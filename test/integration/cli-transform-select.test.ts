@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
 
 /** `transform --select` with a selection dbt matches to nothing is a usage error, not a silent success. */
 describe("transform --select (CLI, real dbt)", () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
-
-  it("a selection matching no model: one line naming it, exit 2", async () => {
+  it("a selection matching no model: one line naming it, exit 2", async ({ database: db }) => {
     const result = await runCli(["transform", "--select", "nosuch"], {
       env: { DATABASE_URL: db.url },
       timeoutMs: 180_000,

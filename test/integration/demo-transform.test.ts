@@ -1,18 +1,18 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runCli } from "../helpers/cli.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
 
 // The demo command end to end on a real Postgres: sandbox → nightly run → dbt build → marts, and
 // the marts agree with the sandbox's ground truth. A second sandbox with the same seed and options
 // is byte-identical, so it serves the truth of the world the demo loaded.
 const options = { seed: 7, days: 35, callsPerDay: 60, accounts: 2 } as const;
 
-let database: TestDatabase;
-let sandbox: RunningSandbox;
-
-async function truth(stream: string, account: string): Promise<Record<string, unknown>[]> {
+async function truth(
+  sandbox: RunningSandbox,
+  stream: string,
+  account: string,
+): Promise<Record<string, unknown>[]> {
   const url = `${sandbox.url}/_sandbox/truth/${stream}?account=${account}&from=${sandbox.world.start}&to=2026-12-31`;
   const response = await fetch(url);
   expect(response.status).toBe(200);
@@ -22,18 +22,14 @@ async function truth(stream: string, account: string): Promise<Record<string, un
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-beforeAll(async () => {
-  database = await createTestDatabase({ migrate: false });
-  sandbox = await startSandbox({ port: 0, ...options });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
-});
+// The demo migrates the database itself.
+it.override({ sandboxOptions: { port: 0, ...options }, databaseOptions: { migrate: false } });
 
 describe("demo + dbt build", () => {
-  it("loads the sandbox, builds every mart with its tests passing, and the marts match the truth", async () => {
+  it("loads the sandbox, builds every mart with its tests passing, and the marts match the truth", async ({
+    database,
+    sandbox,
+  }) => {
     const result = await runCli(
       [
         "demo",
@@ -53,7 +49,7 @@ describe("demo + dbt build", () => {
 
     const db = database.warehouse.db;
     for (const account of sandbox.world.accounts.map((a) => a.name)) {
-      const cdrs = await truth("cdrs", account);
+      const cdrs = await truth(sandbox, "cdrs", account);
       const cents = (value: unknown) => Math.round(Number(value ?? 0) * 10_000);
       const expectedCalls = cdrs.length;
       const expectedCost = cdrs.reduce((sum, row) => sum + cents(row.charge) + cents(row.forward_fee), 0);
@@ -63,7 +59,7 @@ describe("demo + dbt build", () => {
       expect(mart.rows[0]?.calls, account).toBe(expectedCalls);
       expect(cents(mart.rows[0]?.cost), account).toBe(expectedCost);
 
-      const invoices = await truth("invoices", account);
+      const invoices = await truth(sandbox, "invoices", account);
       expect(invoices.length, account).toBeGreaterThan(0);
       const reconciled = await sql<{ invoice_id: number; invoiced_usd: string }>`
         SELECT invoice_id, invoiced_usd::text FROM analytics_marts.rpt_invoice_reconciliation
@@ -72,7 +68,7 @@ describe("demo + dbt build", () => {
         invoices.map((i) => [Number(i.id), cents(i.amount)]).sort((a, b) => Number(a[0]) - Number(b[0])),
       );
 
-      const clicks = await truth("short_link_metrics", account);
+      const clicks = await truth(sandbox, "short_link_metrics", account);
       const mart2 = await sql<{ clicks: number }>`
         SELECT coalesce(sum(clicks), 0)::int AS clicks FROM analytics_marts.rpt_campaign_clicks_daily
         WHERE account = ${account}`.execute(db);

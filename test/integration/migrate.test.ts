@@ -2,20 +2,13 @@ import { cp, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { afterEach, describe, expect, it } from "vitest";
 import { MigrationChecksumError } from "../../src/errors.js";
 import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-
-let database: TestDatabase | undefined;
-afterEach(async () => {
-  await database?.drop();
-  database = undefined;
-});
+import { describe, expect, it } from "../helpers/fixtures.js";
 
 describe("migrateToLatest", () => {
-  it("applies every file once, and a second run is a no-op", async () => {
-    database = await createTestDatabase({ migrate: false });
+  it("applies every file once, and a second run is a no-op", async ({ createDatabase }) => {
+    const database = await createDatabase({ migrate: false });
     const first = await migrateToLatest(database.warehouse.db);
     expect(first.applied).toContain("0001_create_etl_schema");
     const second = await migrateToLatest(database.warehouse.db);
@@ -37,8 +30,8 @@ describe("migrateToLatest", () => {
     );
   });
 
-  it("refuses to run when an applied migration file was edited", async () => {
-    database = await createTestDatabase({ migrate: false });
+  it("refuses to run when an applied migration file was edited", async ({ createDatabase }) => {
+    const database = await createDatabase({ migrate: false });
     const dir = await mkdtemp(path.join(tmpdir(), "migrations-"));
     await cp(defaultMigrationsDir(), dir, { recursive: true });
     await migrateToLatest(database.warehouse.db, dir);
@@ -48,8 +41,8 @@ describe("migrateToLatest", () => {
     await expect(attempt).rejects.toThrow(/0001_create_etl_schema\.sql was changed after it was applied/);
   });
 
-  it("serialises concurrent migrators under the advisory lock", async () => {
-    database = await createTestDatabase({ migrate: false });
+  it("serialises concurrent migrators under the advisory lock", async ({ createDatabase }) => {
+    const database = await createDatabase({ migrate: false });
     const results = await Promise.all([
       migrateToLatest(database.warehouse.db),
       migrateToLatest(database.warehouse.db),

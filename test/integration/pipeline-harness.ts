@@ -1,60 +1,28 @@
 /**
- * Shared pieces of the pipeline's integration tests: a sandbox (behind a fault proxy when asked)
- * with a fresh database, a config pointing at it, one pipeline run through the library, the sandbox's truth export, and the landing tables read back in a form
- * that compares with the truth (Dates as epoch ms, numbers as numbers, money as its text).
+ * Shared pieces of the pipeline's integration tests (the sandbox and the database themselves are
+ * fixtures, in test/helpers/fixtures.ts): a config pointing at the sandbox, one pipeline run through
+ * the library, the sandbox's truth export, and the landing tables read back in a form that compares
+ * with the truth (see truth-oracle.ts: the expectation never goes through the loader's parsing).
  */
-import { Writable } from "node:stream";
 import { sql } from "kysely";
 import { pino } from "pino";
-import { configFileSchema, type EtlConfig } from "../../src/config.js";
+import { defaultFileSettings, type EtlConfig } from "../../src/config.js";
 import type { Logger } from "../../src/log.js";
-import { parseRow } from "../../src/pipeline/parse-rows.js";
 import { readStreamProgress } from "../../src/pipeline/read-progress.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../../src/pipeline/run-pipeline.js";
-import type { SandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { ProgressReporter } from "../../src/pipeline/run-progress.js";
+import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { Secret } from "../../src/secret.js";
 import { getStream } from "../../src/streams/registry.js";
-import type { StreamDefinition } from "../../src/streams/stream-definition.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { type FaultRule, startFaultProxy } from "./fault-proxy.js";
+import { primaryKeyOf } from "../../src/warehouse/landing-table.js";
+import { expectedFromTruth, landedRows } from "./truth-oracle.js";
 
 /** Every landing stream, in a fixed order. */
 export const ALL_STREAMS = ["cdrs", "short_link_metrics", "invoices"] as const;
 
-/** What a config file that says nothing gets (window, lookback, page size, attempts). */
-const DEFAULTS = configFileSchema.parse({});
-
-/** A sandbox and a fresh test database for one test file, with the fault proxy in front when a rule is given. */
-export interface SandboxRig {
-  readonly sandbox: RunningSandbox;
-  readonly db: TestDatabase;
-  /** Where accounts point: the proxy when there is one, else the sandbox. */
-  readonly apiUrl: string;
-  /** Stops the proxy and the sandbox and drops the database. */
-  close(): Promise<void>;
-}
-
-/** Starts a sandbox with `options`, a proxy applying `rule` in front of it (if given) and a test database. */
-export async function startSandboxRig(options: SandboxOptions, rule?: FaultRule): Promise<SandboxRig> {
-  const closers: (() => Promise<void>)[] = [];
-  const close = async () => {
-    for (const closer of closers.splice(0).reverse()) await closer();
-  };
-  try {
-    const sandbox = await startSandbox(options);
-    closers.push(() => sandbox.close());
-    const proxy = rule === undefined ? undefined : await startFaultProxy(sandbox.url, rule);
-    if (proxy !== undefined) closers.push(() => proxy.close());
-    const db = await createTestDatabase();
-    closers.push(() => db.drop());
-    return { sandbox, db, apiUrl: proxy?.url ?? sandbox.url, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
-}
+/** What a config file that says nothing gets (window, lookback, settling, page size, attempts). */
+const DEFAULTS = defaultFileSettings();
 
 /**
  * An EtlConfig for the sandbox's accounts (all of them unless `accountNames` names some), each
@@ -81,13 +49,11 @@ export function sandboxConfig(
     }));
   return {
     accounts,
+    ...DEFAULTS,
     startDate: sandbox.world.start,
-    windowDays: DEFAULTS.window_days,
-    lookbackDays: DEFAULTS.lookback_days,
-    perPage: DEFAULTS.per_page,
     // Shorter than the defaults: a test against a local sandbox that hangs should fail fast.
     timeouts: { connectMs: 5_000, totalMs: 20_000 },
-    retry: { maxAttempts: DEFAULTS.retry.max_attempts, maxTotalWaitMs: 30_000 },
+    retry: { maxAttempts: DEFAULTS.retry.maxAttempts, maxTotalWaitMs: 30_000 },
     databaseUrl: undefined,
     embeddedDir: ".telecom-etl/unused",
     source: undefined,
@@ -95,16 +61,7 @@ export function sandboxConfig(
   };
 }
 
-/** A pino logger writing JSON lines into `lines` (to look for secrets and messages). */
-export function capturingLogger(lines: string[]): Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line !== "") lines.push(line);
-      done();
-    },
-  });
-  return pino({ level: "debug" }, sink);
-}
+export { capturingLogger } from "../helpers/capturing-logger.js";
 
 /** One run or backfill through the library, "today" taken from the sandbox clock. */
 export async function runAt(
@@ -112,7 +69,7 @@ export async function runAt(
   config: EtlConfig,
   sandbox: RunningSandbox,
   request: PipelineRequest,
-  options: { log?: Logger; signal?: AbortSignal } = {},
+  options: { log?: Logger; signal?: AbortSignal; progress?: ProgressReporter } = {},
 ): Promise<PipelineResult> {
   return runPipeline(
     {
@@ -122,6 +79,7 @@ export async function runAt(
       signal: options.signal ?? new AbortController().signal,
       host: "test",
       runStartedAt: sandbox.runtime.clock.now(),
+      ...(options.progress === undefined ? {} : { progress: options.progress }),
     },
     request,
   );
@@ -155,70 +113,29 @@ export async function truthRecords(
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** A typed column's value in comparable form. */
-function normalize(pgType: string, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (pgType === "timestamptz") return value instanceof Date ? value.getTime() : Date.parse(String(value));
-  if (pgType === "integer" || pgType === "bigint" || pgType === "double precision") return Number(value);
-  if (pgType === "numeric") return String(value);
-  return value;
-}
-
-function comparable(stream: StreamDefinition, columns: Readonly<Record<string, unknown>>): string {
-  return JSON.stringify(stream.columns.map((c) => normalize(c.pgType, columns[c.name])));
-}
-
-/** The truth of `stream` for `account`, as sorted comparable rows (what a perfect loader holds). */
+/**
+ * The truth of `stream` for `account`, as sorted comparable rows (what a perfect loader holds),
+ * mapped by the independent oracle of truth-oracle.ts, never by the loader's own parsing.
+ */
 export async function expectedRows(
   sandbox: RunningSandbox,
   streamName: string,
   account: string,
   range: { from?: string; to?: string } = {},
 ): Promise<string[]> {
-  const stream = getStream(streamName);
-  const records = await truthRecords(sandbox, streamName, account, range);
-  return records
-    .map((record) => {
-      const { direction, ...raw } = record;
-      const implied: Record<string, string> = typeof direction === "string" ? { direction } : {};
-      const parsed = parseRow(stream, raw, implied);
-      if (!parsed.ok)
-        throw new Error(
-          `truth row of ${streamName} does not validate: ${JSON.stringify(parsed.reject.issues)}`,
-        );
-      return comparable(stream, parsed.row.columns);
-    })
-    .sort();
+  return expectedFromTruth(streamName, await truthRecords(sandbox, streamName, account, range));
 }
-
-/** The UTC day placing a row of a windowed stream in its window. */
-const WINDOW_DAY: Readonly<Record<string, string>> = {
-  cdrs: `("date" AT TIME ZONE 'UTC')::date`,
-  short_link_metrics: "created_date",
-};
 
 /** The landing table of `stream` for `account` (rows of `window` only, when given), as sorted comparable rows. */
-export async function loadedRows(
-  warehouse: Warehouse,
-  streamName: string,
-  account: string,
-  window?: { start: string; end: string },
-): Promise<string[]> {
-  const stream = getStream(streamName);
-  const day = sql.raw(WINDOW_DAY[streamName] ?? "NULL::date");
-  const inWindow = window ? sql`AND ${day} >= ${window.start}::date AND ${day} < ${window.end}::date` : sql``;
-  const result = await sql<Record<string, unknown>>`
-    SELECT * FROM ${sql.table(stream.table)} WHERE _account = ${account} ${inWindow}`.execute(warehouse.db);
-  return result.rows.map((row) => comparable(stream, row)).sort();
-}
+export const loadedRows = landedRows;
 
 /** Rows per key in a merge stream's table that occur more than once (must be none). */
 export async function duplicateKeys(warehouse: Warehouse, streamName: string): Promise<number> {
-  const stream = getStream(streamName);
-  const key = stream.key.map((k) => sql.ref(k));
+  const { table } = getStream(streamName);
+  const key = primaryKeyOf(table).map((k) => sql.ref(k));
   const result = await sql<{ n: number }>`
     SELECT count(*)::int AS n FROM (
-      SELECT 1 FROM ${sql.table(stream.table)} GROUP BY ${sql.join(key)} HAVING count(*) > 1) d`.execute(
+      SELECT 1 FROM ${sql.table(table.name)} GROUP BY ${sql.join(key)} HAVING count(*) > 1) d`.execute(
     warehouse.db,
   );
   return result.rows[0]?.n ?? 0;

@@ -1,6 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   ALL_STREAMS,
   completedLabels,
@@ -13,36 +11,29 @@ import {
   truthRecords,
 } from "./pipeline-harness.js";
 
+it.override({
+  sandboxOptions: {
+    seed: 7,
+    start: "2026-08-01",
+    days: 14,
+    accounts: 2,
+    callsPerDay: 80,
+    lateShare: 0.15,
+    now: "2026-08-05T06:00:00Z",
+  },
+});
+
 /**
  * Issue 4, test 1: nightly runs over 10 days of sandbox time, with late-arriving CDRs, end with
  * tables equal to the sandbox's truth; a single backfill of the same range into a fresh database
  * gives identical rows.
  */
 describe("incremental runs equal a full load", () => {
-  let sandbox: RunningSandbox;
-  let nightly: TestDatabase;
-  let backfilled: TestDatabase;
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({
-      seed: 7,
-      start: "2026-08-01",
-      days: 14,
-      accounts: 2,
-      callsPerDay: 80,
-      lateShare: 0.15,
-      now: "2026-08-05T06:00:00Z",
-    });
-    [nightly, backfilled] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-  });
-
-  afterAll(async () => {
-    await sandbox?.close();
-    await nightly?.drop();
-    await backfilled?.drop();
-  });
-
-  it("ten nightly runs with late arrivals converge to the truth; one backfill gives the same rows", async () => {
+  it("ten nightly runs with late arrivals converge to the truth; one backfill gives the same rows", async ({
+    sandbox,
+    createDatabase,
+  }) => {
+    const [nightly, backfilled] = await Promise.all([createDatabase(), createDatabase()]);
     const config = sandboxConfig(sandbox);
     const accounts = config.accounts.map((a) => a.name);
     for (let day = 0; day < 10; day++) {
@@ -50,11 +41,13 @@ describe("incremental runs equal a full load", () => {
       await setSandboxClock(sandbox, now);
       const result = await runAt(nightly.warehouse, config, sandbox, { command: "run" });
       expect(result.exitCode, JSON.stringify(result.streams)).toBe(0);
-      // After the first run, a nightly run reads the lookback days and today only.
+      // Every night reads the windows not settled yet (read before 72 h after their end: the last
+      // four days; the oldest of them settles with this read) and today. No more, however long the history.
       const cdrs = result.streams.find((s) => s.stream === "cdrs")!;
-      expect(cdrs.windowsPlanned).toBe(day === 0 ? 5 : 4);
+      expect(cdrs.windowsPlanned).toBe(5);
+      expect(cdrs.windowsCompleted).toBe(1);
     }
-    // Some rows became visible only after the run that first completed their day: the lookback got them.
+    // Some rows became visible only after the run that first read their day: re-reading unsettled windows got them.
     const late = await truthRecords(
       sandbox,
       "cdrs",
@@ -82,10 +75,10 @@ describe("incremental runs equal a full load", () => {
         expect(loaded.length, `${account}/${stream}`).toBe(expected.length);
         expect(loaded, `${account}/${stream}`).toEqual(expected);
       }
-      // Every past day is complete, today is not.
+      // Every day read 72 h or more after its end is settled (through 2026-08-10); the later ones are not.
       const completed = await completedLabels(nightly.warehouse, account, "cdrs");
-      expect(completed).toHaveLength(13);
-      expect(completed.at(-1)).toBe("2026-08-13..2026-08-14");
+      expect(completed).toHaveLength(10);
+      expect(completed.at(-1)).toBe("2026-08-10..2026-08-11");
     }
     expect(await duplicateKeys(nightly.warehouse, "cdrs")).toBe(0);
     const cdrTotal = (await Promise.all(accounts.map((a) => loadedRows(nightly.warehouse, "cdrs", a)))).flat()

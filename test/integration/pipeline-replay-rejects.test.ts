@@ -1,11 +1,11 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log.js";
 import { parseRow } from "../../src/pipeline/parse-rows.js";
 import { replayRejects } from "../../src/pipeline/replay-rejects.js";
 import { shortLinkMetricSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
+import { landingTables } from "../../src/streams/registry.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
 import { loadSlice } from "../../src/warehouse/load-slice.js";
@@ -13,15 +13,8 @@ import { pendingRejects } from "../../src/warehouse/rejects.js";
 import { finishRun, startRun } from "../../src/warehouse/run-records.js";
 import { recordFailedSlice } from "../../src/warehouse/slice-records.js";
 import { streamStatus } from "../../src/warehouse/stream-state.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.drop();
-});
+import { describe, expect, it } from "../helpers/fixtures.js";
+import type { TestDatabase } from "../helpers/test-database.js";
 
 const ACCOUNT = "replay";
 const AUG1: Slice = { kind: "window", window: { start: "2026-08-01", end: "2026-08-02" } };
@@ -45,14 +38,14 @@ function click(createdAt: string, userId: number) {
 const loadRow = (raw: ReturnType<typeof click>) =>
   toLoadRow(shortLinkMetricsStream, shortLinkMetricSchema.parse(raw), {});
 
-async function windowRows() {
+async function windowRows(database: TestDatabase) {
   const result = await sql<{ ordinal: number; user_id: number }>`
     SELECT _row_ordinal AS ordinal, user_id::int AS user_id FROM platform.short_link_metrics
     WHERE _account = ${ACCOUNT} ORDER BY user_id`.execute(database.warehouse.db);
   return result.rows;
 }
 
-async function stateOfWindow() {
+async function stateOfWindow(database: TestDatabase) {
   return database.warehouse.db
     .selectFrom("etl.stream_state")
     .select(["window_end", "run_id", "completed_at"])
@@ -62,7 +55,9 @@ async function stateOfWindow() {
 }
 
 describe("rejects replay of a replace_window stream", () => {
-  it("adds the replayed row beside the window's good rows, leaves completion alone, and a later load converges", async () => {
+  it("adds the replayed row beside the window's good rows, leaves completion alone, and a later load converges", async ({
+    database,
+  }) => {
     const db = database.warehouse.db;
     const good = [click("2026-08-01 09:00:00.000Z", 1), click("2026-08-01 10:00:00.000Z", 2)];
     // Valid under today's schema; an older schema rejected it (say, a stricter user_id).
@@ -80,7 +75,7 @@ describe("rejects replay of a replace_window stream", () => {
       completeWindow: true,
     });
     await finishRun(db, run1, { status: "quarantined", exitCode: 3 });
-    const completion = await stateOfWindow();
+    const completion = await stateOfWindow(database);
     expect(completion).toHaveLength(1);
 
     const replay = await replayRejects(
@@ -90,12 +85,12 @@ describe("rejects replay of a replace_window stream", () => {
     expect(replay.summaries).toEqual([
       { account: ACCOUNT, stream: "short_link_metrics", pending: 1, loaded: 1, stillRejected: 0 },
     ]);
-    expect(await windowRows()).toEqual([
+    expect(await windowRows(database)).toEqual([
       { ordinal: 1, user_id: 1 },
       { ordinal: 2, user_id: 2 },
       { ordinal: 3, user_id: 3 },
     ]);
-    expect(await stateOfWindow()).toEqual(completion);
+    expect(await stateOfWindow(database)).toEqual(completion);
     expect(await pendingRejects(db, { stream: "short_link_metrics" })).toEqual([]);
     const replaySlice = await db
       .selectFrom("etl.run_slices")
@@ -110,7 +105,7 @@ describe("rejects replay of a replace_window stream", () => {
       { stream: "short_link_metrics" },
     );
     expect(again.summaries).toEqual([]);
-    expect(await windowRows()).toHaveLength(3);
+    expect(await windowRows(database)).toHaveLength(3);
 
     // The next normal load of the window replaces all of it, replayed row included, with what the
     // platform serves now: no duplicate of the replayed row, and re-running changes nothing.
@@ -132,11 +127,11 @@ describe("rejects replay of a replace_window stream", () => {
         completeWindow: true,
       });
       await finishRun(db, run, { status: "succeeded", exitCode: 0 });
-      expect((await windowRows()).map((r) => r.user_id)).toEqual(served.map((r) => r.user_id));
+      expect((await windowRows(database)).map((r) => r.user_id)).toEqual(served.map((r) => r.user_id));
     }
   });
 
-  it("a replay into an open window does not hide that window's failure from status", async () => {
+  it("a replay into an open window does not hide that window's failure from status", async ({ database }) => {
     const db = database.warehouse.db;
     const account = "replay-open";
     const aug2: Slice = { kind: "window", window: { start: "2026-08-02", end: "2026-08-03" } };
@@ -168,14 +163,16 @@ describe("rejects replay of a replace_window stream", () => {
       { stream: "short_link_metrics", account },
     );
     expect(replay.summaries[0]).toMatchObject({ loaded: 1, stillRejected: 0 });
-    const [status] = (await streamStatus(db)).filter((s) => s.account === account);
+    const [status] = (await streamStatus(db, { tables: landingTables() })).filter(
+      (s) => s.account === account,
+    );
     expect(status!.failedWindows.map((w) => [w.slice, w.runId, w.error])).toEqual([
       ["2026-08-02..2026-08-03", run2, "HTTP 503 after 6 attempts"],
     ]);
     expect(status).toMatchObject({ completedWindows: 0, rows: 2, lastRun: { runId: replay.runId } });
   });
 
-  it("refuses an append that would complete the window", async () => {
+  it("refuses an append that would complete the window", async ({ database }) => {
     const runId = await startRun(database.warehouse.db, {
       command: "rejects replay",
       arguments: {},
@@ -200,7 +197,9 @@ describe("rejects replay of a replace_window stream", () => {
 });
 
 describe("the values a request implied for a rejected row", () => {
-  it("are stored in their own column, not in the issues, and a replay loads the row with them", async () => {
+  it("are stored in their own column, not in the issues, and a replay loads the row with them", async ({
+    database,
+  }) => {
     const db = database.warehouse.db;
     const account = "implied";
     const cdr = {
@@ -270,7 +269,7 @@ describe("the values a request implied for a rejected row", () => {
     expect(slice.started_at).toEqual(new Date(replayedAt));
   });
 
-  it("a request that implied nothing stores null", async () => {
+  it("a request that implied nothing stores null", async ({ database }) => {
     const db = database.warehouse.db;
     const runId = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
     const parsed = parseRow(shortLinkMetricsStream, { user_id: "x" }, {});

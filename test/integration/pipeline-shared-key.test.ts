@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  capturingLogger,
-  runAt,
-  type SandboxRig,
-  sandboxConfig,
-  startSandboxRig,
-} from "./pipeline-harness.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
+import { capturingLogger, runAt, sandboxConfig } from "./pipeline-harness.js";
 
 /** Two accounts whose keys come from different env vars but are the same key share one rate budget. */
+it.override({ sandboxOptions: { seed: 3, start: "2026-08-01", days: 2, accounts: 1, callsPerDay: 20 } });
+
 describe("rate budget per API key value", () => {
-  let rig: SandboxRig;
-
-  beforeAll(async () => {
-    rig = await startSandboxRig({ seed: 3, start: "2026-08-01", days: 2, accounts: 1, callsPerDay: 20 });
-  });
-
-  afterAll(() => rig?.close());
-
-  it("one budget at the most conservative rate, a warning, and neither key nor digest in the logs", async () => {
+  it("one budget at the most conservative rate, a warning, and neither key nor digest in the logs", async ({
+    rig,
+  }) => {
     const { sandbox, db } = rig;
     const base = sandboxConfig(sandbox);
     const owner = base.accounts[0]!;

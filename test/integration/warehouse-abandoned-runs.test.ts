@@ -1,24 +1,16 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markAbandonedRuns } from "../../src/warehouse/abandoned-runs.js";
 import { finishRun, startRun } from "../../src/warehouse/run-records.js";
 import { acquireStreamLocks } from "../../src/warehouse/stream-locks.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.drop();
-});
+import { describe, expect, it } from "../helpers/fixtures.js";
+import type { TestDatabase } from "../helpers/test-database.js";
 
 const HOST = "etl-host-1";
 const OWN_PID = 4242;
 const LIVE_PID = 777;
 
 /** A `running` row as another process left it (not started through this process's startRun). */
-async function foreignRun(host: string, pid: number, hoursAgo = 0): Promise<number> {
+async function foreignRun(database: TestDatabase, host: string, pid: number, hoursAgo = 0): Promise<number> {
   const row = await sql<{ id: number }>`
     INSERT INTO etl.runs (command, host, pid, status, started_at)
     VALUES ('backfill', ${host}, ${pid}, 'running', now() - make_interval(hours => ${hoursAgo}))
@@ -26,7 +18,7 @@ async function foreignRun(host: string, pid: number, hoursAgo = 0): Promise<numb
   return Number(row.rows[0]!.id);
 }
 
-async function statusOf(id: number) {
+async function statusOf(database: TestDatabase, id: number) {
   return database.warehouse.db
     .selectFrom("etl.runs")
     .select(["status", "exit_code", "started_at", "finished_at"])
@@ -35,22 +27,22 @@ async function statusOf(id: number) {
 }
 
 describe("abandoned runs", () => {
-  it("marks runs whose process is gone, and never a live one", async () => {
+  it("marks runs whose process is gone, and never a live one", async ({ database }) => {
     const db = database.warehouse.db;
-    const deadHere = await foreignRun(HOST, 999_001);
+    const deadHere = await foreignRun(database, HOST, 999_001);
     await sql`
       INSERT INTO etl.run_slices (run_id, account, stream, slice, status, started_at, finished_at)
       VALUES (${deadHere}, 'a', 'cdrs', '2026-08-01..2026-08-02', 'succeeded',
               now() - interval '5 minutes', now() - interval '4 minutes')`.execute(db);
-    const aliveHere = await foreignRun(HOST, LIVE_PID);
-    const reusedOwnPid = await foreignRun(HOST, OWN_PID);
+    const aliveHere = await foreignRun(database, HOST, LIVE_PID);
+    const reusedOwnPid = await foreignRun(database, HOST, OWN_PID);
     const ownRun = await startRun(db, { command: "run", arguments: {}, host: HOST, pid: OWN_PID });
-    const elsewhereRecent = await foreignRun("etl-host-2", 12, 1);
-    const elsewhereStale = await foreignRun("etl-host-2", 13, 30);
+    const elsewhereRecent = await foreignRun(database, "etl-host-2", 12, 1);
+    const elsewhereStale = await foreignRun(database, "etl-host-2", 13, 30);
     // Old, on another host, dead pid here: but its lock session is open, so it is alive.
-    const staleWithLocks = await foreignRun("etl-host-2", 14, 30);
-    const deadPidWithLocks = await foreignRun(HOST, 999_002);
-    const finished = await foreignRun(HOST, 999_003);
+    const staleWithLocks = await foreignRun(database, "etl-host-2", 14, 30);
+    const deadPidWithLocks = await foreignRun(database, HOST, 999_002);
+    const finished = await foreignRun(database, HOST, 999_003);
     await finishRun(db, finished, { status: "succeeded", exitCode: 0 });
     const locksA = await acquireStreamLocks(database.warehouse, [{ account: "a", stream: "cdrs" }], {
       timeoutMs: 0,
@@ -72,11 +64,11 @@ describe("abandoned runs", () => {
         [elsewhereStale, "started more than 6 h ago and holds no lock session"],
       ]);
       for (const id of [aliveHere, ownRun, elsewhereRecent, staleWithLocks, deadPidWithLocks]) {
-        expect((await statusOf(id)).status, `run ${id}`).toBe("running");
+        expect((await statusOf(database, id)).status, `run ${id}`).toBe("running");
       }
-      expect((await statusOf(finished)).status).toBe("succeeded");
+      expect((await statusOf(database, finished)).status).toBe("succeeded");
       // Its end is its last sign of life: the end of its last slice (else its start); no exit code.
-      const dead = await statusOf(deadHere);
+      const dead = await statusOf(database, deadHere);
       const lastSlice = await db
         .selectFrom("etl.run_slices")
         .select("finished_at")
@@ -87,8 +79,8 @@ describe("abandoned runs", () => {
         exit_code: null,
         finished_at: lastSlice.finished_at,
       });
-      expect((await statusOf(elsewhereStale)).finished_at).toEqual(
-        (await statusOf(elsewhereStale)).started_at,
+      expect((await statusOf(database, elsewhereStale)).finished_at).toEqual(
+        (await statusOf(database, elsewhereStale)).started_at,
       );
     } finally {
       await locksA.release();
@@ -104,6 +96,6 @@ describe("abandoned runs", () => {
     expect(await markAbandonedRuns(db, { host: HOST, pid: OWN_PID, isAlive: () => false })).toEqual([
       expect.objectContaining({ id: aliveHere }),
     ]);
-    expect((await statusOf(ownRun)).status).toBe("running");
+    expect((await statusOf(database, ownRun)).status).toBe("running");
   });
 });

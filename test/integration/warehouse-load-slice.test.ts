@@ -1,27 +1,18 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SliceError } from "../../src/errors.js";
 import { cdrSchema, invoiceSchema, shortLinkMetricSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { type LoadRow, toLoadRow } from "../../src/streams/load-row.js";
-import { STREAMS } from "../../src/streams/registry.js";
+import type { PlatformTables } from "../../src/streams/platform-tables.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { Slice, StreamDefinition } from "../../src/streams/stream-definition.js";
 import { type LoadSliceInput, loadSlice } from "../../src/warehouse/load-slice.js";
-import type { PlatformTables } from "../../src/warehouse/platform-tables.js";
 import { pendingRejects } from "../../src/warehouse/rejects.js";
 import { startRun } from "../../src/warehouse/run-records.js";
 import { completedWindows } from "../../src/warehouse/stream-state.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.drop();
-});
+import { describe, expect, it } from "../helpers/fixtures.js";
+import type { TestDatabase } from "../helpers/test-database.js";
 
 const day = (start: string, end: string): Slice => ({ kind: "window", window: { start, end } });
 const AUG1 = day("2026-08-01", "2026-08-02");
@@ -67,7 +58,7 @@ function click(createdAt: string, overrides: Record<string, unknown> = {}): Load
 
 const stats = { requests: 2, retries: 0, rowsFetched: 0, startedAt: new Date("2026-08-02T01:00:00Z") };
 
-async function newRun(): Promise<number> {
+async function newRun(database: TestDatabase): Promise<number> {
   return startRun(database.warehouse.db, { command: "test", arguments: {}, host: "test-host", pid: 1 });
 }
 
@@ -93,47 +84,24 @@ function input(
   };
 }
 
-async function count(text: string): Promise<number> {
+async function count(database: TestDatabase, text: string): Promise<number> {
   const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.raw(text)}`.execute(
     database.warehouse.db,
   );
   return result.rows[0]!.n;
 }
 
-describe("landing tables", () => {
-  it("match the typed columns every stream declares", async () => {
-    for (const stream of Object.values(STREAMS)) {
-      const [schema, table] = stream.table.split(".");
-      const result = await sql<{ name: string; type: string }>`
-        SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
-        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = ${schema} AND c.relname = ${table} AND a.attnum > 0 AND NOT a.attisdropped`.execute(
-        database.warehouse.db,
-      );
-      const actual = new Map(result.rows.map((r) => [r.name, r.type]));
-      const alias: Record<string, string> = { timestamptz: "timestamp with time zone" };
-      for (const column of stream.columns) {
-        expect(actual.get(column.name), `${stream.table}.${column.name}`).toBe(
-          alias[column.pgType] ?? column.pgType,
-        );
-      }
-      for (const meta of ["_account", "_run_id", "_extracted_at", "_extra"])
-        expect(actual.has(meta)).toBe(true);
-    }
-  });
-});
-
 describe("loadSlice, merge streams", () => {
-  it("counts inserted, updated and unchanged rows exactly over three loads", async () => {
+  it("counts inserted, updated and unchanged rows exactly over three loads", async ({ database }) => {
     const account = "merge-counts";
-    const run1 = await newRun();
+    const run1 = await newRun(database);
     const first = await loadSlice(
       database.warehouse,
       input(cdrsStream, account, run1, AUG1, cdrRows([cdr("a"), cdr("b"), cdr("c")])),
     );
     expect(first).toMatchObject({ inserted: 3, updated: 0, unchanged: 0, deleted: 0, rejected: 0 });
 
-    const run2 = await newRun();
+    const run2 = await newRun(database);
     const second = await loadSlice(
       database.warehouse,
       input(
@@ -146,7 +114,7 @@ describe("loadSlice, merge streams", () => {
     );
     expect(second).toMatchObject({ inserted: 1, updated: 1, unchanged: 2 });
 
-    const run3 = await newRun();
+    const run3 = await newRun(database);
     const third = await loadSlice(
       database.warehouse,
       input(
@@ -204,9 +172,9 @@ describe("loadSlice, merge streams", () => {
     ]);
   });
 
-  it("treats a change of an unknown field (_extra) as an update", async () => {
+  it("treats a change of an unknown field (_extra) as an update", async ({ database }) => {
     const account = "extra-change";
-    const runId = await newRun();
+    const runId = await newRun(database);
     await loadSlice(
       database.warehouse,
       input(cdrsStream, account, runId, AUG1, cdrRows([cdr("x", { tag: 1 })])),
@@ -222,29 +190,31 @@ describe("loadSlice, merge streams", () => {
     expect(stored.rows[0]!._extra).toEqual({ tag: 2 });
   });
 
-  it("collapses the same key served twice in one window (the last one wins) and keeps directions apart", async () => {
-    const account = "duplicates";
-    const runId = await newRun();
+  it("keeps the directions of one call apart (the same uuid placed and received)", async ({ database }) => {
+    const account = "directions";
+    const runId = await newRun(database);
     const rows = [
-      ...cdrRows([cdr("dup", { duration: 1 }), cdr("solo"), cdr("dup", { duration: 2 })], "placed"),
-      ...cdrRows([cdr("dup", { duration: 3 })], "received"),
+      ...cdrRows([cdr("both", { duration: 2 }), cdr("solo")], "placed"),
+      ...cdrRows([cdr("both", { duration: 3 })], "received"),
     ];
     const result = await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, rows));
-    expect(result).toMatchObject({ inserted: 3, updated: 0, unchanged: 0, duplicates: 1 });
+    expect(result).toMatchObject({ inserted: 3, updated: 0, unchanged: 0 });
     const stored = await sql<{ direction: string; uuid: string; duration: number }>`
       SELECT direction, uuid, duration FROM platform.cdrs WHERE _account = ${account} ORDER BY direction, uuid`.execute(
       database.warehouse.db,
     );
     expect(stored.rows).toEqual([
-      { direction: "placed", uuid: "dup", duration: 2 },
+      { direction: "placed", uuid: "both", duration: 2 },
       { direction: "placed", uuid: "solo", duration: 61 },
-      { direction: "received", uuid: "dup", duration: 3 },
+      { direction: "received", uuid: "both", duration: 3 },
     ]);
   });
 
-  it("falls back to the merge when a key of a window without rows exists under another window", async () => {
+  it("falls back to the merge when a key of a window without rows exists under another window", async ({
+    database,
+  }) => {
     const account = "moved";
-    const runId = await newRun();
+    const runId = await newRun(database);
     await loadSlice(
       database.warehouse,
       input(cdrsStream, account, runId, AUG1, cdrRows([cdr("m1"), cdr("m2")])),
@@ -267,14 +237,14 @@ describe("loadSlice, merge streams", () => {
     ]);
   });
 
-  it.each([
+  it.for<[string, boolean]>([
     ["straight into the landing table", true],
     ["through the stage", false],
   ])(
     "keeps every value intact through COPY %s: quotes, tabs, backslashes, newlines, unicode, nulls, jsonb",
-    async (_, insertFastPath) => {
+    async ([_, insertFastPath], { database }) => {
       const account = `weird-${insertFastPath}`;
-      const runId = await newRun();
+      const runId = await newRun(database);
       const nasty = `q"uo'te\ttab\\back\\\\slash\nnew\r\nline \\N \\t ☎️ 電話 \u00e9\u0301 \u2028 end`;
       const raw = cdr("weird-1", {
         from: nasty,
@@ -327,9 +297,9 @@ describe("loadSlice, merge streams", () => {
     },
   );
 
-  it("loads a full-refresh slice without touching stream state", async () => {
+  it("loads a full-refresh slice without touching stream state", async ({ database }) => {
     const account = "invoices";
-    const runId = await newRun();
+    const runId = await newRun(database);
     const rows = [
       { id: 7, from_date: "2026-07-01", to_date: "2026-07-31", amount: "12.3400" },
       { id: 8, from_date: "2026-08-01", to_date: "2026-08-31", amount: "0.00", currency: "USD" },
@@ -360,9 +330,9 @@ describe("loadSlice, merge streams", () => {
 });
 
 describe("loadSlice, replace_window streams", () => {
-  it("replaces exactly the window's rows and converges on re-run", async () => {
+  it("replaces exactly the window's rows and converges on re-run", async ({ database }) => {
     const account = "clicks";
-    const runId = await newRun();
+    const runId = await newRun(database);
     const aug2 = day("2026-08-02", "2026-08-03");
     await loadSlice(
       database.warehouse,
@@ -370,7 +340,6 @@ describe("loadSlice, replace_window streams", () => {
     );
     const firstRows = [
       click("2026-08-01 10:00:00.000Z"),
-      click("2026-08-01 10:00:00.000Z"), // the same click served on two pages
       click("2026-08-01 08:00:00.500Z", { browser: "Chrome" }),
       click("2026-08-01 23:59:59.999Z", { user_id: 7, referrer: "sms" }),
       click("2026-08-02 00:00:00.000Z"), // next window's row: left to that window
@@ -379,7 +348,7 @@ describe("loadSlice, replace_window streams", () => {
       database.warehouse,
       input(shortLinkMetricsStream, account, runId, AUG1, firstRows),
     );
-    expect(first).toMatchObject({ inserted: 3, deleted: 0, duplicates: 1, outsideWindow: 1 });
+    expect(first).toMatchObject({ inserted: 3, deleted: 0, outsideWindow: 1 });
     const read = async () =>
       (
         await sql<Record<string, unknown>>`
@@ -407,7 +376,7 @@ describe("loadSlice, replace_window streams", () => {
       input(shortLinkMetricsStream, account, runId, AUG1, [click("2026-08-01 12:00:00.000Z")]),
     );
     expect(shrunk).toMatchObject({ inserted: 1, deleted: 3 });
-    expect(await count(`platform.short_link_metrics WHERE _account = '${account}'`)).toBe(2);
+    expect(await count(database, `platform.short_link_metrics WHERE _account = '${account}'`)).toBe(2);
     const emptied = await loadSlice(
       database.warehouse,
       input(shortLinkMetricsStream, account, runId, AUG1, []),
@@ -418,9 +387,11 @@ describe("loadSlice, replace_window streams", () => {
 });
 
 describe("loadSlice, rejects, state and atomicity", () => {
-  it("stores rejects with the raw JSON and the zod issues, and still loads the valid rows", async () => {
+  it("stores rejects with the raw JSON and the zod issues, and still loads the valid rows", async ({
+    database,
+  }) => {
     const account = "rejects";
-    const runId = await newRun();
+    const runId = await newRun(database);
     const bad = cdr("bad", { duration: "sixty", charge: 0.02 });
     const parsed = cdrSchema.safeParse(bad);
     expect(parsed.success).toBe(false);
@@ -449,7 +420,7 @@ describe("loadSlice, rejects, state and atomicity", () => {
     expect(slice.rows_rejected).toBe(2);
   });
 
-  it("re-reading a window converges its pending rejects to what that read rejected", async () => {
+  it("re-reading a window converges its pending rejects to what that read rejected", async ({ database }) => {
     const account = "rejects-converge";
     const rejectOf = (uuid: string, direction = "placed") => ({
       raw: cdr(uuid, { duration: "long" }),
@@ -464,7 +435,7 @@ describe("loadSlice, rejects, state and atomicity", () => {
         runId: r.runId,
       }));
     const load = async (rejects: ReturnType<typeof rejectOf>[]) => {
-      const runId = await newRun();
+      const runId = await newRun(database);
       await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, [], { rejects }));
       return runId;
     };
@@ -492,9 +463,9 @@ describe("loadSlice, rejects, state and atomicity", () => {
     expect(await pending()).toEqual([]);
   });
 
-  it("marks the window completed only when asked, in the load's transaction", async () => {
+  it("marks the window completed only when asked, in the load's transaction", async ({ database }) => {
     const account = "state";
-    const runId = await newRun();
+    const runId = await newRun(database);
     const aug2 = day("2026-08-02", "2026-08-03");
     await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, cdrRows([cdr("s1")])));
     await loadSlice(
@@ -512,14 +483,14 @@ describe("loadSlice, rejects, state and atomicity", () => {
     ]);
   });
 
-  it.each([
+  it.for<[string, boolean]>([
     ["straight into the landing table", true],
     ["through the stage", false],
   ])(
     "rolls the whole slice back when a value is invalid (%s): no rows, rejects, record or state",
-    async (_, insertFastPath) => {
+    async ([_, insertFastPath], { database }) => {
       const account = `rollback-${insertFastPath}`;
-      const runId = await newRun();
+      const runId = await newRun(database);
       const good = cdrRows([cdr("ok-1"), cdr("ok-2")]);
       const wrongType: LoadRow = {
         columns: { ...good[0]!.columns, uuid: "bad", duration: "sixty" },
@@ -548,9 +519,9 @@ describe("loadSlice, rejects, state and atomicity", () => {
         loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, [...good, wrongDirection])),
       ).rejects.toThrow(/direction/);
 
-      expect(await count(`platform.cdrs WHERE _account = '${account}'`)).toBe(0);
-      expect(await count(`etl.rejects WHERE account = '${account}'`)).toBe(0);
-      expect(await count(`etl.run_slices WHERE account = '${account}'`)).toBe(0);
+      expect(await count(database, `platform.cdrs WHERE _account = '${account}'`)).toBe(0);
+      expect(await count(database, `etl.rejects WHERE account = '${account}'`)).toBe(0);
+      expect(await count(database, `etl.run_slices WHERE account = '${account}'`)).toBe(0);
       expect(await completedWindows(database.warehouse.db, account, "cdrs")).toEqual(new Set());
 
       // The pool is still healthy and the same slice loads once the data is right.
@@ -563,9 +534,11 @@ describe("loadSlice, rejects, state and atomicity", () => {
     },
   );
 
-  it("marks replayed rejects in the same transaction and leaves window completion alone", async () => {
+  it("marks replayed rejects in the same transaction and leaves window completion alone", async ({
+    database,
+  }) => {
     const account = "replay";
-    const runId = await newRun();
+    const runId = await newRun(database);
     const bad = cdr("late", { answered_by: "robot" });
     await loadSlice(
       database.warehouse,
@@ -575,7 +548,7 @@ describe("loadSlice, rejects, state and atomicity", () => {
       }),
     );
     const [pending] = await pendingRejects(database.warehouse.db, { stream: "cdrs", account });
-    const replayRun = await newRun();
+    const replayRun = await newRun(database);
     const fixed = cdrRows([{ ...bad, answered_by: "machine" }]);
     const result = await loadSlice(
       database.warehouse,

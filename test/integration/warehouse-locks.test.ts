@@ -1,24 +1,22 @@
 import { hostname } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PoolClient } from "pg";
 import { LockHeldError } from "../../src/errors.js";
-import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
 import { acquireStreamLocks, findHolder, streamLockKey } from "../../src/warehouse/stream-locks.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
-let database: TestDatabase;
-// A second pool plays the second process: its own connections, like another `run`.
-let other: Warehouse;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  other = await connectWarehouse(database.url);
-});
-afterAll(async () => {
-  await other?.close();
-  await database?.drop();
+/** A second pool on the file's database plays the second process: its own connections, like another `run`. */
+const it = fixtureTest.extend("other", { scope: "file" }, async ({ database }, { onCleanup }) => {
+  const other = await connectWarehouse(database.url);
+  onCleanup(() => other.close());
+  return other;
 });
 
 describe("acquireStreamLocks", () => {
-  it("refuses a second holder of the same (account, stream), naming the holder, until released", async () => {
+  it("refuses a second holder of the same (account, stream), naming the holder, until released", async ({
+    database,
+    other,
+  }) => {
     const held = await acquireStreamLocks(
       database.warehouse,
       [
@@ -54,40 +52,56 @@ describe("acquireStreamLocks", () => {
     await after.release();
   });
 
-  it("looks for the holder in this warehouse only, not among holders of the same key in other databases", async () => {
-    const elsewhere = await createTestDatabase();
+  it("looks for the holder in this warehouse only, not among holders of the same key in other databases", async ({
+    database,
+    other,
+    createDatabase,
+  }) => {
+    const elsewhere = await createDatabase();
+    const key = { account: "acme", stream: "sms" };
+    const foreign = await acquireStreamLocks(elsewhere.warehouse, [key], { timeoutMs: 0, runId: 777 });
+    const client = await database.warehouse.pool.connect();
     try {
-      const key = { account: "acme", stream: "sms" };
-      const foreign = await acquireStreamLocks(elsewhere.warehouse, [key], { timeoutMs: 0, runId: 777 });
-      const client = await database.warehouse.pool.connect();
-      try {
-        expect(await findHolder(client, streamLockKey(key))).toBeNull();
-        const local = await acquireStreamLocks(other, [key], { timeoutMs: 0, runId: 51 });
-        expect(await findHolder(client, streamLockKey(key))).toMatchObject({ run: "51" });
-        await local.release();
-      } finally {
-        client.release();
-      }
-      await foreign.release();
+      expect(await findHolder(client, streamLockKey(key))).toBeNull();
+      const local = await acquireStreamLocks(other, [key], { timeoutMs: 0, runId: 51 });
+      expect(await findHolder(client, streamLockKey(key))).toMatchObject({ run: "51" });
+      await local.release();
     } finally {
-      await elsewhere.drop();
+      client.release();
     }
+    await foreign.release();
   });
 
-  it("survives the server dropping its lock connection, and release() still returns", async () => {
+  it("survives the server dropping its lock connection, and release() still returns", async ({
+    database,
+    other,
+  }) => {
     const key = { account: "acme", stream: "calls-lost" };
+    // The pool hands acquireStreamLocks its dedicated connection: keep hold of it to see it end.
+    const lockClient = new Promise<PoolClient>((resolve) => database.warehouse.pool.once("acquire", resolve));
     const held = await acquireStreamLocks(database.warehouse, [key], { timeoutMs: 0, runId: 61 });
+    // pg emits 'end' right after the connection's 'error'. No 'error' listener here: only the one
+    // acquireStreamLocks attached stands between that error and an unhandled error failing the run;
+    // without it 'end' never comes, so the wait gives up after 10 s and the release still runs.
+    const client = await lockClient;
+    const ended = new Promise<void>((resolve) => {
+      client.once("end", () => resolve());
+      setTimeout(resolve, 10_000).unref();
+    });
     const killed = await database.warehouse.pool.query(
       "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name LIKE 'telecom-etl run 61 %'",
     );
     expect(killed.rows).toEqual([{ ok: true }]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await ended;
     await held.release();
     const again = await acquireStreamLocks(other, [key], { timeoutMs: 0, runId: 62 });
     await again.release();
   });
 
-  it("keeps no lock while it waits, and gets them all once the holder lets go within the timeout", async () => {
+  it("keeps no lock while it waits, and gets them all once the holder lets go within the timeout", async ({
+    database,
+    other,
+  }) => {
     const first = await acquireStreamLocks(database.warehouse, [{ account: "acme", stream: "cdrs" }], {
       timeoutMs: 0,
       runId: 1,
@@ -131,7 +145,7 @@ describe("acquireStreamLocks", () => {
     await second.release();
   });
 
-  it("gives up after the timeout", async () => {
+  it("gives up after the timeout", async ({ database, other }) => {
     const first = await acquireStreamLocks(database.warehouse, [{ account: "x", stream: "cdrs" }], {
       timeoutMs: 0,
       runId: 7,

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cdrSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
+import { landingTables } from "../../src/streams/registry.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
 import { loadSlice } from "../../src/warehouse/load-slice.js";
 import { listRejects, markReplayed, pendingRejects } from "../../src/warehouse/rejects.js";
 import { finishRun, startRun } from "../../src/warehouse/run-records.js";
 import { recordFailedSlice } from "../../src/warehouse/slice-records.js";
 import { completedWindows, resetStreamState, streamStatus } from "../../src/warehouse/stream-state.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.drop();
-});
+import { describe, expect, it } from "../helpers/fixtures.js";
+import type { TestDatabase } from "../helpers/test-database.js";
 
 const day = (start: string, end: string): Slice => ({ kind: "window", window: { start, end } });
 const stats = { requests: 1, retries: 0, rowsFetched: 1, startedAt: new Date("2026-08-07T00:00:00Z") };
@@ -40,7 +33,14 @@ function row(uuid: string) {
   return toLoadRow(cdrsStream, cdrSchema.parse(raw), { direction: "received" });
 }
 
-async function load(account: string, runId: number, slice: Slice, uuids: string[], completeWindow = true) {
+async function load(
+  database: TestDatabase,
+  account: string,
+  runId: number,
+  slice: Slice,
+  uuids: string[],
+  completeWindow = true,
+) {
   return loadSlice(database.warehouse, {
     stream: cdrsStream,
     account,
@@ -55,7 +55,7 @@ async function load(account: string, runId: number, slice: Slice, uuids: string[
 }
 
 describe("run records", () => {
-  it("records a run's start and end, with its arguments", async () => {
+  it("records a run's start and end, with its arguments", async ({ database }) => {
     const db = database.warehouse.db;
     const runId = await startRun(db, {
       command: "run",
@@ -88,12 +88,14 @@ describe("run records", () => {
 });
 
 describe("stream state and status", () => {
-  it("reports completed-through, gaps, open and failed windows, last run, rows and rejects", async () => {
+  it("reports completed-through, gaps, open and failed windows, last run, rows and rejects", async ({
+    database,
+  }) => {
     const db = database.warehouse.db;
     const account = "status-acct";
     const run1 = await startRun(db, { command: "run", arguments: {}, host: "h", pid: 1 });
-    await load(account, run1, day("2026-08-01", "2026-08-02"), ["a"]);
-    await load(account, run1, day("2026-08-02", "2026-08-03"), ["b"]);
+    await load(database, account, run1, day("2026-08-01", "2026-08-02"), ["a"]);
+    await load(database, account, run1, day("2026-08-02", "2026-08-03"), ["b"]);
     await recordFailedSlice(database.warehouse, {
       runId: run1,
       account,
@@ -102,8 +104,8 @@ describe("stream state and status", () => {
       stats,
       error: new Error("GET /v1/cdr 500 (page 3): Internal error"),
     });
-    await load(account, run1, day("2026-08-04", "2026-08-05"), ["d"]);
-    await load(account, run1, day("2026-08-05", "2026-08-06"), ["e"], false);
+    await load(database, account, run1, day("2026-08-04", "2026-08-05"), ["d"]);
+    await load(database, account, run1, day("2026-08-05", "2026-08-06"), ["e"], false);
     await finishRun(db, run1, { status: "partial", exitCode: 1 });
     const run2 = await startRun(db, { command: "run", arguments: {}, host: "h", pid: 2 });
     await recordFailedSlice(database.warehouse, {
@@ -131,7 +133,9 @@ describe("stream state and status", () => {
     const [first] = await pendingRejects(db, { stream: "invoices", account });
     await markReplayed(db, [first!.id]);
 
-    const statuses = (await streamStatus(db)).filter((s) => s.account === account);
+    const statuses = (await streamStatus(db, { tables: landingTables() })).filter(
+      (s) => s.account === account,
+    );
     expect(statuses.map((s) => s.stream)).toEqual(["cdrs", "invoices"]);
     const [cdrs, invoices] = statuses;
     expect(cdrs).toMatchObject({
@@ -161,13 +165,17 @@ describe("stream state and status", () => {
     });
 
     // The failed window loads later: it is completed and the run becomes contiguous.
-    await load(account, run2, day("2026-08-03", "2026-08-04"), ["c"]);
-    const [after] = (await streamStatus(db)).filter((s) => s.account === account);
+    await load(database, account, run2, day("2026-08-03", "2026-08-04"), ["c"]);
+    const [after] = (await streamStatus(db, { tables: landingTables() })).filter(
+      (s) => s.account === account,
+    );
     expect(after).toMatchObject({ completedThrough: "2026-08-04", gaps: [], failedWindows: [] });
     expect(after!.openWindows.map((w) => w.slice)).toEqual(["2026-08-05..2026-08-06"]);
   });
 
-  it("never shrinks a completed window: a shorter completion at the same start keeps the longer one", async () => {
+  it("never shrinks a completed window: a shorter completion at the same start keeps the longer one", async ({
+    database,
+  }) => {
     const db = database.warehouse.db;
     const account = "wide";
     const stateRow = () =>
@@ -180,25 +188,27 @@ describe("stream state and status", () => {
         .executeTakeFirstOrThrow();
     // window_days 7: a nightly run completes a whole week ...
     const weekly = await startRun(db, { command: "run", arguments: {}, host: "h", pid: 1 });
-    await load(account, weekly, day("2026-10-01", "2026-10-08"), ["w1"]);
+    await load(database, account, weekly, day("2026-10-01", "2026-10-08"), ["w1"]);
     // ... then a backfill --from 2026-10-01 --to 2026-10-02 completes the same start, clipped at --to.
     const backfill = await startRun(db, { command: "backfill", arguments: {}, host: "h", pid: 1 });
-    await load(account, backfill, day("2026-10-01", "2026-10-03"), ["w1"]);
+    await load(database, account, backfill, day("2026-10-01", "2026-10-03"), ["w1"]);
     expect(await stateRow()).toEqual({ window_end: "2026-10-08", run_id: weekly });
-    const [status] = (await streamStatus(db)).filter((s) => s.account === account);
+    const [status] = (await streamStatus(db, { tables: landingTables() })).filter(
+      (s) => s.account === account,
+    );
     expect(status).toMatchObject({ completedThrough: "2026-10-07", lastCompleted: "2026-10-07" });
     // A longer completion at that start still extends it.
     const longer = await startRun(db, { command: "backfill", arguments: {}, host: "h", pid: 1 });
-    await load(account, longer, day("2026-10-01", "2026-10-10"), ["w1"]);
+    await load(database, account, longer, day("2026-10-01", "2026-10-10"), ["w1"]);
     expect(await stateRow()).toEqual({ window_end: "2026-10-10", run_id: longer });
   });
 
-  it("forgets completed windows by stream, account and start date", async () => {
+  it("forgets completed windows by stream, account and start date", async ({ database }) => {
     const db = database.warehouse.db;
     const runId = await startRun(db, { command: "run", arguments: {}, host: "h", pid: 1 });
     for (const account of ["r1", "r2"]) {
       for (const start of ["2026-09-01", "2026-09-02", "2026-09-03"]) {
-        await load(account, runId, day(start, `2026-09-0${Number(start.slice(-1)) + 1}`), [start]);
+        await load(database, account, runId, day(start, `2026-09-0${Number(start.slice(-1)) + 1}`), [start]);
       }
     }
     expect(await resetStreamState(db, { streams: ["cdrs"], accounts: ["r1"], from: "2026-09-02" })).toBe(2);
@@ -213,7 +223,7 @@ describe("stream state and status", () => {
 });
 
 describe("rejects", () => {
-  it("lists the newest first, filters, and replays only pending ones", async () => {
+  it("lists the newest first, filters, and replays only pending ones", async ({ database }) => {
     const db = database.warehouse.db;
     const runId = await startRun(db, { command: "run", arguments: {}, host: "h", pid: 1 });
     const account = "rej";

@@ -2,8 +2,9 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig, redactedConfig } from "../../src/config.js";
+import { loadConfig, redactedConfig, settingsOf } from "../../src/config.js";
 import { UsageError } from "../../src/errors.js";
+import { STREAM_NAMES } from "../../src/streams/registry.js";
 
 async function configFile(text: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "cfg-"));
@@ -122,5 +123,56 @@ describe("loadConfig", () => {
     expect(shown).not.toContain("hunter2");
     expect(JSON.stringify(config)).not.toContain("k-123456");
     expect(String(config.accounts[0]?.apiKey)).toBe("***");
+  });
+
+  it("settles windows after 72 h and allows 1% rejects unless told otherwise, per stream too", async () => {
+    const defaults = await loadConfig({}, minimalEnv);
+    expect(settingsOf(defaults, "cdrs")).toEqual({ settleHours: 72, maxRejectShare: 0.01 });
+    expect(defaults.accounts[0]?.apiRevision).toBe("auto");
+    const file = await configFile(
+      [
+        "settle_hours: 48",
+        "max_reject_share: 0.05",
+        "stream_options:",
+        "  short_link_metrics: { settle_hours: 0 }",
+        "  cdrs: { max_reject_share: 0 }",
+        "accounts:",
+        "  - { name: a, base_url: 'https://x.example', api_key_env: A_KEY, api_revision: '2026' }",
+      ].join("\n"),
+    );
+    const config = await loadConfig({ file }, { A_KEY: "ka" });
+    expect(settingsOf(config, "short_link_metrics")).toEqual({ settleHours: 0, maxRejectShare: 0.05 });
+    expect(settingsOf(config, "cdrs")).toEqual({ settleHours: 48, maxRejectShare: 0 });
+    expect(settingsOf(config, "invoices")).toEqual({ settleHours: 48, maxRejectShare: 0.05 });
+    expect(config.accounts[0]?.apiRevision).toBe("2026");
+    expect(redactedConfig(config)).toMatchObject({
+      settle_hours: 48,
+      stream_options: { short_link_metrics: { settle_hours: 0 } },
+    });
+  });
+
+  it("names the field of a bad settle, reject share, stream option or API revision", async () => {
+    const file = await configFile(
+      [
+        "settle_hours: -1",
+        "max_reject_share: 2",
+        "stream_options:",
+        "  calls: { settle_hours: 1 }",
+        "  cdrs: { settle_hour: 1 }",
+        "accounts:",
+        "  - { name: a, base_url: 'https://x.example', api_key_env: A_KEY, api_revision: '2025' }",
+      ].join("\n"),
+    );
+    const error = await loadConfig({ file }, { A_KEY: "ka" }).catch((e: unknown) => e);
+    const lines = (error as Error).message.split("\n");
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^config: settle_hours: /),
+        expect.stringMatching(/^config: max_reject_share: /),
+        `config: stream_options.calls: unknown stream; known: ${STREAM_NAMES.join(", ")}`,
+        expect.stringMatching(/^config: stream_options\.cdrs: .*settle_hour/),
+        expect.stringMatching(/^config: accounts\.0\.api_revision: .*"2024"\|"2026"\|"auto"/),
+      ]),
+    );
   });
 });

@@ -70,6 +70,16 @@ function pageOf(all: readonly unknown[], page: number, perPage: number): unknown
 const options = {
   stream,
   slice,
+  requestContext: {
+    revision: "2024" as const,
+    today: "2026-08-02",
+    sources: {
+      subAccounts: [],
+      brandIds: undefined,
+      validationTokens: [],
+      numberCatalog: { countries: [], textEnabledOnly: false },
+    },
+  },
   perPage: 2,
   concurrency: 2,
   context: { account: "acme", window: "2026-08-01..2026-08-02" },

@@ -5,11 +5,12 @@ import {
   planBackfillWindows,
   planWindows,
   resolveStartDate,
+  settledBy,
 } from "../../src/pipeline/plan-windows.js";
-import { sliceLabel } from "../../src/streams/slice-label.js";
+import { sliceLabel } from "../../src/slices.js";
 import { addDays, daysBetween, isUtcDay } from "../../src/utc-days.js";
 
-const base = { windowDays: 1, lookbackDays: 3, completed: [] };
+const base = { windowDays: 1, lookbackDays: 3, completed: [], settleHours: 0 };
 /** Windows as their `etl.run_slices.slice` labels (`sliceLabel` of a window slice). */
 const labels = (plan: readonly { start: string; end: string }[]) =>
   plan.map((window) => sliceLabel({ kind: "window", window }));
@@ -126,6 +127,7 @@ describe("planBackfillWindows", () => {
       to: "2026-08-05",
       windowDays: 1,
       today: "2026-09-01",
+      settleHours: 0,
     });
     expect(labels(plan)).toEqual([
       "2026-08-03..2026-08-04",
@@ -141,6 +143,7 @@ describe("planBackfillWindows", () => {
       to: "2026-09-10",
       windowDays: 1,
       today: "2026-08-31",
+      settleHours: 0,
     });
     expect(labels(plan)).toEqual(["2026-08-30..2026-08-31", "2026-08-31..2026-09-01"]);
     expect(plan.map((w) => w.complete)).toEqual([true, false]);
@@ -152,11 +155,105 @@ describe("planBackfillWindows", () => {
       to: "2026-08-10",
       windowDays: 7,
       today: "2026-09-01",
+      settleHours: 0,
     });
     expect(labels(plan)).toEqual(["2026-08-01..2026-08-08", "2026-08-08..2026-08-11"]);
     expect(() =>
-      planBackfillWindows({ from: "2026-08-02", to: "2026-08-01", windowDays: 1, today: "2026-09-01" }),
+      planBackfillWindows({
+        from: "2026-08-02",
+        to: "2026-08-01",
+        windowDays: 1,
+        today: "2026-09-01",
+        settleHours: 0,
+      }),
     ).toThrow(/after/);
+  });
+});
+
+describe("settled windows", () => {
+  const at = (iso: string) => Date.parse(iso);
+  const settle72 = { ...base, settleHours: 72 };
+
+  it("completes a window only when read at least settle_hours after its end", () => {
+    const plan = planWindows({
+      ...settle72,
+      startDate: "2026-08-01",
+      today: "2026-08-05",
+      readAt: at("2026-08-05T02:00:00Z"),
+    });
+    // 08-01 ends 08-02 00:00, settled at 08-05 00:00; 08-02 ends 08-03, settled only at 08-06 00:00.
+    expect(plan.map((w) => [w.start, w.complete])).toEqual([
+      ["2026-08-01", true],
+      ["2026-08-02", false],
+      ["2026-08-03", false],
+      ["2026-08-04", false],
+      ["2026-08-05", false],
+    ]);
+  });
+
+  it("re-reads every unsettled window however long since the last run, beyond the lookback", () => {
+    // Completed through 08-02 (settled); the run of 08-05 read 08-02..08-05 before they settled; the
+    // next run comes a week later: everything from 08-02 is open again, 08-02..08-05 now settle.
+    const plan = planWindows({
+      ...settle72,
+      lookbackDays: 1,
+      startDate: "2026-08-01",
+      completed: [{ start: "2026-08-01", end: "2026-08-02" }],
+      today: "2026-08-12",
+      readAt: at("2026-08-12T02:00:00Z"),
+    });
+    expect(labels(plan)[0]).toBe("2026-08-02..2026-08-03");
+    expect(plan).toHaveLength(11);
+    expect(plan.filter((w) => w.complete).map((w) => w.start)).toEqual([
+      "2026-08-02",
+      "2026-08-03",
+      "2026-08-04",
+      "2026-08-05",
+      "2026-08-06",
+      "2026-08-07",
+      "2026-08-08",
+    ]);
+    expect(plan.map((w) => w.reason).filter((r) => r === "lookback")).toEqual([]);
+  });
+
+  it("lookback_days stays an extra re-read of settled windows", () => {
+    const plan = planWindows({
+      ...settle72,
+      lookbackDays: 7,
+      startDate: "2026-08-01",
+      completed: [{ start: "2026-08-01", end: "2026-08-07" }],
+      today: "2026-08-12",
+      readAt: at("2026-08-12T00:00:00Z"),
+    });
+    expect(plan.map((w) => [w.start, w.reason, w.complete])).toEqual([
+      ["2026-08-05", "lookback", true],
+      ["2026-08-06", "lookback", true],
+      ["2026-08-07", "open", true],
+      ["2026-08-08", "open", true],
+      ["2026-08-09", "open", false],
+      ["2026-08-10", "open", false],
+      ["2026-08-11", "open", false],
+      ["2026-08-12", "current", false],
+    ]);
+  });
+
+  it("a backfill completes only its settled windows", () => {
+    const plan = planBackfillWindows({
+      from: "2026-08-01",
+      to: "2026-08-10",
+      windowDays: 1,
+      today: "2026-08-06",
+      readAt: at("2026-08-06T12:00:00Z"),
+      settleHours: 72,
+    });
+    expect(plan.filter((w) => w.complete).map((w) => w.start)).toEqual(["2026-08-01", "2026-08-02"]);
+    expect(plan.at(-1)).toMatchObject({ start: "2026-08-06", complete: false, reason: "current" });
+  });
+
+  it("settledBy compares the window end plus the settle hours with the read instant", () => {
+    expect(settledBy(at("2026-08-05T00:00:00Z"), 72)("2026-08-02")).toBe(true);
+    expect(settledBy(at("2026-08-04T23:59:59Z"), 72)("2026-08-02")).toBe(false);
+    expect(settledBy(at("2026-08-02T00:00:00Z"), 0)("2026-08-02")).toBe(true);
   });
 });
 

@@ -11,6 +11,8 @@ function job(stream: string, accountAbort: AbortController): StreamJob {
     account: { name: "acme" } as AccountConfig,
     stream: getStream(stream),
     plan: [],
+    settings: { settleHours: 72, maxRejectShare: 0.01 },
+    revision: "2024",
     client: undefined as never,
     concurrency: 1,
     streamAbort: new AbortController(),

@@ -2,14 +2,17 @@ import { describe, expect, it } from "vitest";
 import { invoiceSchema } from "../../src/platform/invoice.js";
 import { CdrStore } from "../../src/sandbox/cdr-store.js";
 import { generateCdrDay } from "../../src/sandbox/generate-cdr-day.js";
+import { messageCostMicros } from "../../src/sandbox/generate-message.js";
+import { generateMessageDay } from "../../src/sandbox/generate-message-day.js";
 import { InvoiceBook } from "../../src/sandbox/invoice-book.js";
+import { MessageStore } from "../../src/sandbox/message-store.js";
 import { parseMicros } from "../../src/sandbox/money.js";
 import { DAY_MS, resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
 import { buildWorld } from "../../src/sandbox/world.js";
 
 const world = buildWorld(resolveSandboxOptions({ seed: 3, start: "2026-08-01", days: 62, callsPerDay: 150 }));
 const store = new CdrStore(world, 10_000);
-const book = new InvoiceBook(world, store);
+const book = new InvoiceBook(world, store, new MessageStore(world));
 
 function independentCallTotal(accountIndex: number, fromDay: string, toDay: string): number {
   let micros = 0;
@@ -19,6 +22,17 @@ function independentCallTotal(accountIndex: number, fromDay: string, toDay: stri
       micros +=
         (call.chargeMicros ?? 0) + (call.forwardFeeMicros ?? 0) + (call.transcription?.chargeMicros ?? 0);
     }
+  }
+  return micros;
+}
+
+/** Final charges plus carrier fees of the messages submitted in the days, from the generated messages. */
+function independentMessageTotal(accountIndex: number, fromDay: string, toDay: string): number {
+  let micros = 0;
+  const account = world.accounts[accountIndex]!;
+  for (let ms = Date.parse(`${fromDay}T00:00:00Z`); ms <= Date.parse(`${toDay}T00:00:00Z`); ms += DAY_MS) {
+    for (const message of generateMessageDay(world, account, ms / DAY_MS))
+      micros += messageCostMicros(message);
   }
   return micros;
 }
@@ -38,11 +52,14 @@ describe("sandbox invoices", () => {
       const body = JSON.parse(book.serialize(account, invoice));
       expect(invoiceSchema.safeParse(body).success).toBe(true);
       const calls = independentCallTotal(account.index, "2026-08-01", "2026-08-31");
+      const messages = independentMessageTotal(account.index, "2026-08-01", "2026-08-31");
+      expect(messages).toBeGreaterThan(0);
+      expect(book.monthCharges(account, "2026-08").messageMicros).toBe(messages);
       const validations = account.validations
         .filter((v) => new Date(v.createdAtMs).toISOString().startsWith("2026-08"))
         .reduce((sum, v) => sum + v.count * v.perNumberMicros, 0);
       const fees = account.dids.reduce((sum, d) => sum + d.monthlyFeeMicros, 0);
-      expect(parseMicros(body.amount)).toBe(calls + validations + fees + invoice.deltaMicros);
+      expect(parseMicros(body.amount)).toBe(calls + validations + messages + fees + invoice.deltaMicros);
       if (!invoice.discrepancy) expect(invoice.deltaMicros).toBe(0);
       else expect(invoice.deltaMicros).not.toBe(0);
     }

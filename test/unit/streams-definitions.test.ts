@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { KNOWN_STREAMS } from "../../src/config.js";
 import { UsageError } from "../../src/errors.js";
-import { cdrSchema, invoiceSchema, shortLinkMetricSchema } from "../../src/platform/index.js";
+import { cdrSchema, shortLinkMetricSchema } from "../../src/platform/index.js";
+import { lastDayOf, parseSliceLabel, sliceLabel } from "../../src/slices.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
-import { collapseRows } from "../../src/streams/collapse-rows.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
-import { getStream, STREAMS } from "../../src/streams/registry.js";
+import { getStream, STREAM_NAMES as KNOWN_STREAMS, STREAMS } from "../../src/streams/registry.js";
+import { rowIdentityOf } from "../../src/streams/row-identity.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
-import { lastDayOf, parseSliceLabel, sliceLabel } from "../../src/streams/slice-label.js";
+import type { RequestContext } from "../../src/streams/stream-definition.js";
 import { addDays } from "../../src/utc-days.js";
+import { primaryKeyOf } from "../../src/warehouse/landing-table.js";
 
 const cdrRaw = {
   date: "2026-08-01T10:00:00Z",
@@ -45,12 +46,24 @@ describe("window dates and slice labels", () => {
   });
 });
 
+/** A request context of API revision `revision` with nothing configured. */
+function onRevision(revision: "2024" | "2026"): RequestContext {
+  const sources = {
+    subAccounts: [],
+    brandIds: undefined,
+    validationTokens: [],
+    numberCatalog: { countries: [], textEnabledOnly: false },
+  };
+  return { revision, sources, today: "2026-08-02", discovered: [] };
+}
+const on2024 = onRevision("2024");
+
 describe("stream requests", () => {
   it("asks for CDRs of exactly the window's days, once per direction, every disposition", () => {
-    const oneDay = cdrsStream.requests({
-      kind: "window",
-      window: { start: "2026-08-01", end: "2026-08-02" },
-    });
+    const oneDay = cdrsStream.requests(
+      { kind: "window", window: { start: "2026-08-01", end: "2026-08-02" } },
+      on2024,
+    );
     expect(oneDay).toEqual([
       {
         path: "/v1/cdr",
@@ -63,25 +76,44 @@ describe("stream requests", () => {
         implied: { direction: "received" },
       },
     ]);
-    const week = cdrsStream.requests({ kind: "window", window: { start: "2026-08-01", end: "2026-08-08" } });
+    const week = cdrsStream.requests(
+      { kind: "window", window: { start: "2026-08-01", end: "2026-08-08" } },
+      on2024,
+    );
     expect(week.map((r) => [r.query.from, r.query.to])).toEqual([
       ["2026-08-01", "2026-08-07"],
       ["2026-08-01", "2026-08-07"],
     ]);
-    expect(() => cdrsStream.requests({ kind: "full" })).toThrow(/by date window/);
+    expect(() => cdrsStream.requests({ kind: "full" }, on2024)).toThrow(/by date window/);
+    const on2026 = cdrsStream.requests(
+      { kind: "window", window: { start: "2026-08-01", end: "2026-08-02" } },
+      onRevision("2026"),
+    );
+    expect(on2026.map((r) => r.path)).toEqual(["/v1/cdrs", "/v1/cdrs"]);
+    expect(on2026.map((r) => r.query)).toEqual(oneDay.map((r) => r.query));
   });
 
   it("asks for short-link metrics by window and invoices in full", () => {
     expect(
-      shortLinkMetricsStream.requests({ kind: "window", window: { start: "2026-08-01", end: "2026-08-02" } }),
+      shortLinkMetricsStream.requests(
+        { kind: "window", window: { start: "2026-08-01", end: "2026-08-02" } },
+        on2024,
+      ),
     ).toEqual([
       { path: "/v1/short-links/metrics", query: { from: "2026-08-01", to: "2026-08-01" }, implied: {} },
     ]);
-    expect(invoicesStream.requests({ kind: "full" })).toEqual([
+    expect(invoicesStream.requests({ kind: "full" }, on2024)).toEqual([
       { path: "/v1/billing/invoices", query: {}, implied: {} },
     ]);
-    expect(invoicesStream.isEmptyAnswer?.({ is_empty: true })).toBe(true);
-    expect(invoicesStream.isEmptyAnswer?.({ is_empty: false, invoices: [] })).toBe(false);
+    // An empty invoice list may carry neither the list nor its pagination; a full one must carry both.
+    const answer = invoicesStream.answer;
+    if (answer.kind !== "pages") throw new Error("invoices are paged");
+    const empty = answer.envelope.parse({ is_empty: true });
+    expect([answer.rows(empty), answer.pagination(empty)]).toEqual([[], null]);
+    const pagination = { current_page: 1, per_page: 100, total: 1, total_pages: 1 };
+    const full = answer.envelope.parse({ is_empty: false, invoices: [{ id: 1 }], pagination });
+    expect([answer.rows(full), answer.pagination(full)]).toEqual([[{ id: 1 }], pagination]);
+    expect(answer.envelope.safeParse({ is_empty: false, invoices: [] }).success).toBe(false);
   });
 });
 
@@ -123,29 +155,29 @@ describe("rows", () => {
     expect(Object.keys(row.columns).sort()).toEqual(shortLinkMetricsStream.columns.map((c) => c.name).sort());
   });
 
-  it("collapses rows by key for merge streams and by content for replace_window streams", () => {
-    const invoice = (id: number, amount: string) =>
-      toLoadRow(
-        invoicesStream,
-        invoiceSchema.parse({ id, from_date: "2026-07-01", to_date: "2026-07-31", amount }),
-        {},
-      );
-    const merged = collapseRows(invoicesStream, [invoice(1, "1.00"), invoice(2, "2.00"), invoice(1, "1.50")]);
-    expect(merged.duplicates).toBe(1);
-    expect(merged.rows.map((r) => [r.columns.id, r.columns.amount])).toEqual([
-      [1, "1.50"],
-      [2, "2.00"],
-    ]);
-    const placed = toLoadRow(cdrsStream, cdrSchema.parse(cdrRaw), { direction: "placed" });
-    const received = toLoadRow(cdrsStream, cdrSchema.parse(cdrRaw), { direction: "received" });
-    expect(collapseRows(cdrsStream, [placed, received, placed]).rows).toHaveLength(2);
-    const click = (browser: string) => ({
-      columns: { created_date: "2026-08-01", created_at: "2026-08-01 10:00:00.000Z", browser },
-      extra: null,
+  it("identifies raw rows by their key columns for merge streams and by content for rows without an id", () => {
+    const invoiceId = rowIdentityOf(invoicesStream);
+    const invoice = (id: number, amount: string) => ({
+      id,
+      from_date: "2026-07-01",
+      to_date: "2026-07-31",
+      amount,
     });
-    const clicks = collapseRows(shortLinkMetricsStream, [click("a"), click("b"), click("a")]);
-    expect(clicks).toMatchObject({ duplicates: 1 });
-    expect(clicks.rows.map((r) => r.columns.browser)).toEqual(["a", "b"]);
+    expect(invoiceId(invoice(1, "1.00"), {})).toBe(invoiceId(invoice(1, "1.50"), {}));
+    expect(invoiceId(invoice(1, "1.00"), {})).not.toBe(invoiceId(invoice(2, "1.00"), {}));
+    const cdrId = rowIdentityOf(cdrsStream);
+    const placed = { direction: "placed" };
+    // One call is one row whether the platform names it uuid (2024) or call_id (2026), per direction.
+    expect(cdrId({ ...cdrRaw, call_id: "u1" }, placed)).toBe(cdrId(cdrRaw, placed));
+    const { uuid: _uuid, ...withoutUuid } = cdrRaw;
+    expect(cdrId({ ...withoutUuid, call_id: "u1" }, placed)).toBe(cdrId(cdrRaw, placed));
+    expect(cdrId(cdrRaw, placed)).not.toBe(cdrId(cdrRaw, { direction: "received" }));
+    // A row whose key cannot be read (malformed) is told apart by its content.
+    expect(cdrId(withoutUuid, placed)).toMatch(/^r:/);
+    const clickId = rowIdentityOf(shortLinkMetricsStream);
+    const click = (browser: string) => ({ created_at: "2026-08-01 10:00:00.000Z", browser });
+    expect(clickId(click("a"), {})).toBe(clickId(click("a"), {}));
+    expect(clickId(click("a"), {})).not.toBe(clickId(click("b"), {}));
   });
 });
 
@@ -154,14 +186,13 @@ describe("registry", () => {
     expect(Object.keys(STREAMS).sort()).toEqual([...KNOWN_STREAMS].sort());
     for (const [name, stream] of Object.entries(STREAMS)) {
       expect(stream.name).toBe(name);
-      expect(stream.key[0]).toBe("_account");
-      expect(stream.table).toMatch(/^platform\.[a-z_]+$/);
-      if (stream.writeMode === "replace_window") expect(stream.key).toContain(stream.windowColumn);
+      expect(primaryKeyOf(stream.table)[0]).toBe("_account");
+      expect(stream.table.name).toMatch(/^platform\.[a-z_]+$/);
+      expect(stream.table.columns).toBe(stream.columns);
+      if (stream.table.writeMode === "replace_window") expect(stream.table.key).toBeNull();
     }
     expect(getStream("cdrs")).toBe(cdrsStream);
     expect(() => getStream("toString")).toThrow(UsageError);
-    expect(() => getStream("calls")).toThrow(
-      /unknown stream "calls"; known: cdrs, short_link_metrics, invoices/,
-    );
+    expect(() => getStream("calls")).toThrow(`unknown stream "calls"; known: ${KNOWN_STREAMS.join(", ")}`);
   });
 });
