@@ -30,6 +30,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
       args: [],
       what: "child fan-out: transcriptions at a 20 req/s limit, nightly child requests",
     },
+    {
+      file: "dbt-incremental.js",
+      args: quick ? ["--days", "30", "--calls-per-day", "5000"] : [],
+      what: "reporting layer: dbt full refresh vs nightly incremental build (90 days x 20k calls/day)",
+    },
   ];
 
 let failed = 0;

@@ -1,0 +1,94 @@
+/**
+ * The reporting layer's nightly cost: a 90-day world of 20,000 calls a day is loaded through the
+ * real loader from the sandbox, then `dbt build --full-refresh` is timed; the sandbox and the run
+ * clock move one day on, the nightly run loads that day (and re-reads the unsettled ones), and the
+ * incremental `dbt build` is timed. Target: incremental <= 0.2x the full refresh.
+ * Usage: node dist/bench/dbt-incremental.js [--days 90] [--calls-per-day 20000]
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { silentLogger } from "../src/log.js";
+import { runPipeline } from "../src/pipeline/run-pipeline.js";
+import { runDbt } from "../src/transform/run-dbt.js";
+import { addDays } from "../src/utc-days.js";
+import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
+import { benchConfig, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
+
+const { values: args } = parseArgs({
+  options: { days: { type: "string", default: "90" }, "calls-per-day": { type: "string", default: "20000" } },
+});
+const days = Number(args.days);
+const callsPerDay = Number(args["calls-per-day"]);
+const STREAMS = ["cdrs", "sip_trunks", "numbers", "short_link_metrics", "messages", "invoices"];
+
+async function countCalls(warehouse: Warehouse): Promise<number> {
+  const row = await warehouse.db
+    .selectFrom("platform.cdrs" as never)
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number((row as { n: string }).n);
+}
+
+/** Seconds a `dbt` invocation took; throws with dbt's last lines when it failed. */
+async function timedDbt(warehouse: Warehouse, workDir: string, dbtArgs: string[]): Promise<number> {
+  const started = performance.now();
+  const result = await runDbt({ databaseUrl: warehouse.url, log: silentLogger, args: dbtArgs, workDir });
+  const seconds = (performance.now() - started) / 1000;
+  if (!result.ok) throw new Error(`dbt ${dbtArgs.join(" ")} failed:\n${result.tail.join("\n")}`);
+  console.log(`  dbt ${dbtArgs.join(" ")}: ${seconds.toFixed(1)} s (${result.summary})`);
+  return seconds;
+}
+
+const sandbox = await forkSandbox({
+  seed: 11,
+  start: "2026-01-01",
+  days: days + 1,
+  accounts: 1,
+  callsPerDay,
+});
+const { warehouse, stop } = await startBenchWarehouse();
+const workDir = await mkdtemp(path.join(tmpdir(), "dbt-bench-"));
+try {
+  const config = benchConfig(sandbox, { requestsPerSecond: 10_000, burst: 100, concurrency: 8 });
+  const withStreams = { ...config, accounts: config.accounts.map((a) => ({ ...a, streams: STREAMS })) };
+  const run = async (at: string) => {
+    await sandbox.setClock(at);
+    const started = performance.now();
+    const result = await runPipeline(
+      {
+        config: withStreams,
+        warehouse,
+        log: silentLogger,
+        signal: new AbortController().signal,
+        host: "bench",
+        runStartedAt: Date.parse(at),
+      },
+      { command: "run" },
+    );
+    return { exitCode: result.exitCode, seconds: (performance.now() - started) / 1000 };
+  };
+
+  const loaded = await run(`${addDays(sandbox.start, days)}T02:00:00Z`);
+  const calls = await countCalls(warehouse);
+  console.log(
+    `${days} days x ${callsPerDay} calls/day loaded: ${calls} call legs in ${loaded.seconds.toFixed(0)} s (exit ${loaded.exitCode})`,
+  );
+  const full = await timedDbt(warehouse, workDir, ["build", "--full-refresh"]);
+
+  const nightly = await run(`${addDays(sandbox.start, days + 1)}T02:00:00Z`);
+  console.log(
+    `one more day loaded: ${(await countCalls(warehouse)) - calls} new call legs in ${nightly.seconds.toFixed(1)} s (exit ${nightly.exitCode})`,
+  );
+  const incremental = await timedDbt(warehouse, workDir, ["build"]);
+  const ratio = incremental / full;
+  console.log(
+    `dbt build: full refresh ${full.toFixed(1)} s, nightly incremental ${incremental.toFixed(1)} s, ratio ${ratio.toFixed(2)}`,
+  );
+  console.log(`  target: incremental <= 0.2x the full refresh: ${ratio <= 0.2 ? "met" : "NOT met"}`);
+} finally {
+  await stop();
+  await sandbox.close();
+  await rm(workDir, { recursive: true, force: true });
+}
