@@ -30,20 +30,27 @@ describe("the nullCharge row fault", () => {
     const alone = resolveFaultProfile({ rows: { nullCharge: 0.05 } });
     const n = 40_000;
     let nulled = 0;
+    // Plain comparisons in the loop, one assertion per kind of violation after it: 40,000 rows of
+    // expect() calls take seconds on a loaded machine.
+    const violations = { faultMoved: 0, otherRowChanged: 0, badNullCharge: 0, untouchedChanged: 0 };
     for (let index = 0; index < n; index++) {
       const identity = cdr(index);
       const before = serveRow(without, 7, identity, ANSWERED);
       const after = serveRow(withIt, 7, identity, ANSWERED);
-      expect(rowFaultOf(withIt, 7, identity)).toBe(rowFaultOf(without, 7, identity));
-      if (before.change !== null) expect(after).toEqual(before);
+      if (rowFaultOf(withIt, 7, identity) !== rowFaultOf(without, 7, identity)) violations.faultMoved += 1;
+      if (before.change !== null && JSON.stringify(after) !== JSON.stringify(before)) {
+        violations.otherRowChanged += 1;
+      }
       const served = serveRow(alone, 7, identity, ANSWERED);
       if (served.change === "nullCharge") {
         nulled += 1;
-        expect(served.fields.charge).toBeNull();
-        expect(isValidRow("cdrs", served.fields)).toBe(true);
-        expect(JSON.stringify({ ...served.fields, charge: "0.03" })).toBe(ANSWERED);
-      } else expect(served).toEqual({ json: ANSWERED, change: null });
+        const restored = JSON.stringify({ ...served.fields, charge: "0.03" });
+        if (served.fields.charge !== null || !isValidRow("cdrs", served.fields) || restored !== ANSWERED) {
+          violations.badNullCharge += 1;
+        }
+      } else if (served.json !== ANSWERED || served.change !== null) violations.untouchedChanged += 1;
     }
+    expect(violations).toEqual({ faultMoved: 0, otherRowChanged: 0, badNullCharge: 0, untouchedChanged: 0 });
     const p = 0.05;
     expect(Math.abs(nulled / n - p)).toBeLessThanOrEqual(4 * Math.sqrt((p * (1 - p)) / n));
     expect(ROW_FAULTS).not.toContain("nullCharge");
