@@ -1,0 +1,48 @@
+import { expect } from "vitest";
+import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { listRejects } from "../../src/warehouse/rejects.js";
+import { ALL_STREAMS, duplicateKeys, expectedRows, loadedRows, truthRecords } from "./pipeline-harness.js";
+
+/** JSON with object keys sorted (jsonb does not keep the order keys were written in). */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+/**
+ * Asserts the ground truth of a faulty run: every stream of `account` equals the sandbox truth from
+ * 2026-08-01 to `today`, no CDR key twice, and `etl.rejects` holds exactly the rows the sandbox says
+ * it corrupted (at least one).
+ */
+export async function expectTruthLandedWithRejects(
+  warehouse: Warehouse,
+  sandbox: RunningSandbox,
+  account: string,
+  today: string,
+): Promise<void> {
+  const rangeOf = (stream: string) => (stream === "invoices" ? {} : { from: "2026-08-01", to: today });
+  for (const stream of ALL_STREAMS) {
+    expect(await loadedRows(warehouse, stream, account), stream).toEqual(
+      await expectedRows(sandbox, stream, account, rangeOf(stream)),
+    );
+  }
+  expect(await duplicateKeys(warehouse, "cdrs")).toBe(0);
+  const malformed = (
+    await Promise.all(
+      ALL_STREAMS.map((stream) => truthRecords(sandbox, stream, account, rangeOf(stream), "/malformed")),
+    )
+  )
+    .flat()
+    .filter((m) => m.rejected === true)
+    .map((m) => canonical([m.stream, m.direction ?? null, m.raw]))
+    .sort();
+  expect(malformed.length).toBeGreaterThan(0);
+  const rejects = (await listRejects(warehouse.db, { limit: 100_000 }))
+    .map((r) => canonical([r.stream, r.implied?.direction ?? null, r.raw]))
+    .sort();
+  expect(rejects).toEqual(malformed);
+}
