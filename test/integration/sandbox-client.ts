@@ -135,3 +135,32 @@ export function exchangeDigest(
     req.end(payload);
   });
 }
+
+/** A `/malformed` entry of the truth export: what the sandbox corrupted and whether a loader must reject it. */
+export interface Malformed {
+  readonly stream: string;
+  readonly kind: string;
+  readonly rejected: boolean;
+  readonly direction?: string;
+  readonly raw: Record<string, unknown>;
+}
+
+/** Every CDR of `range` as served (both directions), with `direction` appended like the truth does. */
+export async function servedCdrs(
+  sandbox: RunningSandbox,
+  listPath: string,
+  range: string,
+  account = 0,
+): Promise<string[]> {
+  const lines: string[] = [];
+  for (const type of ["placed", "received"]) {
+    const { rows } = await listAllCdrs(sandbox, listPath, `${range}&type=${type}`, account);
+    for (const row of rows) lines.push(`${JSON.stringify(row).slice(0, -1)},"direction":"${type}"}`);
+  }
+  return lines;
+}
+
+/** How many times the sandbox injected the fault `kind` so far (`/_sandbox/stats`). */
+export async function faultCount(sandbox: RunningSandbox, kind: string): Promise<number> {
+  return (await admin<{ faults: Record<string, number> }>(sandbox, "/_sandbox/stats")).faults[kind] ?? 0;
+}

@@ -1,7 +1,6 @@
-import { createHash } from "node:crypto";
-import { request } from "node:http";
 import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { exchangeDigest } from "./sandbox-client.js";
 
 /**
  * Same seed and options → byte-identical answers (status, headers that matter, body bytes), with
@@ -25,38 +24,9 @@ interface Step {
   readonly admin?: boolean;
 }
 
-/** What a client saw: status, headers a client acts on, and a digest of the body bytes; or how it broke. */
-function exchange(sandbox: RunningSandbox, step: Step): Promise<string> {
-  const payload = step.body === undefined ? undefined : JSON.stringify(step.body);
-  return new Promise((resolve) => {
-    const req = request(
-      `${sandbox.url}${step.path}`,
-      {
-        method: step.method,
-        agent: false,
-        headers: {
-          ...(step.admin ? {} : { authorization: `Bearer ${sandbox.world.accounts[0]!.apiKey}` }),
-          ...(payload === undefined ? {} : { "content-type": "application/json" }),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        const head = `${res.statusCode} ${res.headers["content-type"]} ${res.headers["content-length"]} ${res.headers["retry-after"]}`;
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve(`${head} ${createHash("sha256").update(Buffer.concat(chunks)).digest("hex")}`),
-        );
-        res.on("error", () => resolve(`${head} reset`));
-      },
-    );
-    req.on("error", () => resolve("no answer"));
-    req.end(payload);
-  });
-}
-
 async function run(sandbox: RunningSandbox, steps: readonly Step[]): Promise<string[]> {
   const out: string[] = [];
-  for (const step of steps) out.push(await exchange(sandbox, step));
+  for (const step of steps) out.push(await exchangeDigest(sandbox, step));
   return out;
 }
 
@@ -171,7 +141,7 @@ describe("sandbox determinism", () => {
     let next = 0;
     await Promise.all(
       Array.from({ length: 6 }, async () => {
-        for (let i = next++; i < reads.length; i = next++) concurrent[i] = await exchange(b, reads[i]!);
+        for (let i = next++; i < reads.length; i = next++) concurrent[i] = await exchangeDigest(b, reads[i]!);
       }),
     );
     expect(concurrent).toEqual(sequential);
@@ -188,7 +158,7 @@ describe("sandbox determinism", () => {
       "/v1/buy/countries/1/cities/103/dids",
     ]) {
       const step = { method: "GET", path, admin: path.startsWith("/_sandbox") };
-      const [x, y] = [await exchange(a, step), await exchange(c, step)];
+      const [x, y] = [await exchangeDigest(a, step), await exchangeDigest(c, step)];
       expect(x.split(" ")[0]).toBe("200");
       expect(y.split(" ")[0]).toBe("200");
       expect(y).not.toBe(x);

@@ -1,7 +1,13 @@
 import { describe, expect } from "vitest";
 import { cdrSchema } from "../../src/platform/cdr.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
-import { admin, listAllCdrs, ndjson, ndjsonLines, sandboxTest } from "./sandbox-client.js";
+import {
+  faultCount,
+  type Malformed,
+  ndjson,
+  ndjsonLines,
+  sandboxTest,
+  servedCdrs,
+} from "./sandbox-client.js";
 
 /**
  * The null charge row fault over HTTP: an answered, billed CDR served with `charge: null` stays
@@ -20,34 +26,13 @@ const test = sandboxTest({
 });
 const RANGE = "from=2026-08-02&to=2026-08-03";
 
-interface Malformed {
-  readonly stream: string;
-  readonly kind: string;
-  readonly rejected: boolean;
-  readonly direction?: string;
-  readonly raw: Record<string, unknown>;
-}
-
-/** Every CDR of the range as served (both directions), with `direction` appended like the truth does. */
-async function servedCdrs(sandbox: RunningSandbox, listPath: string, account = 0): Promise<string[]> {
-  const lines: string[] = [];
-  for (const type of ["placed", "received"]) {
-    const { rows } = await listAllCdrs(sandbox, listPath, `${RANGE}&type=${type}`, account);
-    for (const row of rows) lines.push(`${JSON.stringify(row).slice(0, -1)},"direction":"${type}"}`);
-  }
-  return lines;
-}
-
-const faultCount = async (sandbox: RunningSandbox, kind: string) =>
-  (await admin<{ faults: Record<string, number> }>(sandbox, "/_sandbox/stats")).faults[kind] ?? 0;
-
 describe("sandbox null charge fault", () => {
   test("serves charge null on answered, billed CDRs; such rows stay valid, in the truth as served and in /malformed as null_charge", async ({
     sandboxes,
   }) => {
     const sandbox = sandboxes.nulls;
     const before = await faultCount(sandbox, "row:nullCharge");
-    const served = await servedCdrs(sandbox, "/v1/cdr");
+    const served = await servedCdrs(sandbox, "/v1/cdr", RANGE);
     const nulled = served.filter((line) => {
       const row = JSON.parse(line) as Record<string, unknown>;
       return row.charge === null && row.per_minute !== null;

@@ -2,8 +2,16 @@ import { describe, expect } from "vitest";
 import { cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema } from "../../src/platform/invoice.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
-import { admin, listAllCdrs, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";
+import {
+  admin,
+  faultCount,
+  type Malformed,
+  ndjson,
+  ndjsonLines,
+  platform,
+  sandboxTest,
+  servedCdrs,
+} from "./sandbox-client.js";
 
 /**
  * Schema drift (a platform that renamed, dropped or retyped a field) over HTTP: every served row of
@@ -22,27 +30,6 @@ const test = sandboxTest({
 });
 const RANGE = "from=2026-08-02&to=2026-08-03";
 
-interface Malformed {
-  readonly stream: string;
-  readonly kind: string;
-  readonly rejected: boolean;
-  readonly direction?: string;
-  readonly raw: Record<string, unknown>;
-}
-
-/** Every CDR of the range as served (both directions), with `direction` appended like the truth does. */
-async function servedCdrs(sandbox: RunningSandbox, listPath: string, account = 0): Promise<string[]> {
-  const lines: string[] = [];
-  for (const type of ["placed", "received"]) {
-    const { rows } = await listAllCdrs(sandbox, listPath, `${RANGE}&type=${type}`, account);
-    for (const row of rows) lines.push(`${JSON.stringify(row).slice(0, -1)},"direction":"${type}"}`);
-  }
-  return lines;
-}
-
-const faultCount = async (sandbox: RunningSandbox, kind: string) =>
-  (await admin<{ faults: Record<string, number> }>(sandbox, "/_sandbox/stats")).faults[kind] ?? 0;
-
 describe("sandbox schema drift", () => {
   test("2024: renaming uuid makes every CDR of every account invalid; truth empty, /malformed lists them all", async ({
     sandboxes,
@@ -50,7 +37,7 @@ describe("sandbox schema drift", () => {
     const sandbox = sandboxes.v2024;
     for (const [index, account] of sandbox.world.accounts.entries()) {
       const before = await faultCount(sandbox, "row:drift");
-      const served = await servedCdrs(sandbox, "/v1/cdr", index);
+      const served = await servedCdrs(sandbox, "/v1/cdr", RANGE, index);
       expect(served.length).toBeGreaterThan(50);
       expect(await faultCount(sandbox, "row:drift")).toBe(before + served.length);
       for (const line of served) {
@@ -75,7 +62,7 @@ describe("sandbox schema drift", () => {
     sandboxes,
   }) => {
     const sandbox = sandboxes.v2026;
-    const served = await servedCdrs(sandbox, "/v1/cdrs");
+    const served = await servedCdrs(sandbox, "/v1/cdrs", RANGE);
     const truth = await ndjsonLines(sandbox, `/_sandbox/truth/cdrs?account=master&${RANGE}`);
     expect(truth.sort()).toEqual([...served].sort());
     for (const line of truth) {
@@ -95,7 +82,7 @@ describe("sandbox schema drift", () => {
     sandboxes,
   }) => {
     const sandbox = sandboxes.swap;
-    const clean = await servedCdrs(sandbox, "/v1/cdr");
+    const clean = await servedCdrs(sandbox, "/v1/cdr", RANGE);
     const drift = [
       { stream: "cdrs", field: "duration", change: "stringify" },
       { stream: "cdrs", field: "destination", change: "nullify" },
@@ -111,7 +98,7 @@ describe("sandbox schema drift", () => {
     );
     expect(profile.drift).toEqual(drift);
     expect((await admin<{ drift: unknown[] }>(sandbox, "/_sandbox/faults")).drift).toEqual(drift);
-    const drifted = await servedCdrs(sandbox, "/v1/cdr");
+    const drifted = await servedCdrs(sandbox, "/v1/cdr", RANGE);
     expect(drifted).toHaveLength(clean.length);
     drifted.forEach((line, i) => {
       const row = JSON.parse(line) as Record<string, unknown>;
@@ -143,7 +130,7 @@ describe("sandbox schema drift", () => {
     expect(await ndjsonLines(sandbox, "/_sandbox/truth/invoices?account=master")).toEqual([]);
     // Back to no faults: the same bytes as before.
     await admin(sandbox, "/_sandbox/faults", { profile: "none" });
-    expect(await servedCdrs(sandbox, "/v1/cdr")).toEqual(clean);
+    expect(await servedCdrs(sandbox, "/v1/cdr", RANGE)).toEqual(clean);
     const refused = await fetch(`${sandbox.url}/_sandbox/faults`, {
       method: "POST",
       body: JSON.stringify({ drift: [{ stream: "cdrs", field: "uuid", change: "rename" }] }),
