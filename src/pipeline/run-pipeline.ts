@@ -6,22 +6,19 @@
  */
 import pLimit from "p-limit";
 import type { ApiClient } from "../api/http-client.js";
-import { type EtlConfig, settingsOf, sourcesOf } from "../config.js";
+import { type EtlConfig, settingsOf } from "../config.js";
 import { AuthError, describeError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
-import type { StreamDefinition } from "../streams/stream-definition.js";
 import { utcDayOf } from "../utc-days.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { expireStaleLookups, lookupCandidates, trackIds } from "../warehouse/lookup-candidates.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
 import { AccountClients } from "./account-clients.js";
 import { resolveApiRevision } from "./api-revision.js";
-import { planBackfillWindows, planWindows, resolveStartDate } from "./plan-windows.js";
+import { planLookupSlices, planSlices } from "./plan-slices.js";
 import { PlatformClockWatch } from "./platform-clock.js";
-import { readStreamProgress } from "./read-progress.js";
 import { withRecordedRun } from "./recorded-run.js";
 import { runOutcome } from "./run-outcome.js";
 import { logProgress, type ProgressReporter } from "./run-progress.js";
@@ -319,82 +316,6 @@ async function runAccountSlices(
     env.progress.replan(job.id, job.plan.length);
   }
   await runJobs(lookups);
-}
-
-/** Ids asked about per lookup slice (one transaction each). */
-export const LOOKUP_BATCH = 100;
-
-/**
- * The slices of a lookup stream for one account: ids its config asks to track start pending, ids
- * pending for too long expire, then the candidates (new ids and pending ones) in batches.
- */
-async function planLookupSlices(
-  deps: PipelineDeps,
-  job: StreamJob,
-  runStartedAt: number,
-): Promise<PlannedSlice[]> {
-  const lookup = job.stream.lookup!;
-  const db = deps.warehouse.db;
-  const account = job.account.name;
-  const configured = lookup.configured?.(sourcesOf(job.account)) ?? [];
-  await trackIds(db, {
-    kind: lookup.trackedKind,
-    account,
-    ids: configured,
-    source: "config",
-    at: new Date(runStartedAt),
-  });
-  const query = {
-    kind: lookup.candidates,
-    trackedKind: lookup.trackedKind,
-    account,
-    now: runStartedAt,
-    maxAgeDays: deps.config.transcriptionMaxAgeDays,
-  };
-  const expired = await expireStaleLookups(db, query);
-  if (expired > 0)
-    deps.log.info(
-      { account, stream: job.stream.name, expired },
-      "pending lookups expired (too old to wait for)",
-    );
-  const items = await lookupCandidates(db, query);
-  const plan: PlannedSlice[] = [];
-  for (let i = 0; i < items.length; i += LOOKUP_BATCH) {
-    plan.push({ slice: { kind: "ids", items: items.slice(i, i + LOOKUP_BATCH) }, complete: false });
-  }
-  return plan;
-}
-
-async function planSlices(
-  deps: PipelineDeps,
-  request: PipelineRequest,
-  account: string,
-  stream: StreamDefinition,
-  when: { readonly today: string; readonly readAt: number; readonly settleHours: number },
-): Promise<PlannedSlice[]> {
-  if (stream.slicing === "full_refresh") return [{ slice: { kind: "full" }, complete: false }];
-  // A lookup's ids come from what the account's other streams load first: planned after them.
-  if (stream.slicing === "lookup") return [];
-  const { windowDays, lookbackDays } = deps.config;
-  const windows =
-    request.command === "backfill"
-      ? planBackfillWindows({ from: request.from, to: request.to, windowDays, ...when })
-      : await (async () => {
-          const progress = await readStreamProgress(deps.warehouse.db, account, stream.name);
-          const startDate = resolveStartDate(deps.config.startDate, progress.firstRunWindow, when.today);
-          return planWindows({
-            startDate,
-            windowDays,
-            lookbackDays,
-            ...when,
-            until: request.until,
-            completed: progress.completed,
-          });
-        })();
-  return windows.map((w) => ({
-    slice: { kind: "window", window: { start: w.start, end: w.end } },
-    complete: w.complete,
-  }));
 }
 
 /** A backfill's range does not apply to full-refresh streams: they load every page, and say so. */

@@ -1,0 +1,89 @@
+/**
+ * What a run reads of one stream of one account: the windows of a windowed stream (every window not
+ * yet settled, or a backfill's range), one full read of a full-refresh stream, and, planned after
+ * the account's other streams loaded, the id batches of a lookup stream.
+ */
+import { sourcesOf } from "../config.js";
+import type { StreamDefinition } from "../streams/stream-definition.js";
+import { expireStaleLookups, lookupCandidates, trackIds } from "../warehouse/lookup-candidates.js";
+import { planBackfillWindows, planWindows, resolveStartDate } from "./plan-windows.js";
+import { readStreamProgress } from "./read-progress.js";
+import type { PipelineDeps, PipelineRequest } from "./run-pipeline.js";
+import type { PlannedSlice, StreamJob } from "./run-stream.js";
+
+/** Ids asked about per lookup slice (one transaction each). */
+export const LOOKUP_BATCH = 100;
+
+/**
+ * The slices of a lookup stream for one account: ids its config asks to track start pending, ids
+ * pending for too long expire, then the candidates (new ids and pending ones) in batches.
+ */
+export async function planLookupSlices(
+  deps: PipelineDeps,
+  job: StreamJob,
+  runStartedAt: number,
+): Promise<PlannedSlice[]> {
+  const lookup = job.stream.lookup!;
+  const db = deps.warehouse.db;
+  const account = job.account.name;
+  const configured = lookup.configured?.(sourcesOf(job.account)) ?? [];
+  await trackIds(db, {
+    kind: lookup.trackedKind,
+    account,
+    ids: configured,
+    source: "config",
+    at: new Date(runStartedAt),
+  });
+  const query = {
+    kind: lookup.candidates,
+    trackedKind: lookup.trackedKind,
+    account,
+    now: runStartedAt,
+    maxAgeDays: deps.config.transcriptionMaxAgeDays,
+  };
+  const expired = await expireStaleLookups(db, query);
+  if (expired > 0)
+    deps.log.info(
+      { account, stream: job.stream.name, expired },
+      "pending lookups expired (too old to wait for)",
+    );
+  const items = await lookupCandidates(db, query);
+  const plan: PlannedSlice[] = [];
+  for (let i = 0; i < items.length; i += LOOKUP_BATCH) {
+    plan.push({ slice: { kind: "ids", items: items.slice(i, i + LOOKUP_BATCH) }, complete: false });
+  }
+  return plan;
+}
+
+/** The slices of one stream of one account: its windows (a run's unsettled ones, or a backfill's range), one full read, or none yet for a lookup. */
+export async function planSlices(
+  deps: PipelineDeps,
+  request: PipelineRequest,
+  account: string,
+  stream: StreamDefinition,
+  when: { readonly today: string; readonly readAt: number; readonly settleHours: number },
+): Promise<PlannedSlice[]> {
+  if (stream.slicing === "full_refresh") return [{ slice: { kind: "full" }, complete: false }];
+  // A lookup's ids come from what the account's other streams load first: planned after them.
+  if (stream.slicing === "lookup") return [];
+  const { windowDays, lookbackDays } = deps.config;
+  const windows =
+    request.command === "backfill"
+      ? planBackfillWindows({ from: request.from, to: request.to, windowDays, ...when })
+      : await (async () => {
+          const progress = await readStreamProgress(deps.warehouse.db, account, stream.name);
+          const startDate = resolveStartDate(deps.config.startDate, progress.firstRunWindow, when.today);
+          return planWindows({
+            startDate,
+            windowDays,
+            lookbackDays,
+            ...when,
+            until: request.until,
+            completed: progress.completed,
+          });
+        })();
+  return windows.map((w) => ({
+    slice: { kind: "window", window: { start: w.start, end: w.end } },
+    complete: w.complete,
+  }));
+}
