@@ -1,119 +1,25 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
-import { z } from "zod";
+import type { z } from "zod";
+import {
+  type ApiRevisionSetting,
+  type ConfigFile,
+  configFileSchema,
+  DEFAULT_MIN_RATE_SHARE,
+  type StreamOptionsFile,
+} from "./config-file-schema.js";
 import { redactUrl, UsageError } from "./errors.js";
 import { Secret } from "./secret.js";
-import { STREAM_NAMES, type StreamName } from "./streams/registry.js";
+import type { StreamName } from "./streams/registry.js";
 
-/** The stream names as zod's enum wants them (a non-empty tuple). */
-const streamName = z.enum(STREAM_NAMES as unknown as readonly [StreamName, ...StreamName[]]);
-
-/** Share of `requests_per_second` the adaptive rate never drops below unless configured otherwise. */
-export const DEFAULT_MIN_RATE_SHARE = 0.1;
-
-/** Revisions of the platform's API an account can be read with; `auto` asks the platform once per run. */
-export const API_REVISION_SETTINGS = ["auto", "2024", "2026"] as const;
-/** An account's `api_revision` setting. */
-export type ApiRevisionSetting = (typeof API_REVISION_SETTINGS)[number];
-
-/** True for a real calendar day written `YYYY-MM-DD` (2026-02-31 is not one). */
-function isCalendarDay(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
-}
-
-const isoDate = z.string().refine(isCalendarDay, "expected a calendar date YYYY-MM-DD");
-
-const rateSchema = z.strictObject({
-  requests_per_second: z.number().positive().default(10),
-  burst: z.number().int().positive().default(20),
-  concurrency: z.number().int().positive().max(64).default(4),
-  min_requests_per_second: z.number().positive().optional(),
-});
-
-const accountSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "expected lower-case letters, digits, - or _"),
-  base_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
-  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "expected the NAME of an environment variable"),
-  rate: rateSchema.prefault({}),
-  streams: z.array(streamName).optional(),
-  api_revision: z.enum(API_REVISION_SETTINGS).default("auto"),
-  /** Sub-account ids (`GET /v1/sub-organizations/{id}`): their records load, and each is read as its own account. */
-  sub_accounts: z.array(z.number().int().positive()).default([]),
-  /** 10DLC brands whose appeals load; default: every brand the platform lists. */
-  brand_ids: z.array(z.string().min(1)).optional(),
-  /** Validation tokens polled until done (more can be added with `telecom-etl track validation`). */
-  validation_tokens: z.array(z.string().min(1)).default([]),
-  /** Countries whose purchasable numbers are snapshotted daily (`number_catalog`). */
-  number_catalog: z
-    .strictObject({
-      countries: z.array(z.number().int().positive()).default([]),
-      text_enabled_only: z.boolean().default(false),
-    })
-    .prefault({}),
-});
-
-/** Hours after a window's end before a read of it counts as final (late rows have arrived by then). */
-const settleHours = z
-  .number()
-  .min(0)
-  .max(24 * 90);
-/** Share of a window's rows that may be rejected before the window is held open. */
-const rejectShare = z.number().min(0).max(1);
-
-/** Settings one stream may override (`stream_options.<stream>`). */
-const streamOptionsSchema = z.strictObject({
-  settle_hours: settleHours.optional(),
-  max_reject_share: rejectShare.optional(),
-});
-
-/** The YAML file's schema (snake_case, as users write it). */
-export const configFileSchema = z.strictObject({
-  accounts: z.array(accountSchema).default([]),
-  streams: z
-    .array(streamName)
-    .min(1)
-    .default([...STREAM_NAMES]),
-  start_date: isoDate.optional(),
-  window_days: z.number().int().min(1).max(31).default(1),
-  lookback_days: z.number().int().min(0).max(60).default(3),
-  settle_hours: settleHours.default(72),
-  max_reject_share: rejectShare.default(0.01),
-  transcription_max_age_days: z.number().int().min(1).max(90).default(7),
-  stream_options: z
-    .record(z.string(), streamOptionsSchema)
-    .superRefine((options, context) => {
-      for (const name of Object.keys(options)) {
-        if (!(STREAM_NAMES as readonly string[]).includes(name)) {
-          context.addIssue({
-            code: "custom",
-            path: [name],
-            message: `unknown stream; known: ${STREAM_NAMES.join(", ")}`,
-          });
-        }
-      }
-    })
-    .default({}),
-  per_page: z.number().int().min(1).max(1000).default(100),
-  timeouts: z
-    .strictObject({
-      connect_ms: z.number().int().positive().default(10_000),
-      total_ms: z.number().int().positive().default(60_000),
-    })
-    .prefault({}),
-  retry: z
-    .strictObject({
-      max_attempts: z.number().int().min(1).max(20).default(6),
-      max_total_wait_ms: z.number().int().positive().default(120_000),
-    })
-    .prefault({}),
-  embedded_dir: z.string().default(".telecom-etl/postgres"),
-});
-
-/** The config file as written. */
-export type ConfigFile = z.infer<typeof configFileSchema>;
+export {
+  API_REVISION_SETTINGS,
+  type ApiRevisionSetting,
+  type ConfigFile,
+  configFileSchema,
+  DEFAULT_MIN_RATE_SHARE,
+} from "./config-file-schema.js";
 
 /** One platform account, with its key resolved from the environment. */
 export interface AccountConfig {
@@ -196,10 +102,7 @@ export type FileSettings = Omit<EtlConfig, "accounts" | "databaseUrl" | "source"
 /** The settings of a parsed config file, in the shape the code uses. */
 function settingsFromFile(cfg: ConfigFile): FileSettings {
   const streamOptions: Partial<Record<StreamName, Partial<StreamSettings>>> = {};
-  for (const [name, options] of Object.entries(cfg.stream_options) as [
-    StreamName,
-    z.infer<typeof streamOptionsSchema>,
-  ][]) {
+  for (const [name, options] of Object.entries(cfg.stream_options) as [StreamName, StreamOptionsFile][]) {
     streamOptions[name] = {
       ...(options.settle_hours === undefined ? {} : { settleHours: options.settle_hours }),
       ...(options.max_reject_share === undefined ? {} : { maxRejectShare: options.max_reject_share }),
