@@ -1,2 +1,106 @@
--- One row per call leg, with its cost: the grain BI slices by account, day, direction, destination.
-select * from {{ ref('int_calls_costed') }}
+-- One row per call leg (account × direction × call_uuid), with its cost, root call, destination
+-- country, recording and charge flags: the grain BI slices calls by.
+--
+-- Incremental: a run merges on the key and re-processes every leg whose called_at is at or after
+-- (latest call_date already built − var settle_days, default 3): CDRs, charges, recordings of the
+-- last days still change while the loader settles them. `--full-refresh` rebuilds everything.
+{{
+    config(
+        materialized='incremental',
+        unique_key=['account', 'direction', 'call_uuid'],
+        incremental_strategy='merge',
+        on_schema_change='append_new_columns',
+    )
+}}
+with legs as (
+    select *
+    from {{ ref('int_calls_costed') }}
+    {% if is_incremental() %}
+    where called_at is null
+       or called_at >= (
+            select coalesce(max(call_date), '1970-01-01'::date) - {{ var('settle_days', 3) }}
+            from {{ this }}
+        )::timestamp at time zone 'UTC'
+    {% endif %}
+),
+calling_codes as (
+    select calling_code::text as calling_code, country_name, country_iso2
+    from {{ ref('country_calling_codes') }}
+),
+destination_codes as (
+    -- Longest calling-code prefix of the dialled number (E.164 digits, any leading + dropped).
+    select distinct on (l.account, l.direction, l.call_uuid)
+        l.account,
+        l.direction,
+        l.call_uuid,
+        cc.calling_code,
+        cc.country_name
+    from legs as l
+    join calling_codes as cc
+        on regexp_replace(l.to_number, '\D', '', 'g') like cc.calling_code || '%'
+    order by l.account, l.direction, l.call_uuid, length(cc.calling_code) desc
+),
+recordings as (
+    select account, call_uuid, bool_or(recording_url is not null) as has_recording
+    from {{ ref('stg_platform__recordings') }}
+    group by 1, 2
+)
+select
+    l.account,
+    l.direction,
+    l.call_uuid,
+    l.parent_call_uuid,
+    l.called_at,
+    l.call_date,
+    extract(hour from l.called_at at time zone 'UTC')::integer              as call_hour,
+    l.called_at + make_interval(secs => l.duration_seconds)                 as ended_at,
+    l.from_number,
+    l.to_number,
+    case when l.direction = 'placed' then l.from_number else l.to_number end as account_number,
+    case when l.direction = 'placed' then l.to_number else l.from_number end as other_party_number,
+    l.disposition,
+    l.is_answered,
+    l.duration_seconds,
+    l.billed_minutes,
+    l.destination,
+    dc.calling_code                                                         as destination_calling_code,
+    coalesce(dc.country_name, '(unknown)')                                  as destination_country,
+    l.sip_trunk,
+    -- The trunk that carried the leg: its own for a placed leg, the trunk a received call was
+    -- forwarded to when its destination is one of the account's trunks.
+    coalesce(l.sip_trunk, t.trunk_name)                                     as trunk_name,
+    l.answered_by,
+    l.answered_by = 'machine'                                               as is_machine_answered,
+    l.parent_call_uuid is not null                                          as is_child_leg,
+    case
+        when l.parent_call_uuid is null then l.call_uuid
+        else coalesce(r.root_call_uuid, l.parent_call_uuid)
+    end                                                                     as root_call_id,
+    coalesce(r.leg_depth, 0)                                                as leg_depth,
+    l.direction = 'received' and l.forward_fee_usd is not null              as is_forwarded,
+    case
+        when l.direction <> 'received' or l.destination is null then null
+        when l.destination like 'sip:%' then 'sip_uri'
+        when t.trunk_name is not null then 'trunk'
+        when l.destination ~ '^\+?[0-9]+$' then 'pstn'
+        else 'other'
+    end                                                                     as forward_target_kind,
+    coalesce(rec.has_recording, false)                                      as has_recording,
+    l.per_minute_usd,
+    l.charge_usd,
+    l.forward_fee_usd,
+    l.is_charge_missing,
+    l.total_cost_usd,
+    case
+        when l.billed_minutes > 0 and not l.is_charge_missing
+            then coalesce(l.charge_usd, 0) / l.billed_minutes
+    end                                                                     as effective_rate_usd_per_minute
+from legs as l
+left join destination_codes as dc
+    on dc.account = l.account and dc.direction = l.direction and dc.call_uuid = l.call_uuid
+left join {{ ref('int_call_legs_rooted') }} as r
+    on r.account = l.account and r.direction = l.direction and r.call_uuid = l.call_uuid
+left join {{ ref('stg_platform__sip_trunks') }} as t
+    on t.account = l.account and t.trunk_name = coalesce(l.sip_trunk, l.destination)
+left join recordings as rec
+    on rec.account = l.account and rec.call_uuid = l.call_uuid

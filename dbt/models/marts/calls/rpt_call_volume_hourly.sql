@@ -1,0 +1,88 @@
+-- Traffic per UTC hour × account × trunk (the trunk that carried the leg: placed legs on their
+-- trunk, received calls on the trunk they were forwarded to; '(none)' otherwise). A leg occupies a
+-- channel from called_at for duration_seconds; a leg crossing an hour boundary is split, so
+-- call_seconds of an hour are exactly the seconds of talk inside it and erlangs = call_seconds / 3600.
+-- peak_concurrent_calls: the most legs in progress at one instant of the hour (legs carried in
+-- from the hour before included).
+with legs as (
+    select
+        account,
+        coalesce(trunk_name, '(none)')      as trunk_name,
+        call_uuid,
+        direction,
+        called_at                           as started_at,
+        ended_at,
+        duration_seconds,
+        is_answered
+    from {{ ref('fct_calls') }}
+    where called_at is not null
+),
+segments as (
+    select
+        l.account,
+        l.trunk_name,
+        l.started_at,
+        l.is_answered,
+        h                                                       as hour_start_at,
+        extract(epoch from
+            least(l.ended_at, h + interval '1 hour') - greatest(l.started_at, h)
+        )                                                       as seconds_in_hour
+    from legs as l
+    cross join lateral generate_series(
+        date_trunc('hour', l.started_at),
+        date_trunc('hour', l.ended_at - case when l.duration_seconds > 0 then interval '1 microsecond' else interval '0' end),
+        interval '1 hour'
+    ) as h
+),
+events as (
+    -- +1 when a leg with talk time starts, −1 when it ends; ends sort first at the same instant.
+    select account, trunk_name, started_at as at, 1 as delta from legs where duration_seconds > 0
+    union all
+    select account, trunk_name, ended_at as at, -1 as delta from legs where duration_seconds > 0
+),
+levels as (
+    select
+        account,
+        trunk_name,
+        date_trunc('hour', at)                                  as hour_start_at,
+        delta,
+        sum(delta) over (
+            partition by account, trunk_name order by at, delta
+            rows between unbounded preceding and current row
+        )                                                       as in_progress
+    from events
+),
+event_peaks as (
+    select account, trunk_name, hour_start_at, max(in_progress) as peak
+    from levels
+    where delta = 1
+    group by 1, 2, 3
+),
+hours as (
+    select
+        account,
+        trunk_name,
+        hour_start_at,
+        count(*) filter (where started_at >= hour_start_at)                         as calls,
+        count(*) filter (where started_at >= hour_start_at and is_answered)         as answered_calls,
+        count(*) filter (where started_at < hour_start_at)                          as carried_in_calls,
+        sum(seconds_in_hour)                                                        as call_seconds
+    from segments
+    group by 1, 2, 3
+)
+select
+    h.hour_start_at,
+    (h.hour_start_at at time zone 'UTC')::date                  as call_date,
+    extract(hour from h.hour_start_at at time zone 'UTC')::integer as call_hour,
+    h.account,
+    h.trunk_name,
+    h.calls,
+    h.answered_calls,
+    h.carried_in_calls,
+    h.call_seconds,
+    h.call_seconds / 60.0                                       as minutes,
+    h.call_seconds / 3600.0                                     as erlangs,
+    greatest(h.carried_in_calls, coalesce(p.peak, 0))           as peak_concurrent_calls
+from hours as h
+left join event_peaks as p
+    on p.account = h.account and p.trunk_name = h.trunk_name and p.hour_start_at = h.hour_start_at
