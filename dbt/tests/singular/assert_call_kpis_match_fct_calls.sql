@@ -1,0 +1,41 @@
+-- Report totals equal fact totals: per account and day, rpt_call_kpis_daily holds exactly the legs,
+-- root calls, answered calls, talk seconds, billed minutes, missing charges and cost of fct_calls.
+-- Returns the (account, call_date) pairs that differ.
+with facts as (
+    select
+        account,
+        call_date,
+        count(*)                                                as legs,
+        count(*) filter (where not is_child_leg)                as roots,
+        count(*) filter (where not is_child_leg and is_answered) as answered,
+        coalesce(sum(duration_seconds), 0)                      as seconds,
+        coalesce(sum(billed_minutes), 0)                        as billed_minutes,
+        count(*) filter (where is_charge_missing)               as missing,
+        coalesce(sum(total_cost_usd), 0)                        as cost
+    from {{ ref('fct_calls') }}
+    group by 1, 2
+),
+report as (
+    select
+        account,
+        call_date,
+        sum(leg_attempts)           as legs,
+        sum(root_call_attempts)     as roots,
+        sum(answered_calls)         as answered,
+        sum(duration_seconds)       as seconds,
+        sum(billed_minutes)         as billed_minutes,
+        sum(charge_missing_legs)    as missing,
+        sum(cost_usd)               as cost
+    from {{ ref('rpt_call_kpis_daily') }}
+    group by 1, 2
+)
+select *
+from facts
+full join report using (account, call_date)
+where facts.legs is distinct from report.legs
+   or facts.roots is distinct from report.roots
+   or facts.answered is distinct from report.answered
+   or facts.seconds is distinct from report.seconds
+   or facts.billed_minutes is distinct from report.billed_minutes
+   or facts.missing is distinct from report.missing
+   or facts.cost is distinct from report.cost
