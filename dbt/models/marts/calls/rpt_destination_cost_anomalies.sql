@@ -1,0 +1,59 @@
+-- Daily placed-call cost per account × destination_country, against its trailing 28 days (the 28
+-- days before, days without calls counting as 0 USD): flagged when cost_usd > trailing mean + 3σ
+-- (sample standard deviation), with at least var `anomaly_min_history_days` (default 7) days of
+-- history and at least var `anomaly_min_cost_usd` (default 10.00 USD) spent that day, so a few
+-- dollars to a rare destination on a quiet account are not an alarm. A toll-fraud signal: a
+-- warn-level test lists them.
+with daily as (
+    select account, destination_country, call_date, coalesce(sum(total_cost_usd), 0) as cost_usd, count(*) as call_legs
+    from {{ ref('fct_calls') }}
+    where direction = 'placed' and call_date is not null
+    group by 1, 2, 3
+),
+spans as (
+    select account, min(call_date) as first_date, max(call_date) as last_date
+    from daily
+    group by 1
+),
+spine as (
+    select d.account, d.destination_country, day::date as call_date
+    from (select distinct account, destination_country from daily) as d
+    join spans as s using (account)
+    cross join lateral generate_series(s.first_date, s.last_date, interval '1 day') as day
+),
+filled as (
+    select
+        sp.account,
+        sp.destination_country,
+        sp.call_date,
+        coalesce(d.cost_usd, 0)     as cost_usd,
+        coalesce(d.call_legs, 0)    as call_legs
+    from spine as sp
+    left join daily as d using (account, destination_country, call_date)
+),
+with_history as (
+    select
+        *,
+        count(*) over w             as trailing_days,
+        avg(cost_usd) over w        as trailing_mean_usd,
+        stddev_samp(cost_usd) over w as trailing_stddev_usd
+    from filled
+    window w as (partition by account, destination_country order by call_date rows between 28 preceding and 1 preceding)
+)
+select
+    account,
+    destination_country,
+    call_date,
+    call_legs,
+    cost_usd,
+    trailing_days,
+    trailing_mean_usd,
+    trailing_stddev_usd,
+    trailing_mean_usd + 3 * coalesce(trailing_stddev_usd, 0)    as threshold_usd,
+    coalesce(
+        trailing_days >= {{ var('anomaly_min_history_days', 7) }}
+        and cost_usd >= {{ var('anomaly_min_cost_usd', 10.00) }}
+        and cost_usd > trailing_mean_usd + 3 * coalesce(trailing_stddev_usd, 0),
+        false
+    )                                                           as is_anomaly
+from with_history
