@@ -7,7 +7,7 @@ import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
-import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
+import { runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
 
 /**
  * Issue 9, the call side of the marts: a small sandbox world (one account, four days, a few null
@@ -15,6 +15,8 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  * file computes from the sandbox's truth export on its own (never from the landing tables, never
  * through the loader's parsing): daily cost and ASR per trunk, the Erlangs and peak of the busiest
  * trunk hour, transcriptions and average score per day, and the count of calls missing a charge.
+ * The world is loaded and built at noon of its last day, then again (fct_calls incremental) once
+ * the day is over and every transcription is ready: the figures are those of the final truth.
  */
 const START = "2026-08-01";
 const ACCOUNT = "master";
@@ -27,8 +29,8 @@ it.override({
     days: 4,
     accounts: 1,
     callsPerDay: 250,
-    // Every transcription is ready by then (at most 15 min after its call).
-    now: "2026-08-05T06:00:00Z",
+    // Mid-way through the last day: the second load and build (incremental) see the rest of it.
+    now: "2026-08-04T12:00:00Z",
     faults: { rows: { nullCharge: 0.03 } },
   },
 });
@@ -161,6 +163,13 @@ describe("call marts against the sandbox's truth", () => {
     sandbox,
     database,
   }) => {
+    await loadAndBuild(sandbox, database.warehouse, database.url);
+    const [before] = await rows(
+      database.warehouse,
+      sql<{ legs: number }>`SELECT count(*)::int AS legs FROM analytics_marts.fct_calls`,
+    );
+    // Every transcription is ready by then (at most 15 min after its call).
+    await setSandboxClock(sandbox, "2026-08-05T06:00:00Z");
     const summary = await loadAndBuild(sandbox, database.warehouse, database.url);
     expect(summary).toMatch(/ERROR=0/);
     const warehouse = database.warehouse;
@@ -169,6 +178,14 @@ describe("call marts against the sandbox's truth", () => {
     const cdrs = await truthRecords(sandbox, "cdrs", ACCOUNT, range);
     const trunks = await truthRecords(sandbox, "sip_trunks", ACCOUNT);
     const legs = legsOf(cdrs, new Set(trunks.map((t) => String(t.name))));
+    // The incremental build merged the afternoon's legs into the ones built at noon.
+    expect(before?.legs).toBeGreaterThan(0);
+    expect(before?.legs).toBeLessThan(legs.length);
+    const [after] = await rows(
+      warehouse,
+      sql<{ legs: number }>`SELECT count(*)::int AS legs FROM analytics_marts.fct_calls`,
+    );
+    expect(after?.legs).toBe(legs.length);
 
     // Daily cost and ASR per trunk.
     const expected = dailyTrunkFigures(legs);
