@@ -12,10 +12,13 @@
         on_schema_change='append_new_columns',
     )
 }}
+{#- A table built before this model became incremental lacks the newer columns: re-process every
+    leg once (merge fills them in, on_schema_change adds them) instead of only the recent days. -#}
+{%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}
 with legs as (
     select *
     from {{ ref('int_calls_costed') }}
-    {% if is_incremental() %}
+    {% if is_incremental() and 'root_call_id' in built_columns %}
     where called_at is null
        or called_at >= (
             select coalesce(max(call_date), '1970-01-01'::date) - {{ var('settle_days', 3) }}
