@@ -27,21 +27,25 @@ with legs as (
     {% endif %}
 ),
 calling_codes as (
-    select calling_code::text as calling_code, country_name, country_iso2
+    select calling_code::text as calling_code, country_name
     from {{ ref('country_calling_codes') }}
 ),
 destination_codes as (
-    -- Longest calling-code prefix of the dialled number (E.164 digits, any leading + dropped).
-    select distinct on (l.account, l.direction, l.call_uuid)
-        l.account,
-        l.direction,
-        l.call_uuid,
-        cc.calling_code,
-        cc.country_name
-    from legs as l
-    join calling_codes as cc
-        on regexp_replace(l.to_number, '\D', '', 'g') like cc.calling_code || '%'
-    order by l.account, l.direction, l.call_uuid, length(cc.calling_code) desc
+    -- Longest calling code (codes have 1 to 3 digits) prefixing the dialled number's E.164 digits
+    -- (any leading + dropped): three equality joins, so it stays a hash join on large loads.
+    select
+        d.account,
+        d.direction,
+        d.call_uuid,
+        coalesce(c3.calling_code, c2.calling_code, c1.calling_code) as calling_code,
+        coalesce(c3.country_name, c2.country_name, c1.country_name) as country_name
+    from (
+        select account, direction, call_uuid, regexp_replace(to_number, '\D', '', 'g') as digits
+        from legs
+    ) as d
+    left join calling_codes as c1 on c1.calling_code = left(d.digits, 1)
+    left join calling_codes as c2 on c2.calling_code = left(d.digits, 2)
+    left join calling_codes as c3 on c3.calling_code = left(d.digits, 3)
 ),
 recordings as (
     select account, call_uuid, bool_or(recording_url is not null) as has_recording
