@@ -1,0 +1,56 @@
+-- One row per short-link click. The clicker is identified by the click's `phone` (the recipient of
+-- the campaign message whose link was opened). A click converts when that phone has an answered
+-- call (from or to it) starting within `click_to_call_window_hours` (dbt var, default 24) after the
+-- click.
+{%- set window_hours = var('click_to_call_window_hours', 24) %}
+with clicks as (
+    select
+        account,
+        click_date,
+        click_ordinal,
+        clicked_at,
+        utm_campaign                      as campaign,
+        link_hash,
+        phone,
+        {{ phone_digits('phone') }}       as clicker_phone,
+        operating_system,
+        browser,
+        language,
+        latitude,
+        longitude
+    from {{ ref('stg_platform__short_link_metrics') }}
+),
+
+answered_calls_by_phone as (
+    select account, {{ phone_digits('from_number') }} as phone, called_at, call_uuid
+    from {{ ref('stg_platform__cdrs') }}
+    where is_answered
+    union all
+    select account, {{ phone_digits('to_number') }}, called_at, call_uuid
+    from {{ ref('stg_platform__cdrs') }}
+    where is_answered
+),
+
+first_calls as (
+    select
+        c.account,
+        c.click_date,
+        c.click_ordinal,
+        min(k.called_at) as first_call_at
+    from clicks as c
+    join answered_calls_by_phone as k
+        on k.account = c.account
+       and k.phone = c.clicker_phone
+       and k.called_at >= c.clicked_at
+       and k.called_at < c.clicked_at + interval '1 hour' * {{ window_hours }}
+    group by 1, 2, 3
+)
+
+select
+    c.*,
+    f.first_call_at                                              as converted_call_at,
+    f.first_call_at is not null                                  as is_converted,
+    round(extract(epoch from f.first_call_at - c.clicked_at) / 60, 2) as minutes_to_call,
+    {{ window_hours }}                                           as conversion_window_hours
+from clicks as c
+left join first_calls as f using (account, click_date, click_ordinal)

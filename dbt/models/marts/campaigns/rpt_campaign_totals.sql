@@ -1,0 +1,39 @@
+-- One row per account × campaign over the campaign's whole life. unique_clickers is the distinct
+-- count of clicking phones over every click of the campaign (not a sum of daily counts); CTR is
+-- unique clickers / delivered messages; conversion rate is converted clickers / unique clickers.
+with messages as (
+    select
+        account,
+        campaign,
+        min(submitted_at)   as first_message_at,
+        max(submitted_at)   as last_message_at,
+        {{ campaign_message_aggregates() }}
+    from {{ ref('fct_campaign_messages') }}
+    group by 1, 2
+),
+
+clicks as (
+    select
+        account,
+        campaign,
+        min(clicked_at)     as first_click_at,
+        max(clicked_at)     as last_click_at,
+        {{ campaign_click_aggregates() }}
+    from {{ ref('fct_link_clicks') }}
+    group by 1, 2
+)
+
+select
+    account,
+    campaign,
+    m.first_message_at,
+    m.last_message_at,
+    c.first_click_at,
+    c.last_click_at,
+    {{ campaign_funnel_columns() }},
+    round(c.unique_clickers::numeric / nullif(m.messages_delivered, 0), 4)  as click_through_rate,
+    round(c.converted_clickers::numeric / nullif(c.unique_clickers, 0), 4)  as conversion_rate,
+    round(m.cost_usd / nullif(c.unique_clickers, 0), 6)                     as cost_per_unique_clicker_usd,
+    round(m.cost_usd / nullif(c.converted_clickers, 0), 6)                  as cost_per_converted_clicker_usd
+from messages as m
+full outer join clicks as c using (account, campaign)
