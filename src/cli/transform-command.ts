@@ -10,7 +10,7 @@ export function registerTransformCommand(program: Command, runtime: Runtime): vo
   const command = program
     .command("transform")
     .description("build the reporting marts with dbt (staging -> intermediate -> marts) and run their tests")
-    .option("--select <selector>", "dbt node selection, e.g. marts or +rpt_invoice_reconciliation")
+    .option("--select <selector>", "dbt node selection, e.g. marts or +fct_invoices_reconciled")
     .action(async (options: { select?: string }, cmd: Command) => {
       const code = await withCommandContext(
         globalOptions(cmd),
@@ -37,5 +37,5 @@ export function registerTransformCommand(program: Command, runtime: Runtime): vo
       );
       runtime.setExitCode(code);
     });
-  withExample(command, "telecom-etl transform", "telecom-etl transform --select +rpt_invoice_reconciliation");
+  withExample(command, "telecom-etl transform", "telecom-etl transform --select +fct_invoices_reconciled");
 }

@@ -62,15 +62,15 @@ describe("demo + dbt build", () => {
       const invoices = await truth(sandbox, "invoices", account);
       expect(invoices.length, account).toBeGreaterThan(0);
       const reconciled = await sql<{ invoice_id: number; invoiced_usd: string }>`
-        SELECT invoice_id, invoiced_usd::text FROM analytics_marts.rpt_invoice_reconciliation
-        WHERE account = ${account} ORDER BY invoice_id`.execute(db);
+        SELECT invoice_id, invoiced_usd::text FROM analytics_marts.fct_invoices_reconciled
+        WHERE account = ${account} AND product = 'invoice_total' ORDER BY invoice_id`.execute(db);
       expect(reconciled.rows.map((r) => [Number(r.invoice_id), cents(r.invoiced_usd)])).toEqual(
         invoices.map((i) => [Number(i.id), cents(i.amount)]).sort((a, b) => Number(a[0]) - Number(b[0])),
       );
 
       const clicks = await truth(sandbox, "short_link_metrics", account);
       const mart2 = await sql<{ clicks: number }>`
-        SELECT coalesce(sum(clicks), 0)::int AS clicks FROM analytics_marts.rpt_campaign_clicks_daily
+        SELECT coalesce(sum(clicks), 0)::int AS clicks FROM analytics_marts.rpt_campaign_daily
         WHERE account = ${account}`.execute(db);
       expect(mart2.rows[0]?.clicks, account).toBe(clicks.length);
     }
