@@ -15,7 +15,7 @@ products as (
 daily_usage as (
     select i.account, i.invoice_id, u.product, sum(u.usage_usd) as usage_usd
     from invoices as i
-    join {{ ref('int_usage_daily') }} as u
+    join {{ ref('int_charges_summed') }} as u
         on u.account = i.account
        and u.usage_date between i.period_start_date and i.period_end_date
     group by 1, 2, 3
@@ -25,7 +25,7 @@ number_fees as (
     -- Every number added before the period ends is billed one monthly fee for the period.
     select i.account, i.invoice_id, 'number_fees' as product, sum(n.monthly_fee_usd) as usage_usd
     from invoices as i
-    join {{ ref('int_number_fees') }} as n
+    join {{ ref('int_numbers_billed') }} as n
         on n.account = i.account
        and n.added_at < (i.period_end_date + 1)::timestamp at time zone 'UTC'
     group by 1, 2

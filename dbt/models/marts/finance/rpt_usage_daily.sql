@@ -7,4 +7,4 @@ select
     product,
     usage_usd,
     usage_items
-from {{ ref('int_usage_daily') }}
+from {{ ref('int_charges_summed') }}

@@ -1,6 +1,6 @@
 -- What the account used per UTC day and billed product, in USD, from the loaded platform data:
 -- the same charges an invoice bills (see fct_invoices_reconciled). Number fees are monthly, not
--- daily: they come from int_number_fees.
+-- daily: they come from int_numbers_billed.
 -- Transcriptions are read from the landing table here (not a staging model) until the call marts'
 -- staging of transcriptions is merged; only `charge` and the call they belong to are used.
 with calls as (
