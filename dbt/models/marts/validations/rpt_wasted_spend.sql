@@ -1,6 +1,7 @@
 -- One row per UTC day × account × channel (call, message) × phone number whose latest validation
 -- says invalid or unreachable: the calls placed and messages sent to it that day and what they
--- cost (call charge + forward fee; message charge + carrier fees), USD.
+-- cost (call charge + forward fee; message charge + carrier fees), USD. A call the platform sent
+-- no charge for counts as an attempt with an unknown cost (attempts_missing_charge), not as 0.
 with latest_verdicts as (
     select distinct on (account, phone)
         account, phone, validated_at, validated_date, is_valid, is_reachable
@@ -43,7 +44,8 @@ select
     b.validated_date,
     c.charge_date > b.validated_date        as is_after_validation,
     count(*)                                as attempts,
-    sum(c.cost_usd)                         as wasted_usd
+    count(*) filter (where c.cost_usd is null) as attempts_missing_charge,
+    coalesce(sum(c.cost_usd), 0)            as wasted_usd
 from charges as c
 join bad_numbers as b using (account, phone)
 group by 1, 2, 3, 4, 5, 6, 7, 8
