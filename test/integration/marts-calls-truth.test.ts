@@ -159,10 +159,9 @@ async function loadAndBuild(sandbox: RunningSandbox, warehouse: Warehouse, datab
 }
 
 describe("call marts against the sandbox's truth", () => {
-  it("daily cost and ASR per trunk, busy-hour Erlangs, transcriptions per day, missing charges", async ({
-    sandbox,
-    database,
-  }) => {
+  it("daily cost and ASR per trunk, busy-hour Erlangs, transcriptions per day, missing charges", {
+    timeout: 400_000,
+  }, async ({ sandbox, database }) => {
     await loadAndBuild(sandbox, database.warehouse, database.url);
     const [before] = await rows(
       database.warehouse,

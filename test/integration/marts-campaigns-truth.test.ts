@@ -160,11 +160,9 @@ function groupBy<T, R>(
 }
 
 describe("campaign, invoice and validation marts against the sandbox truth", () => {
-  it("campaign totals: messages sent and delivered, unique clickers over the whole life, conversions", async ({
-    built,
-    truth,
-    database,
-  }) => {
+  it("campaign totals: messages sent and delivered, unique clickers over the whole life, conversions", {
+    timeout: 400_000,
+  }, async ({ built, truth, database }) => {
     expect(built).toBe(true);
     const mart = await sql<{
       account: string;
