@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { demoConfig } from "../demo/demo-config.js";
+import { demoConfig, trackDemoValidations } from "../demo/demo-config.js";
+import { martsSummary } from "../demo/marts-summary.js";
 import { warehouseSummary } from "../demo/warehouse-summary.js";
 import { UsageError } from "../errors.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
@@ -9,6 +10,7 @@ import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { systemClock } from "../ports.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";
 import { runDbt } from "../transform/run-dbt.js";
+import { utcDayOf } from "../utc-days.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 
@@ -56,6 +58,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
           const sandbox = await startSandbox({ port: 0, seed, days, callsPerDay, accounts });
           try {
             ctx.out(`sandbox ${sandbox.url}: ${accounts} accounts, ${days} days from ${sandbox.world.start}`);
+            await trackDemoValidations(ctx.warehouse, sandbox);
             const bars = process.stderr.isTTY === true && !ctx.json;
             const result = await runPipeline(
               {
@@ -77,6 +80,8 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
               if (!dbt.ok) exit = EXIT.workFailed;
             }
             for (const line of await warehouseSummary(ctx.warehouse)) ctx.out(line);
+            const today = utcDayOf(sandbox.runtime.clock.now());
+            for (const line of await martsSummary(ctx.warehouse, today)) ctx.out(line);
             ctx.out(
               ctx.config.databaseUrl
                 ? `warehouse: ${ctx.warehouse.where}`
