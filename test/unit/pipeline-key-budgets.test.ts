@@ -90,7 +90,7 @@ describe("the floor of the adaptive rate", () => {
       },
     );
     const throttled = new RetryableError("429 Too Many Requests", { status: 429 });
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 60; i++) {
       await budget!.budget.schedule(async () => Promise.reject(throttled)).catch(() => undefined);
     }
     expect(budget!.budget.currentRate).toBe(3);
