@@ -102,6 +102,7 @@ export const configFileSchema = z.strictObject({
   timeouts: z
     .strictObject({
       connect_ms: z.number().int().positive().default(10_000),
+      headers_ms: z.number().int().positive().default(10_000),
       total_ms: z.number().int().positive().default(60_000),
     })
     .prefault({}),

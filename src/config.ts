@@ -88,7 +88,7 @@ export interface EtlConfig {
   /** Calls older than this many days are no longer asked for a transcription (pending ones expire). */
   readonly transcriptionMaxAgeDays: number;
   readonly perPage: number;
-  readonly timeouts: { readonly connectMs: number; readonly totalMs: number };
+  readonly timeouts: { readonly connectMs: number; readonly headersMs: number; readonly totalMs: number };
   readonly retry: { readonly maxAttempts: number; readonly maxTotalWaitMs: number };
   readonly databaseUrl: string | undefined;
   readonly embeddedDir: string;
@@ -117,7 +117,11 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     streamOptions,
     transcriptionMaxAgeDays: cfg.transcription_max_age_days,
     perPage: cfg.per_page,
-    timeouts: { connectMs: cfg.timeouts.connect_ms, totalMs: cfg.timeouts.total_ms },
+    timeouts: {
+      connectMs: cfg.timeouts.connect_ms,
+      headersMs: cfg.timeouts.headers_ms,
+      totalMs: cfg.timeouts.total_ms,
+    },
     retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
     embeddedDir: cfg.embedded_dir,
   };
@@ -266,7 +270,11 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
       ]),
     ),
     per_page: config.perPage,
-    timeouts: { connect_ms: config.timeouts.connectMs, total_ms: config.timeouts.totalMs },
+    timeouts: {
+      connect_ms: config.timeouts.connectMs,
+      headers_ms: config.timeouts.headersMs,
+      total_ms: config.timeouts.totalMs,
+    },
     retry: { max_attempts: config.retry.maxAttempts, max_total_wait_ms: config.retry.maxTotalWaitMs },
     accounts: config.accounts.map((a) => ({
       name: a.name,

@@ -18,9 +18,13 @@ import {
 } from "./response-outcome.js";
 import { parseRetryAfter, type RetryPolicy, withRetry } from "./retry-policy.js";
 
-/** Connect timeout (new sockets: DNS + TCP) and total timeout (until the body's last byte) of every attempt. */
+/**
+ * Connect timeout (new sockets: DNS + TCP), headers timeout (until the status and headers arrive)
+ * and total timeout (until the body's last byte) of every attempt.
+ */
 export interface ApiTimeouts {
   readonly connectMs?: number;
+  readonly headersMs?: number;
   readonly totalMs?: number;
 }
 
@@ -98,8 +102,8 @@ export interface ApiClient {
   close(): void;
 }
 
-/** Default timeouts: 10 s to connect, 60 s for the whole response. */
-export const DEFAULT_TIMEOUTS = { connectMs: 10_000, totalMs: 60_000 } as const;
+/** Default timeouts: 10 s to connect, 10 s until the headers (the platform answers in well under 1 s), 60 s for the whole response. */
+export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 10_000, totalMs: 60_000 } as const;
 
 /** Creates the client of one account. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -109,6 +113,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
   const connectMs = options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs;
   const totalMs = options.timeouts?.totalMs ?? DEFAULT_TIMEOUTS.totalMs;
+  // Never later than the total timeout: a headers timeout past it would never fire.
+  const headersMs = Math.min(totalMs, options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs);
   const sleep = options.sleep ?? realSleep;
   const clock = options.clock ?? systemClock;
   const budget = options.budget;
@@ -140,6 +146,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         headers,
         agent,
         connectMs,
+        headersMs,
         totalMs,
         maxBodyBytes,
         lookup: options.lookup,

@@ -1,6 +1,8 @@
 /**
  * One HTTP GET over node:http / node:https with a connect timeout (DNS + TCP connect of a new
- * socket) and a total timeout (until the last byte of the body). Node's fetch has no separate
+ * socket), a headers timeout (until the response's status and headers arrive: a stalled server
+ * does not hold a worker for the whole total timeout) and a total timeout (until the last byte of
+ * the body). Node's fetch has no separate
  * connect timeout, hence node:http. Failures come back as {@link TransportError} with a short,
  * secret-free reason; the caller decides about retries.
  */
@@ -12,6 +14,7 @@ import zlib from "node:zlib";
 /** Why a request failed below HTTP. */
 export const TRANSPORT_FAILURES = [
   "connect-timeout",
+  "headers-timeout",
   "timeout",
   "network",
   "truncated",
@@ -43,6 +46,8 @@ export interface RequestOnceOptions {
   readonly headers: OutgoingHttpHeaders;
   readonly agent: http.Agent;
   readonly connectMs: number;
+  /** From the request being sent (connect included) until the response headers arrive. */
+  readonly headersMs: number;
   readonly totalMs: number;
   readonly maxBodyBytes: number;
   readonly lookup?: LookupFunction;
@@ -85,38 +90,37 @@ export function requestOnce(url: URL, options: RequestOnceOptions): Promise<RawR
       agent: options.agent,
       ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
     });
-    timers.push(
-      setTimeout(
-        () =>
-          fail(
-            new TransportError(
-              "timeout",
-              `no complete response within ${options.totalMs} ms (total timeout)`,
-            ),
-          ),
-        options.totalMs,
-      ),
+    /** Fails the request with `failure` unless the returned timer is cleared within `ms`. */
+    const failAfter = (ms: number, failure: TransportFailure, message: string) => {
+      const timer = setTimeout(() => fail(new TransportError(failure, message)), ms);
+      timers.push(timer);
+      return timer;
+    };
+    failAfter(
+      options.totalMs,
+      "timeout",
+      `no complete response within ${options.totalMs} ms (total timeout)`,
+    );
+    const headersTimer = failAfter(
+      options.headersMs,
+      "headers-timeout",
+      `no response headers within ${options.headersMs} ms (headers timeout)`,
     );
     request.on("socket", (socket: Socket) => {
       // A reused keep-alive socket is already connected; only a new one gets the connect timeout.
       if (!socket.connecting) return;
-      const timer = setTimeout(
-        () =>
-          fail(
-            new TransportError(
-              "connect-timeout",
-              `could not connect within ${options.connectMs} ms (connect timeout)`,
-            ),
-          ),
+      const timer = failAfter(
         options.connectMs,
+        "connect-timeout",
+        `could not connect within ${options.connectMs} ms (connect timeout)`,
       );
-      timers.push(timer);
       socket.once("connect", () => clearTimeout(timer));
     });
     request.on("error", (error: NodeJS.ErrnoException) => {
       fail(new TransportError("network", `network error (${error.code ?? error.message})`, { cause: error }));
     });
     request.on("response", (response) => {
+      clearTimeout(headersTimer);
       const chunks: Buffer[] = [];
       let size = 0;
       response.on("data", (chunk: Buffer) => {

@@ -46,7 +46,9 @@ describe("API revisions 2024 and 2026", () => {
         ...variant.options,
       });
       const db = await createDatabase();
-      const config = sandboxConfig(sandbox, { timeouts: { connectMs: 2_000, totalMs: 1_000 } });
+      const config = sandboxConfig(sandbox, {
+        timeouts: { connectMs: 2_000, headersMs: 1_000, totalMs: 1_000 },
+      });
       const account = config.accounts[0]!.name;
       const lines: string[] = [];
       const result = await runAt(

@@ -73,7 +73,9 @@ describe("pipeline against a faulty platform", () => {
       callsPerDay: 400,
       faults: { base: "hostile", hangMs: 2_500, latencySpikeMs: 200, retryAfterSeconds: 1 },
     });
-    const config = sandboxConfig(sandbox, { timeouts: { connectMs: 2_000, totalMs: 1_000 } });
+    const config = sandboxConfig(sandbox, {
+      timeouts: { connectMs: 2_000, headersMs: 1_000, totalMs: 1_000 },
+    });
     const account = config.accounts[0]!.name;
     const key = sandbox.world.accounts[0]!.apiKey;
     const lines: string[] = [];

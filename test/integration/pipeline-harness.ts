@@ -52,7 +52,7 @@ export function sandboxConfig(
     ...DEFAULTS,
     startDate: sandbox.world.start,
     // Shorter than the defaults: a test against a local sandbox that hangs should fail fast.
-    timeouts: { connectMs: 5_000, totalMs: 20_000 },
+    timeouts: { connectMs: 5_000, headersMs: 5_000, totalMs: 20_000 },
     retry: { maxAttempts: DEFAULTS.retry.maxAttempts, maxTotalWaitMs: 30_000 },
     databaseUrl: undefined,
     embeddedDir: ".telecom-etl/unused",

@@ -162,7 +162,7 @@ describe("every stream against the sandbox's truth", () => {
       now: "2026-08-04T06:00:00Z",
     });
     const db = await createDatabase();
-    const config = everyStream(sandbox, { timeouts: { connectMs: 2_000, totalMs: 1_000 } });
+    const config = everyStream(sandbox, { timeouts: { connectMs: 2_000, headersMs: 1_000, totalMs: 1_000 } });
     const result = await runAt(db.warehouse, config, sandbox, { command: "run" });
     expect([0, 3], JSON.stringify(result.streams.filter((s) => s.status !== "succeeded"))).toContain(
       result.exitCode,
