@@ -22,8 +22,12 @@ export interface ForkedSandbox {
   readonly url: string;
   readonly accounts: readonly { readonly name: string; readonly apiKey: string }[];
   readonly start: string;
-  /** `GET /_sandbox/stats`: requests by route and status. */
-  stats(): Promise<{ total: number; routes: Record<string, Record<string, number>> }>;
+  /** `GET /_sandbox/stats`: requests by route and status, injected faults by kind. */
+  stats(): Promise<{
+    total: number;
+    routes: Record<string, Record<string, number>>;
+    faults: Record<string, number>;
+  }>;
   /** Sets the sandbox clock (`POST /_sandbox/clock`). */
   setClock(iso: string): Promise<void>;
   close(): Promise<void>;

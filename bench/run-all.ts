@@ -24,6 +24,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
       what: "end-to-end backfill of 1M (and 4M) CDRs",
     },
     { file: "api-bound.js", args: [], what: "API-bound: sandbox latency 100 ms, rate limit 20 req/s" },
+    {
+      file: "rate-under-faults.js",
+      args: [],
+      what: "rate under faults: random 429s (flaky, hostile) vs none, and a real 20 req/s limit",
+    },
     { file: "nightly-cost.js", args: [], what: "nightly cost after a 90-day backfill" },
     {
       file: "child-fan-out.js",
