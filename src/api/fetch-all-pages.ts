@@ -28,6 +28,10 @@ export interface FetchAllPagesResult {
   readonly reportedTotal: number;
   /** Pages fetched. */
   readonly pages: number;
+  /** The rows of each page, by page number (to tell which pages to fetch again). */
+  readonly rowsByPage: ReadonlyMap<number, readonly unknown[]>;
+  /** `pagination.per_page` of page 1. */
+  readonly perPage: number;
   /** Oddities that did not stop paging (short pages, a total that moved while paging). */
   readonly anomalies: readonly string[];
 }
@@ -74,6 +78,8 @@ export async function fetchAllPages(options: FetchAllPagesOptions): Promise<Fetc
       rows,
       reportedTotal: summary.reportedTotal,
       pages: summary.pagesFetched,
+      rowsByPage,
+      perPage: first.pagination.per_page,
       anomalies: summary.anomalies,
     };
   } finally {

@@ -7,7 +7,8 @@
  */
 
 import type { z } from "zod";
-import { fetchAllPages } from "../api/fetch-all-pages.js";
+import { damagedPages } from "../api/damaged-pages.js";
+import { type FetchAllPagesResult, fetchAllPages } from "../api/fetch-all-pages.js";
 import type { ApiClient, RequestTally } from "../api/http-client.js";
 import { type Page, PaginationError } from "../api/page-paginator.js";
 import { type ErrorContext, SliceError } from "../errors.js";
@@ -174,6 +175,8 @@ async function extractRequest(
         context,
       });
       for (const row of result.rows) seen.set(identity(row, request.implied), row);
+      if (seen.size !== result.reportedTotal)
+        await repairPages(options, request, answer, result, seen, readings, counter);
       if (seen.size === result.reportedTotal) {
         return {
           request,
@@ -201,6 +204,55 @@ async function extractRequest(
     `${describe(options, request)}: completeness check failed after ${maxAttempts} reads: ${lastProblem}`,
     context,
   );
+}
+
+/** Rounds of fetching only the damaged pages of a read before the whole request is read again. */
+const PAGE_REPAIR_ROUNDS = 2;
+
+/**
+ * Fetches again, alone, the pages of a read that look damaged (short, or shifted so they repeat a
+ * row of another page), adding their rows to `seen`, until the distinct rows match the reported
+ * total or the rounds run out. Much cheaper than reading the whole list again for one bad page.
+ */
+async function repairPages(
+  options: ExtractSliceOptions,
+  request: StreamRequest,
+  answer: StreamAnswer,
+  read: FetchAllPagesResult,
+  seen: Map<string, unknown>,
+  readings: ClockReadings,
+  counter: { pages: number },
+): Promise<void> {
+  const identity = rowIdentityOf(options.stream);
+  const key = (row: unknown) => identity(row, request.implied);
+  const rowsByPage = new Map(read.rowsByPage);
+  const shape = { total: read.reportedTotal, perPage: read.perPage };
+  for (let round = 0; round < PAGE_REPAIR_ROUNDS && seen.size !== read.reportedTotal; round++) {
+    const pages = damagedPages(rowsByPage, shape, key);
+    if (pages.length === 0) return;
+    options.log?.debug(
+      {
+        ...options.context,
+        stream: options.stream.name,
+        pages,
+        fetched: seen.size,
+        total: read.reportedTotal,
+      },
+      "fetching damaged pages again",
+    );
+    await Promise.all(
+      pages.map(async (page) => {
+        counter.pages++;
+        try {
+          const again = await fetchAnswer(options, request, answer, page, options.signal, readings);
+          rowsByPage.set(page, again.rows);
+          for (const row of again.rows) seen.set(key(row), row);
+        } finally {
+          options.onPage?.();
+        }
+      }),
+    );
+  }
 }
 
 /**

@@ -73,7 +73,8 @@ describe("fetchAllPages", () => {
         return list(0, 100)(n);
       },
     });
-    expect(result).toEqual({ rows: [], reportedTotal: 0, pages: 1, anomalies: [] });
+    expect(result).toMatchObject({ rows: [], reportedTotal: 0, pages: 1, anomalies: [], perPage: 100 });
+    expect([...result.rowsByPage.keys()]).toEqual([1]);
     expect(calls).toBe(1);
   });
 
