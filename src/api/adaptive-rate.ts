@@ -52,6 +52,8 @@ export class AdaptiveRate {
   #epoch = 0;
   /** The accepted rate when a limit was last found. */
   #ceiling: number | undefined;
+  /** The limit found was measured (not guessed as half the rate, for want of a second of outcomes). */
+  #measured = false;
   /** Probes beyond the limit found since the last cut. */
   #probes = 0;
   /** 429s of calls sent well under the limit found, once the platform had had time to recover. */
@@ -75,9 +77,9 @@ export class AdaptiveRate {
     return this.#ceiling;
   }
 
-  /** True for a call sent well under the limit found, long enough after the last change for the platform's bucket to refill. */
-  #calm(start: CallStart, ceiling: number, now: number): boolean {
-    return start.rate <= ceiling * BELOW_LIMIT && now - this.#lastCutAt >= CALM_AFTER_MS;
+  /** True for a 429 long enough after the last cut for a limit's bucket to have refilled. */
+  #calm(now: number): boolean {
+    return now - this.#lastCutAt >= CALM_AFTER_MS;
   }
 
   /** What a call sent now carries. */
@@ -114,15 +116,17 @@ export class AdaptiveRate {
     if (start.epoch !== this.#epoch) return "stale";
     this.#window.record(false, now);
     const ceiling = this.#ceiling;
-    const underLimit = ceiling !== undefined && start.rate <= ceiling * BELOW_LIMIT;
+    // Only under a measured limit: under a guessed one, the next cluster is the way to measure it.
+    const underLimit = this.#measured && ceiling !== undefined && start.rate <= ceiling * BELOW_LIMIT;
     const cluster = this.#window.looksLikeLimit(now, underLimit);
-    if (!cluster && ceiling !== undefined && this.#calm(start, ceiling, now)) this.#calmRefusals++;
+    if (!cluster && underLimit && this.#calm(now)) this.#calmRefusals++;
     // Sent above the limit found: our doing, unless the platform was seen refusing calls well under
     // it too (it refuses at random, so a lone 429 while probing says nothing; clusters still do).
     const beyondLimit =
       ceiling !== undefined && start.rate > ceiling && this.#calmRefusals < CALM_REFUSALS_FOR_NOISE;
     if (!cluster && !beyondLimit) return "isolated";
-    const accepted = this.#window.acceptedRate(now) ?? start.rate * MAX_CUT;
+    const measured = this.#window.acceptedRate(now);
+    const accepted = measured ?? start.rate * MAX_CUT;
     let limit = Math.min(start.rate, Math.max(start.rate * MAX_CUT, accepted));
     // A lone 429 beyond the limit found lowers it a little at most: what the platform accepts is a
     // little under what we send whenever it also refuses at random, and would ratchet it down.
@@ -131,6 +135,7 @@ export class AdaptiveRate {
     // the old one were that move, not noise.
     if (cluster) this.#calmRefusals = 0;
     this.#ceiling = limit;
+    this.#measured = measured !== undefined || (!cluster && this.#measured);
     this.#probes = 0;
     const { minRatePerSecond: min, maxRatePerSecond: max } = this.#options;
     this.#rate = Math.min(max, Math.max(min, Math.min(start.rate, limit) * BELOW_LIMIT));

@@ -12,12 +12,12 @@ const WINDOW_OUTCOMES = 50;
 /**
  * A limit needs at least this many 429s in the window making at least this share of its latest
  * outcomes. A platform refusing 11% at random (the sandbox's `hostile`) does that about once in
- * fifty windows of 20 calls and once in thousands of 50; an overshoot to twice a limit within a few
- * calls. Under the limit found lately, where a limit refuses nothing unless it moved down (and
- * then refuses much), the bar is higher.
+ * a hundred windows of 50 calls (more often in short windows: a false cut costs ~15% for a few
+ * seconds); an overshoot to twice a limit within a few calls. Under the limit found lately, where
+ * a limit refuses nothing unless it moved down, more 429s are needed.
  */
-const CLUSTER = { minRefused: 6, share: 0.3 } as const;
-const CLUSTER_UNDER_LIMIT = { minRefused: 8, share: 0.45 } as const;
+const CLUSTER = { minRefused: 6, share: 0.25 } as const;
+const CLUSTER_UNDER_LIMIT = { minRefused: 8, share: 0.25 } as const;
 /** Successes over this span (or since the first outcome, if less) give the accepted rate. */
 export const ACCEPTED_SPAN_MS = 2_000;
 const MIN_ACCEPTED_SPAN_MS = 1_000;

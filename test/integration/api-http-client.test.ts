@@ -235,7 +235,7 @@ describe("http client: retries", () => {
     expect(server.requests).toHaveLength(4);
   });
 
-  it("a 429 cuts the key's rate budget", async () => {
+  it("an isolated 429 reaches the key's rate budget, which keeps its rate", async () => {
     const server = await startServer((_req, res, n) =>
       n === 1 ? json(res, 429, { success: false, message: "slow down" }) : json(res, 200, {}),
     );
@@ -249,8 +249,26 @@ describe("http client: retries", () => {
     });
     const { client } = makeClient(server, { budget });
     await client.getJson("/v1/cdr");
-    expect(budget.currentRate).toBe(5);
-    expect(budget.stats()).toMatchObject({ scheduled: 2, throttled: 1, succeeded: 1 });
+    expect(budget.currentRate).toBe(10);
+    expect(budget.stats()).toMatchObject({ scheduled: 2, throttled: 1, succeeded: 1, decreases: 0 });
+  });
+
+  it("a run of 429s cuts the key's rate budget", async () => {
+    const server = await startServer((_req, res, n) =>
+      n <= 6 ? json(res, 429, { success: false, message: "slow down" }) : json(res, 200, {}),
+    );
+    const clock = { now: () => 0 };
+    const budget = createRateBudget({
+      maxRatePerSecond: 10,
+      burst: 10,
+      concurrency: 2,
+      clock,
+      sleep: async () => {},
+    });
+    const { client } = makeClient(server, { budget, retry: { maxAttempts: 8 } });
+    await client.getJson("/v1/cdr");
+    expect(budget.currentRate).toBeLessThan(10);
+    expect(budget.stats()).toMatchObject({ throttled: 6, succeeded: 1, decreases: 1 });
   });
 
   it("a hang longer than the total timeout is retried, then fails with a clear error", async () => {
