@@ -235,18 +235,21 @@ describe("http client: retries", () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  /** A budget of 10 req/s on a clock that stands still (only the 429s move its rate). */
+  const budgetAtTen = () =>
+    createRateBudget({
+      maxRatePerSecond: 10,
+      burst: 10,
+      concurrency: 2,
+      clock: { now: () => 0 },
+      sleep: async () => {},
+    });
+
   it("an isolated 429 reaches the key's rate budget, which keeps its rate", async () => {
     const server = await startServer((_req, res, n) =>
       n === 1 ? json(res, 429, { success: false, message: "slow down" }) : json(res, 200, {}),
     );
-    const clock = { now: () => 0 };
-    const budget = createRateBudget({
-      maxRatePerSecond: 10,
-      burst: 10,
-      concurrency: 2,
-      clock,
-      sleep: async () => {},
-    });
+    const budget = budgetAtTen();
     const { client } = makeClient(server, { budget });
     await client.getJson("/v1/cdr");
     expect(budget.currentRate).toBe(10);
@@ -257,14 +260,7 @@ describe("http client: retries", () => {
     const server = await startServer((_req, res, n) =>
       n <= 6 ? json(res, 429, { success: false, message: "slow down" }) : json(res, 200, {}),
     );
-    const clock = { now: () => 0 };
-    const budget = createRateBudget({
-      maxRatePerSecond: 10,
-      burst: 10,
-      concurrency: 2,
-      clock,
-      sleep: async () => {},
-    });
+    const budget = budgetAtTen();
     const { client } = makeClient(server, { budget, retry: { maxAttempts: 8 } });
     await client.getJson("/v1/cdr");
     expect(budget.currentRate).toBeLessThan(10);
