@@ -168,7 +168,13 @@ class WatchedLocks implements StreamLocks {
     this.#state = "released";
     clearInterval(this.#timer);
     this.#client.off("end", this.#onEnd);
-    if (wasHeld) await closeSession(this.#client);
+    this.#client.off("error", this.#onError);
+    if (wasHeld) {
+      // The pooled connection outlives this run: hand it back with only closeSession's own guard,
+      // never this watcher's listener (one more per run was a leak: MaxListenersExceededWarning).
+      this.#client.on("error", ignore);
+      await closeSession(this.#client);
+    }
   }
 
   #adopt(client: pg.PoolClient): Promise<number> {
