@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# The nightly job: load, then rebuild the marts (also after a partial load, so BI sees what landed).
-# Exits with the load's code (0 ok, 1 some work failed, 2 config/credentials, 3 rows quarantined,
-# 4 another run holds the lock), or 1 if the load was fine but the dbt build failed.
-# Environment: DATABASE_URL, each account's key, TELECOM_ETL_CONFIG (see README).
+# The nightly job (cron, systemd, Kubernetes): `telecom-etl nightly`, i.e. load, then rebuild the
+# marts (also after a partial load, so BI sees what landed), then check source freshness. Exits
+# with the worst of the three codes (see README, "Exit codes"); waits up to LOCK_TIMEOUT_SECONDS
+# (default 600) for a run still holding a stream's lock. Extra arguments go to `nightly`.
+# Environment: DATABASE_URL, each account's key, TELECOM_ETL_CONFIG, TELECOM_ETL_BI_READER_PASSWORD.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-node dist/src/cli/bin.js run --lock-timeout "${LOCK_TIMEOUT_SECONDS:-600}"
-load=$?
-if [[ $load -eq 2 || $load -eq 4 ]]; then exit "$load"; fi
-node dist/src/cli/bin.js transform || { [[ $load -eq 0 ]] && exit 1; }
-exit "$load"
+exec node dist/src/cli/bin.js nightly --lock-timeout "${LOCK_TIMEOUT_SECONDS:-600}" "$@"

@@ -18,12 +18,41 @@ export const EXIT = {
   quarantined: 3,
   /** Another run holds the lock of a stream this run needs. */
   locked: 4,
+  /** The dbt build failed: a model or a test of the marts failed (the loaded data is intact). */
+  transformFailed: 5,
+  /** `dbt source freshness` found a landing table older than its error_after limit. */
+  sourcesStale: 6,
   /** Interrupted by SIGINT/SIGTERM; completed windows are kept, the rest stays open. */
   interrupted: 130,
 } as const;
 
 /** One of the values of {@link EXIT}. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/**
+ * Every exit code from the mildest to the worst, for commands that chain steps (`nightly`): a step
+ * that did nothing at all (usage, lock, interruption) outranks one that did part of its work, a
+ * broken mart build outranks a failed load window (BI sees it at once), and a stale source or a few
+ * quarantined rows rank below both.
+ */
+export const EXIT_SEVERITY: readonly ExitCode[] = [
+  EXIT.ok,
+  EXIT.quarantined,
+  EXIT.sourcesStale,
+  EXIT.workFailed,
+  EXIT.transformFailed,
+  EXIT.locked,
+  EXIT.usage,
+  EXIT.interrupted,
+];
+
+/** The worst of several steps' exit codes, by {@link EXIT_SEVERITY}; `ok` when there are none. */
+export function worstExitCode(codes: readonly ExitCode[]): ExitCode {
+  return codes.reduce<ExitCode>(
+    (worst, code) => (EXIT_SEVERITY.indexOf(code) > EXIT_SEVERITY.indexOf(worst) ? code : worst),
+    EXIT.ok,
+  );
+}
 
 /**
  * Maps anything a command threw to an exit code; an interruption (SIGINT/SIGTERM) wins over the

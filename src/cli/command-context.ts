@@ -2,6 +2,7 @@ import os from "node:os";
 import { type EtlConfig, loadConfig } from "../config.js";
 import type { ExitCode } from "../exit-codes.js";
 import type { Logger, LogLevel } from "../log.js";
+import { applyBiReaderPassword } from "../warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
 import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
 import { type MigrateResult, migrateToLatest } from "../warehouse/migrate.js";
@@ -76,7 +77,7 @@ export async function openWarehouse(
 
 /**
  * Runs a command body with its context: config loaded and validated, warehouse open (embedded when
- * no DATABASE_URL), schema migrated if asked, and everything released afterwards, on errors and
+ * no DATABASE_URL), schema migrated if asked (and bi_reader's password set from the environment), and everything released afterwards, on errors and
  * on interruption alike.
  */
 export async function withCommandContext(
@@ -96,6 +97,7 @@ export async function withCommandContext(
   try {
     const migrated = needs.migrate ? await migrateToLatest(warehouse.db) : undefined;
     if (migrated?.applied.length) log.info({ applied: migrated.applied }, "applied migrations");
+    if (needs.migrate) await applyBiReaderPassword(warehouse.db, log);
     return await body({
       config,
       warehouse,

@@ -3,16 +3,16 @@ import { demoConfig, trackDemoValidations } from "../demo/demo-config.js";
 import { martsSummary } from "../demo/marts-summary.js";
 import { warehouseSummary } from "../demo/warehouse-summary.js";
 import { UsageError } from "../errors.js";
-import { EXIT, type ExitCode } from "../exit-codes.js";
+import type { ExitCode } from "../exit-codes.js";
 import { formatRunSummary } from "../pipeline/format-summary.js";
 import { runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { systemClock } from "../ports.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";
-import { runDbt } from "../transform/run-dbt.js";
 import { utcDayOf } from "../utc-days.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { transformAfterLoad } from "./transform-steps.js";
 
 interface DemoOptions {
   readonly days: string;
@@ -31,8 +31,8 @@ function positiveInt(flag: string, value: string): number {
 
 /**
  * `telecom-etl demo`: the main job on the embedded defaults. Starts the platform sandbox in this
- * process, runs the nightly load of every seeded account into the warehouse (embedded unless
- * DATABASE_URL), builds the marts with dbt and prints what landed. Re-running it is incremental.
+ * process, runs what `nightly` runs (load every seeded account into the warehouse, embedded unless
+ * DATABASE_URL; dbt build; source freshness) and prints what landed. Re-running it is incremental.
  */
 export function registerDemoCommand(program: Command, runtime: Runtime): void {
   const command = program
@@ -44,7 +44,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
     .option("--calls-per-day <n>", "mean calls per account per day", "400")
     .option("--accounts <n>", "sandbox accounts (one master, the rest sub-accounts)", "3")
     .option("--seed <n>", "sandbox seed", "1")
-    .option("--no-transform", "skip the dbt build")
+    .option("--no-transform", "skip the dbt build and the source freshness check")
     .action(async (options: DemoOptions, cmd: Command) => {
       const days = positiveInt("--days", options.days);
       const callsPerDay = positiveInt("--calls-per-day", options.callsPerDay);
@@ -73,12 +73,10 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
               { command: "run" },
             );
             for (const line of formatRunSummary(result)) ctx.out(line);
-            let exit: ExitCode = result.exitCode;
-            if (options.transform && !ctx.signal.aborted) {
-              const dbt = await runDbt({ databaseUrl: ctx.warehouse.url, log: ctx.log, signal: ctx.signal });
-              ctx.out(dbt.ok ? `dbt build: ${dbt.summary}` : `dbt build failed:\n${dbt.tail.join("\n")}`);
-              if (!dbt.ok) exit = EXIT.workFailed;
-            }
+            // The rest of `nightly`: dbt build, then source freshness (exit: the worst of the three).
+            const exit: ExitCode = options.transform
+              ? await transformAfterLoad(ctx, result.exitCode)
+              : result.exitCode;
             for (const line of await warehouseSummary(ctx.warehouse)) ctx.out(line);
             const today = utcDayOf(sandbox.runtime.clock.now());
             for (const line of await martsSummary(ctx.warehouse, today)) ctx.out(line);

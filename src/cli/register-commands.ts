@@ -4,6 +4,7 @@ import type { Runtime } from "./command-context.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerDemoCommand } from "./demo-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
+import { registerNightlyCommand } from "./nightly-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
 import { registerRunCommand } from "./run-command.js";
 import { registerSandboxCommand } from "./sandbox-command.js";
@@ -25,6 +26,7 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerStateCommand(program, runtime);
   registerTrackCommand(program, runtime);
   registerTransformCommand(program, runtime);
+  registerNightlyCommand(program, runtime);
   registerSandboxCommand(program, runtime);
   registerDemoCommand(program, runtime);
 }

@@ -79,12 +79,16 @@ export async function executePipeline(
   return result.exitCode;
 }
 
-/** Runs a `run` or `backfill` request as a command: context, pipeline, summary, exit code. */
+/**
+ * Runs a `run` or `backfill` request as a command: context, pipeline, summary, exit code; `after`
+ * gets the load's exit code and returns the command's (`nightly` transforms there).
+ */
 export async function runPipelineCommand(
   runtime: Runtime,
   cmd: Command,
   request: PipelineRequest,
   options: { allowFutureNow?: boolean } = {},
+  after: (ctx: CommandContext, loadCode: ExitCode) => Promise<ExitCode> = async (_ctx, code) => code,
 ): Promise<void> {
   // Checked before the warehouse opens: a bad TELECOM_ETL_NOW is a usage error that does nothing.
   runStartInstant(process.env, { allowFuture: options.allowFutureNow });
@@ -92,33 +96,45 @@ export async function runPipelineCommand(
     globalOptions(cmd),
     runtime,
     { accounts: true, migrate: true },
-    (ctx) => executePipeline(ctx, request, options),
+    async (ctx) => after(ctx, await executePipeline(ctx, request, options)),
   );
   runtime.setExitCode(code);
 }
 
-/** `telecom-etl run`: the nightly incremental load of every stream of every account. */
-export function registerRunCommand(program: Command, runtime: Runtime): void {
-  const command = program
-    .command("run")
-    .description(
-      "load every enabled stream of every account: open windows since the start date, the last lookback days again, and today (left open)",
-    )
+/** Adds the flags of the nightly load (`run` and `nightly`) to a command. */
+export function withRunFlags(command: Command): Command {
+  return command
     .option("--streams <names>", "only these streams (comma-separated)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--until <date>", "load nothing after this day (YYYY-MM-DD, inclusive)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
-    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
-    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
-      const request: PipelineRequest = {
-        command: "run",
-        streams: parseNameList("--streams", options.streams as string | undefined),
-        accounts: parseNameList("--accounts", options.accounts as string | undefined),
-        until: parseDateFlag("--until", options.until as string | undefined),
-        lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
-      };
-      await runPipelineCommand(runtime, cmd, request, { allowFutureNow: options.allowFutureNow === true });
+    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock");
+}
+
+/** The `run` request the flags of {@link withRunFlags} ask for. */
+export function runRequestFrom(options: Record<string, string | boolean | undefined>): PipelineRequest {
+  return {
+    command: "run",
+    streams: parseNameList("--streams", options.streams as string | undefined),
+    accounts: parseNameList("--accounts", options.accounts as string | undefined),
+    until: parseDateFlag("--until", options.until as string | undefined),
+    lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
+  };
+}
+
+/** `telecom-etl run`: the nightly incremental load of every stream of every account. */
+export function registerRunCommand(program: Command, runtime: Runtime): void {
+  const command = withRunFlags(
+    program
+      .command("run")
+      .description(
+        "load every enabled stream of every account: open windows since the start date, the last lookback days again, and today (left open)",
+      ),
+  ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+    await runPipelineCommand(runtime, cmd, runRequestFrom(options), {
+      allowFutureNow: options.allowFutureNow === true,
     });
+  });
   withExample(
     command,
     "telecom-etl run",

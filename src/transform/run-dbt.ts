@@ -5,21 +5,43 @@ import path from "node:path";
 import { UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { findProjectFolder } from "../project-files.js";
+import { type DbtNodeProblem, describeNodeProblem, digestDbtEvents } from "./dbt-events.js";
 
 /** The project folder holding `dbt/dbt_project.yml`, found by climbing from this file (src/ or dist/src/). */
 export function projectRoot(): string {
   return findProjectFolder("dbt/dbt_project.yml");
 }
 
-/** Result of a dbt invocation: its exit status and the counts line (`PASS=32 WARN=0 ERROR=0 ...`). */
+/** Result of a dbt invocation: its exit status, the counts line (`PASS=32 WARN=0 ERROR=0 ...`) and what failed. */
 export interface DbtResult {
   readonly ok: boolean;
   readonly exitCode: number | null;
   readonly summary: string;
   /** dbt's selection matched no node, so it did nothing (it still exits 0). */
   readonly selectedNothing: boolean;
-  /** The last lines dbt printed, for a failure message. */
+  /** The last lines dbt printed. */
   readonly tail: readonly string[];
+  /** Nodes that failed (models, tests, stale sources) and nodes that only warned. */
+  readonly failures: readonly DbtNodeProblem[];
+  readonly warnings: readonly DbtNodeProblem[];
+  /** dbt's own error when no node is to blame (the project does not parse, dbt could not start). */
+  readonly generalError: string | undefined;
+  /** dbt's full log of this invocation and the ones before it (text). */
+  readonly logPath: string;
+}
+
+/**
+ * One line saying why dbt failed: the failing nodes (at most three named, then a count), or dbt's
+ * own error, and where its full log is. `what` names the step: "dbt build", "dbt source freshness".
+ */
+export function describeDbtFailure(what: string, result: DbtResult): string {
+  const shown = result.failures.slice(0, 3).map(describeNodeProblem);
+  const more = result.failures.length > 3 ? ` and ${result.failures.length - 3} more` : "";
+  const cause =
+    shown.length > 0
+      ? `${shown.join("; ")}${more}`
+      : (result.generalError ?? `dbt exited with ${result.exitCode ?? "a signal"}`);
+  return `${what} failed: ${cause} (details: ${result.logPath})`;
 }
 
 /** The DBT_* variables profiles.yml reads, from a warehouse URL (the password goes only to the child). */
@@ -65,6 +87,11 @@ export async function runDbt(options: {
     "--log-path",
     path.join(workDir, "logs"),
     "--no-use-colors",
+    // Events as JSON on stdout, so failures are read by node, not scraped; the log file stays text.
+    "--log-format",
+    "json",
+    "--log-format-file",
+    "text",
   ];
   const child = spawn(dbt, args, {
     env: { ...process.env, ...dbtEnvironment(options.databaseUrl), DBT_SEND_ANONYMOUS_USAGE_STATS: "false" },
@@ -72,27 +99,30 @@ export async function runDbt(options: {
     signal: options.signal,
   });
   const lines: string[] = [];
-  const onData = (chunk: Buffer) => {
-    for (const line of chunk.toString().split("\n")) {
-      if (!line.trim()) continue;
-      lines.push(line);
-      if (lines.length > 200) lines.shift();
-      options.log.debug({ dbt: line }, "dbt");
-    }
+  const partial = { stdout: "", stderr: "" };
+  const collect = (stream: keyof typeof partial) => (chunk: Buffer) => {
+    const parts = (partial[stream] + chunk.toString()).split("\n");
+    partial[stream] = parts.pop() ?? "";
+    for (const line of parts) if (line.trim()) lines.push(line);
   };
-  child.stdout.on("data", onData);
-  child.stderr.on("data", onData);
+  child.stdout.on("data", collect("stdout"));
+  child.stderr.on("data", collect("stderr"));
   const exitCode = await new Promise<number | null>((resolve) => {
     child.on("close", (code) => resolve(code));
     child.on("error", () => resolve(null));
   });
-  const summary = lines.findLast((line) => line.includes("PASS=")) ?? "";
+  for (const rest of Object.values(partial)) if (rest.trim()) lines.push(rest);
+  const digest = digestDbtEvents(lines);
+  for (const line of digest.lines) options.log.debug({ dbt: line }, "dbt");
   return {
     ok: exitCode === 0,
     exitCode,
-    summary: summary.replace(/^.*Done\.\s*/, "").trim(),
-    // dbt's own words when no node is selected ("Nothing to do. Try checking your model configs ...").
-    selectedNothing: summary === "" && lines.some((line) => /\bNothing to do\./.test(line)),
-    tail: lines.slice(-15),
+    summary: digest.summary,
+    selectedNothing: digest.selectedNothing,
+    tail: digest.lines.slice(-15),
+    failures: digest.failures,
+    warnings: digest.warnings,
+    generalError: digest.generalError,
+    logPath: path.join(workDir, "logs", "dbt.log"),
   };
 }

@@ -11,7 +11,7 @@ import {
   SliceError,
   UsageError,
 } from "../../src/errors.js";
-import { EXIT, exitCodeFor } from "../../src/exit-codes.js";
+import { EXIT, EXIT_SEVERITY, exitCodeFor, worstExitCode } from "../../src/exit-codes.js";
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
 
@@ -53,5 +53,20 @@ describe("exit codes", () => {
       )
       .map((file) => path.relative(SRC, file));
     expect(deciding).toEqual([]);
+  });
+
+  it("the worst of a chain of steps: a step that did nothing, then a broken build, then a failed window", () => {
+    expect(worstExitCode([])).toBe(EXIT.ok);
+    expect(worstExitCode([EXIT.workFailed, EXIT.ok, EXIT.ok])).toBe(EXIT.workFailed);
+    expect(worstExitCode([EXIT.quarantined, EXIT.transformFailed, EXIT.ok])).toBe(EXIT.transformFailed);
+    expect(worstExitCode([EXIT.workFailed, EXIT.transformFailed])).toBe(EXIT.transformFailed);
+    expect(worstExitCode([EXIT.ok, EXIT.ok, EXIT.sourcesStale])).toBe(EXIT.sourcesStale);
+    expect(worstExitCode([EXIT.quarantined, EXIT.ok, EXIT.sourcesStale])).toBe(EXIT.sourcesStale);
+    expect(worstExitCode([EXIT.workFailed, EXIT.ok, EXIT.sourcesStale])).toBe(EXIT.workFailed);
+    expect(worstExitCode([EXIT.transformFailed, EXIT.interrupted])).toBe(EXIT.interrupted);
+  });
+
+  it("every exit code has a rank", () => {
+    expect([...EXIT_SEVERITY].sort((a, b) => a - b)).toEqual(Object.values(EXIT).sort((a, b) => a - b));
   });
 });
