@@ -12,7 +12,7 @@ import { startSandbox } from "../sandbox/start-sandbox.js";
 import { utcDayOf } from "../utc-days.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
-import { transformAfterLoad } from "./transform-steps.js";
+import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
 interface DemoOptions {
   readonly days: string;
@@ -60,9 +60,10 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
             ctx.out(`sandbox ${sandbox.url}: ${accounts} accounts, ${days} days from ${sandbox.world.start}`);
             await trackDemoValidations(ctx.warehouse, sandbox);
             const bars = process.stderr.isTTY === true && !ctx.json;
+            const config = demoConfig(ctx.config, sandbox);
             const result = await runPipeline(
               {
-                config: demoConfig(ctx.config, sandbox),
+                config,
                 warehouse: ctx.warehouse,
                 log: ctx.log,
                 signal: ctx.signal,
@@ -75,7 +76,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
             for (const line of formatRunSummary(result)) ctx.out(line);
             // The rest of `nightly`: dbt build, then source freshness (exit: the worst of the three).
             const exit: ExitCode = options.transform
-              ? await transformAfterLoad(ctx, result.exitCode)
+              ? await transformAfterLoad(ctx, result.exitCode, loadedSources(config, {}))
               : result.exitCode;
             for (const line of await warehouseSummary(ctx.warehouse)) ctx.out(line);
             const today = utcDayOf(sandbox.runtime.clock.now());

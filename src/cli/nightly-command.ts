@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { runPipelineCommand, runRequestFrom, withRunFlags } from "./run-command.js";
-import { transformAfterLoad } from "./transform-steps.js";
+import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
 /**
  * `telecom-etl nightly`: the scheduled job in one command: `run`, then `transform` (also after a
@@ -18,12 +18,13 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
         "the nightly job: run (load), then transform (dbt build), then dbt source freshness; exits with the worst code",
       ),
   ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+    const request = runRequestFrom(options);
     await runPipelineCommand(
       runtime,
       cmd,
-      runRequestFrom(options),
+      request,
       { allowFutureNow: options.allowFutureNow === true },
-      transformAfterLoad,
+      (ctx, loadCode) => transformAfterLoad(ctx, loadCode, loadedSources(ctx.config, request)),
     );
   });
   withExample(

@@ -1,5 +1,8 @@
+import type { EtlConfig } from "../config.js";
 import { UsageError } from "../errors.js";
 import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
+import type { PipelineRequest } from "../pipeline/run-pipeline.js";
+import { selectRunTargets } from "../pipeline/select-targets.js";
 import { describeNodeProblem } from "../transform/dbt-events.js";
 import { type DbtResult, describeDbtFailure, runDbt } from "../transform/run-dbt.js";
 import type { CommandContext } from "./command-context.js";
@@ -49,12 +52,38 @@ export async function buildMarts(ctx: CommandContext, options: BuildOptions = {}
   return result.ok ? EXIT.ok : EXIT.transformFailed;
 }
 
-/** `dbt source freshness` of the landing tables: exit 0 (warnings are logged), or 6 when one is past its error limit. */
-export async function checkSourceFreshness(ctx: CommandContext): Promise<ExitCode> {
+/**
+ * The dbt sources (`source:platform.<table>`) of the streams a load request covers, with their child
+ * tables: freshness is checked only there, so a stream turned off (or left out by `--streams`) is
+ * never reported stale. Sources without a freshness rule in dbt are skipped by dbt itself.
+ */
+export function loadedSources(
+  config: EtlConfig,
+  request: Pick<PipelineRequest, "accounts" | "streams">,
+): string[] {
+  const tables = new Set<string>();
+  for (const target of selectRunTargets(config, request.accounts, request.streams)) {
+    for (const stream of target.streams) {
+      for (const table of [stream.table, ...(stream.children ?? []).map((child) => child.table)])
+        tables.add(table.name.split(".").at(-1) ?? table.name);
+    }
+  }
+  return [...tables].sort().map((table) => `source:platform.${table}`);
+}
+
+/**
+ * `dbt source freshness` of the given sources: exit 0 (warnings are logged), or 6 when one is past
+ * its error limit. No sources, nothing checked.
+ */
+export async function checkSourceFreshness(
+  ctx: CommandContext,
+  sources: readonly string[],
+): Promise<ExitCode> {
+  if (sources.length === 0) return EXIT.ok;
   const result = await runDbt({
     databaseUrl: ctx.warehouse.url,
     log: ctx.log,
-    args: ["source", "freshness"],
+    args: ["source", "freshness", "--select", ...sources],
     signal: ctx.signal,
   });
   reportStep(ctx, "dbt source freshness", result);
@@ -67,17 +96,22 @@ export async function checkSourceFreshness(ctx: CommandContext): Promise<ExitCod
 }
 
 /**
- * What `nightly` (and `demo`) do after the load: rebuild the marts and check source freshness when
+ * What `nightly` (and `demo`) do after the load: rebuild the marts and check the freshness of the
+ * loaded streams' `sources` (see {@link loadedSources}) when
  * the load ran, fully or in part (exit 0, 1 or 3); nothing when it did not (usage, lock,
  * interruption: another run or the operator has the next move). Returns the worst of the codes.
  */
-export async function transformAfterLoad(ctx: CommandContext, loadCode: ExitCode): Promise<ExitCode> {
+export async function transformAfterLoad(
+  ctx: CommandContext,
+  loadCode: ExitCode,
+  sources: readonly string[],
+): Promise<ExitCode> {
   if (!LOAD_CODES_THAT_TRANSFORM.includes(loadCode) || ctx.signal.aborted) {
     ctx.log.warn({ loadCode }, "load did not run; marts not rebuilt, freshness not checked");
     return loadCode;
   }
   const build = await buildMarts(ctx);
   if (build === EXIT.interrupted) return worstExitCode([loadCode, build]);
-  const freshness = await checkSourceFreshness(ctx);
+  const freshness = await checkSourceFreshness(ctx, sources);
   return worstExitCode([loadCode, build, freshness]);
 }
