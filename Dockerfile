@@ -24,4 +24,4 @@ COPY scripts ./scripts
 RUN useradd --create-home etl && mkdir -p /app/.telecom-etl && chown -R etl /app/.telecom-etl
 USER etl
 ENTRYPOINT ["node", "dist/src/cli/bin.js"]
-CMD ["run"]
+CMD ["nightly"]
