@@ -26,7 +26,10 @@ export interface DbtEventDigest {
   readonly lines: readonly string[];
   readonly failures: readonly DbtNodeProblem[];
   readonly warnings: readonly DbtNodeProblem[];
-  /** The counts line without "Done.": `PASS=32 WARN=0 ERROR=0 SKIP=0 NO-OP=0 TOTAL=32`. */
+  /**
+   * The counts line without "Done.": `PASS=32 WARN=0 ERROR=0 SKIP=0 NO-OP=0 TOTAL=32`; for commands
+   * that print none (`source freshness`), the same counts from the node results.
+   */
   readonly summary: string;
   /** The first error-level message not tied to a node (why dbt stopped before or outside its nodes). */
   readonly generalError: string | undefined;
@@ -91,6 +94,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
   let summary = "";
   let generalError: string | undefined;
   let selectedNothing = false;
+  let passed = 0;
   for (const raw of rawLines) {
     const event = parseEvent(raw);
     if (event === undefined) {
@@ -103,8 +107,8 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
     if (msg.includes("PASS=")) summary = msg.replace(/^.*Done\.\s*/, "").trim();
     const result = nodeResult(event);
     if (result) {
-      if (result.problem.status !== "pass" && result.problem.status !== "success")
-        problems.set(result.id, result.problem);
+      if (result.problem.status === "pass" || result.problem.status === "success") passed += 1;
+      else problems.set(result.id, result.problem);
       continue;
     }
     const nodeId = event.data?.node_info?.unique_id;
@@ -117,11 +121,15 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
   }
   const all = [...problems.entries()].map(([id, problem]) => ({ ...problem, detail: details.get(id) }));
   const isFailure = (p: DbtNodeProblem) => (FAILED_STATUSES as readonly string[]).includes(p.status);
+  const failures = all.filter(isFailure);
+  const warnings = all.filter((p) => !isFailure(p) && p.status !== "skipped" && p.status !== "no-op");
+  const counted =
+    passed + all.length > 0 ? `PASS=${passed} WARN=${warnings.length} ERROR=${failures.length}` : "";
   return {
     lines,
-    failures: all.filter(isFailure),
-    warnings: all.filter((p) => !isFailure(p) && p.status !== "skipped" && p.status !== "no-op"),
-    summary,
+    failures,
+    warnings,
+    summary: summary || counted,
     generalError,
     selectedNothing: selectedNothing && summary === "",
   };

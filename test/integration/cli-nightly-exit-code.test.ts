@@ -49,6 +49,13 @@ describe("nightly exit code (CLI, real dbt)", () => {
     expect(built.rows[0]?.n).toBeGreaterThan(0);
   });
 
+  it("a load that cannot start (unknown stream): exit 2, one line, and no dbt step runs", async ({ rig }) => {
+    const result = await runCli(["nightly", "--streams", "nope"], { env: cliEnv(rig.sandbox, rig.db) });
+    expect(result.code, result.stderr.slice(-2000)).toBe(2);
+    expect(messages(result.stderr)).toEqual([expect.stringMatching(/^telecom-etl: .*unknown stream "nope"/)]);
+    expect(result.stdout).not.toMatch(/dbt/);
+  });
+
   it("a failing dbt test: exit 5 and one line naming the test and dbt's log", { timeout: 300_000 }, async ({
     rig,
   }) => {

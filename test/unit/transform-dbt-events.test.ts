@@ -76,6 +76,7 @@ describe("digestDbtEvents", () => {
     ]);
     expect(digest.failures.map(describeNodeProblem)).toEqual(["source platform.sip_trunks (stale)"]);
     expect(digest.warnings.map((w) => w.name)).toEqual(["platform.cdrs"]);
+    expect(digest.summary).toBe("PASS=0 WARN=1 ERROR=1");
   });
 
   it("an error tied to no node (a project that does not parse) is the general error; text lines are kept", () => {
