@@ -6,8 +6,9 @@ import type { TestDatabase } from "../helpers/test-database.js";
 
 /**
  * `nightly` = run, transform, source freshness, with the worst of the three exit codes: a load
- * that held a window open still gets its marts rebuilt (exit 1 with a passing build), and a
- * failing dbt test is exit 5 with one line naming the test and dbt's log.
+ * that held a window open still gets its marts rebuilt (exit 1 with a passing build), a stale
+ * source after a clean load and build is exit 6, a failing dbt test is exit 5 with one line naming
+ * the test and dbt's log, and a load that cannot start runs no dbt step.
  */
 const SANDBOX = { seed: 17, days: 2, accounts: 1, callsPerDay: 30, now: "real" } as const;
 it.override({ sandboxOptions: SANDBOX });
@@ -47,6 +48,39 @@ describe("nightly exit code (CLI, real dbt)", () => {
     const built = await sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.tables
       WHERE table_schema = 'analytics_marts'`.execute(db.warehouse.db);
     expect(built.rows[0]?.n).toBeGreaterThan(0);
+  });
+
+  it("a clean load and build but a stale source: exit 6 and one line naming the source", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    // A platform whose clock stopped: a re-read finds every row unchanged, so no row's _extracted_at
+    // moves, and rows last changed 5 days ago are past the 72 h error limit.
+    const sandbox = await launchSandbox({
+      seed: 17,
+      start: "2026-08-01",
+      days: 2,
+      accounts: 1,
+      callsPerDay: 30,
+    });
+    const db = await createDatabase();
+    const env = {
+      ...cliEnv(sandbox, db),
+      TELECOM_ETL_STREAMS: "cdrs",
+      TELECOM_ETL_NOW: "2026-08-03T00:00:00Z",
+    };
+    const first = await runCli(["run"], { env, timeoutMs: 120_000 });
+    expect(first.code, first.stderr.slice(-2000)).toBe(0);
+    await sql`UPDATE platform.cdrs SET _extracted_at = now() - interval '5 days'`.execute(db.warehouse.db);
+
+    const result = await runCli(["nightly"], { env, timeoutMs: 240_000 });
+    expect(result.code, result.stderr.slice(-3000)).toBe(6);
+    expect(result.stdout).toMatch(/dbt build: PASS=\d+ WARN=0 ERROR=0/);
+    expect(messages(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^telecom-etl: dbt source freshness failed: source platform\.cdrs \(stale\) \(details: \S+dbt\.log\)$/,
+      ),
+    ]);
   });
 
   it("a load that cannot start (unknown stream): exit 2, one line, and no dbt step runs", async ({ rig }) => {
