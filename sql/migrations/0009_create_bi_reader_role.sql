@@ -8,12 +8,12 @@ DO $$
 BEGIN
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'bi_reader') THEN
     CREATE ROLE bi_reader NOLOGIN;
+    -- Only on a role this migration created: commenting on a DBA's role needs rights we may lack.
+    COMMENT ON ROLE bi_reader IS
+      'telecom-etl: reads the dbt marts (SELECT granted by dbt), nothing else; password from TELECOM_ETL_BI_READER_PASSWORD';
   END IF;
 EXCEPTION
   WHEN duplicate_object OR unique_violation THEN
     NULL; -- created meanwhile by a concurrent migration of another database
 END
 $$;
-
-COMMENT ON ROLE bi_reader IS
-  'telecom-etl: reads the dbt marts (SELECT granted by dbt), nothing else; password from TELECOM_ETL_BI_READER_PASSWORD';
