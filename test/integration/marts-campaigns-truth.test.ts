@@ -7,6 +7,7 @@ import { runCli } from "../helpers/cli.js";
 import { test as base, describe, expect } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import { sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
+import { readmeExampleQueries } from "./readme-queries.js";
 
 /**
  * Issue 9, campaign / billing / validation marts: a two-month sandbox world is loaded the way a
@@ -363,5 +364,23 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
       })
       .filter((e) => e.appeals > 0);
     expect(mart.rows).toEqual(expected);
+  });
+
+  it("README's ten example queries run on the built marts", async ({ built, database }) => {
+    expect(built).toBe(true);
+    const queries = readmeExampleQueries();
+    expect(queries).toHaveLength(10);
+    const failures: string[] = [];
+    let answered = 0;
+    for (const [index, query] of queries.entries()) {
+      try {
+        if ((await sql.raw(query).execute(database.warehouse.db)).rows.length > 0) answered += 1;
+      } catch (error) {
+        failures.push(`question ${index + 1}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    // Not every question has an answer in this small world (no missing charges, say), most do.
+    expect(answered).toBeGreaterThanOrEqual(5);
   });
 });
