@@ -57,10 +57,18 @@ export function dbtEnvironment(databaseUrl: string, schema = "analytics"): Recor
   };
 }
 
+/** A folder name for one warehouse: `<database>@<host>-<port>`, safe for any file system. */
+export function warehouseFolder(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || "postgres";
+  return `${database}@${url.hostname}-${url.port || "5432"}`.replace(/[^A-Za-z0-9@._-]/g, "_");
+}
+
 /**
  * Runs `dbt <args>` (default `build`) on the project's dbt folder against `databaseUrl`, with the
  * virtualenv's dbt (or $DBT_BIN). Output goes to the debug log; target and logs go to
- * `.telecom-etl/dbt/` so concurrent runs on other databases do not collide if given distinct `workDir`s.
+ * `.telecom-etl/dbt/<database>/` (one folder per warehouse: dbt rewrites its target folder on every
+ * invocation, so two builds of different warehouses at once must not share one).
  */
 export async function runDbt(options: {
   databaseUrl: string;
@@ -74,7 +82,8 @@ export async function runDbt(options: {
   if (!process.env.DBT_BIN && !existsSync(dbt)) {
     throw new UsageError("dbt is not installed: run `make setup` (creates .venv from dbt/requirements.txt)");
   }
-  const workDir = options.workDir ?? path.join(root, ".telecom-etl", "dbt");
+  const workDir =
+    options.workDir ?? path.join(root, ".telecom-etl", "dbt", warehouseFolder(options.databaseUrl));
   await mkdir(workDir, { recursive: true });
   const args = [
     ...(options.args ?? ["build"]),
