@@ -5,7 +5,7 @@
  * incremental `dbt build` is timed. Target: incremental <= 0.2x the full refresh.
  * Usage: node dist/bench/dbt-incremental.js [--days 90] [--calls-per-day 20000]
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -31,6 +31,17 @@ async function countCalls(warehouse: Warehouse): Promise<number> {
   return Number((row as { n: string }).n);
 }
 
+/** The dbt nodes (models, tests) that took longest in the last invocation, from its run_results.json. */
+async function slowestNodes(workDir: string, count: number): Promise<string> {
+  const text = await readFile(path.join(workDir, "target", "run_results.json"), "utf8");
+  const { results } = JSON.parse(text) as { results: { unique_id: string; execution_time: number }[] };
+  return results
+    .toSorted((a, b) => b.execution_time - a.execution_time)
+    .slice(0, count)
+    .map((r) => `${r.unique_id.split(".").slice(2).join(".")} ${r.execution_time.toFixed(1)} s`)
+    .join(", ");
+}
+
 /** Seconds a `dbt` invocation took; throws with dbt's last lines when it failed. */
 async function timedDbt(warehouse: Warehouse, workDir: string, dbtArgs: string[]): Promise<number> {
   const started = performance.now();
@@ -38,6 +49,7 @@ async function timedDbt(warehouse: Warehouse, workDir: string, dbtArgs: string[]
   const seconds = (performance.now() - started) / 1000;
   if (!result.ok) throw new Error(`dbt ${dbtArgs.join(" ")} failed:\n${result.tail.join("\n")}`);
   console.log(`  dbt ${dbtArgs.join(" ")}: ${seconds.toFixed(1)} s (${result.summary})`);
+  console.log(`    slowest: ${await slowestNodes(workDir, 8)}`);
   return seconds;
 }
 
