@@ -4,12 +4,22 @@
 -- Incremental: a run merges on the key and re-processes every leg whose called_at is at or after
 -- (latest call_date already built − var settle_days, default 3): CDRs, charges, recordings of the
 -- last days still change while the loader settles them. `--full-refresh` rebuilds everything.
+-- built_at stamps the rows a build wrote (dbt's run_started_at): tests of this model check the
+-- rows of its latest build. Indexes: the key (unique — the database enforces the grain and the
+-- merge finds its rows by it), call_date (the reports read their window by it), built_at (tests);
+-- analyzed after each build so the planner knows the new day and the newest built_at.
 {{
     config(
         materialized='incremental',
         unique_key=['account', 'direction', 'call_uuid'],
         incremental_strategy='merge',
         on_schema_change='append_new_columns',
+        post_hook='analyze {{ this }}',
+        indexes=[
+            {'columns': ['account', 'direction', 'call_uuid'], 'unique': True},
+            {'columns': ['call_date']},
+            {'columns': ['built_at']},
+        ],
     )
 }}
 {#- A table built before this model became incremental lacks the newer columns: re-process every
@@ -46,6 +56,10 @@ destination_codes as (
     left join calling_codes as c1 on c1.calling_code = left(d.digits, 1)
     left join calling_codes as c2 on c2.calling_code = left(d.digits, 2)
     left join calling_codes as c3 on c3.calling_code = left(d.digits, 3)
+),
+roots as (
+    -- int_call_legs_rooted's walk (macro call_roots), started from this build's legs only.
+    {{ call_roots('legs', ref('stg_platform__cdrs')) | indent(4) }}
 ),
 recordings as (
     select account, call_uuid, bool_or(recording_url is not null) as has_recording
@@ -101,11 +115,12 @@ select
     case
         when l.billed_minutes > 0 and not l.is_charge_missing
             then coalesce(l.charge_usd, 0) / l.billed_minutes
-    end                                                                     as effective_rate_usd_per_minute
+    end                                                                     as effective_rate_usd_per_minute,
+    '{{ run_started_at.isoformat() }}'::timestamptz                         as built_at
 from legs as l
 left join destination_codes as dc
     on dc.account = l.account and dc.direction = l.direction and dc.call_uuid = l.call_uuid
-left join {{ ref('int_call_legs_rooted') }} as r
+left join roots as r
     on r.account = l.account and r.direction = l.direction and r.call_uuid = l.call_uuid
 left join {{ ref('stg_platform__sip_trunks') }} as t
     on t.account = l.account and t.trunk_name = coalesce(l.sip_trunk, l.destination)
