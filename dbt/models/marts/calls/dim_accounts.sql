@@ -1,12 +1,13 @@
 -- One row per account the warehouse holds data of (the names of the loader's config): how many
--- trunks and numbers it has, and the span of its calls.
+-- trunks and numbers it has, and the span of its calls (from rpt_call_kpis_daily: the legs of
+-- fct_calls summed per day, far fewer rows to read).
 with calls as (
     select
         account,
         min(call_date)      as first_call_date,
         max(call_date)      as last_call_date,
-        count(*)            as call_legs
-    from {{ ref('fct_calls') }}
+        sum(leg_attempts)   as call_legs
+    from {{ ref('rpt_call_kpis_daily') }}
     group by 1
 ),
 trunks as (

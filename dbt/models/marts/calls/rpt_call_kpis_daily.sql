@@ -3,11 +3,28 @@
 -- Attempts count root calls (a call and its child legs are one attempt); minutes and cost count
 -- every leg. NER counts the dispositions where the network did its job: answered, busy, noanswer
 -- (the callee decided); only `failed` is a network failure.
+--
+-- Incremental (delete+insert by call_date): a build re-builds the days from macro settle_window_start
+-- (the latest day built here − var settle_days), every day fct_calls can have re-processed since;
+-- older days are final. `--full-refresh` rebuilds every day.
+{{
+    config(
+        materialized='incremental',
+        unique_key='call_date',
+        incremental_strategy='delete+insert',
+        on_schema_change='sync_all_columns',
+        post_hook='analyze {{ this }}',
+        indexes=[{'columns': ['call_date']}],
+    )
+}}
 with calls as (
     select
         *,
         not is_child_leg                                        as is_root
     from {{ ref('fct_calls') }}
+    {% if is_incremental() %}
+    where call_date >= {{ settle_window_start(this) }}
+    {% endif %}
 )
 select
     call_date,

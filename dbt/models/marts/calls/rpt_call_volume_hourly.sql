@@ -4,6 +4,25 @@
 -- call_seconds of an hour are exactly the seconds of talk inside it and erlangs = call_seconds / 3600.
 -- peak_concurrent_calls: the most legs in progress at one instant of the hour (legs carried in
 -- from the hour before included).
+--
+-- Incremental (delete+insert by call_date): a build re-builds the hours of the days from macro
+-- settle_window_start — the latest day with calls started in it (a leg crossing midnight adds an
+-- hour to the next day) − var settle_days — every day fct_calls can have re-processed since; it
+-- reads the legs still in progress at that day's start too, so carried-in calls, split seconds
+-- and peaks of its first hours are whole. `--full-refresh` rebuilds every hour.
+{{
+    config(
+        materialized='incremental',
+        unique_key='call_date',
+        incremental_strategy='delete+insert',
+        on_schema_change='sync_all_columns',
+        post_hook='analyze {{ this }}',
+        indexes=[{'columns': ['call_date']}],
+    )
+}}
+{%- set window_start_at -%}
+    ({{ settle_window_start(this, filter='calls > 0') }})::timestamp at time zone 'UTC'
+{%- endset %}
 with legs as (
     select
         account,
@@ -16,6 +35,9 @@ with legs as (
         is_answered
     from {{ ref('fct_calls') }}
     where called_at is not null
+    {% if is_incremental() %}
+      and ended_at >= {{ window_start_at }}
+    {% endif %}
 ),
 segments as (
     select
@@ -86,3 +108,6 @@ select
 from hours as h
 left join event_peaks as p
     on p.account = h.account and p.trunk_name = h.trunk_name and p.hour_start_at = h.hour_start_at
+{% if is_incremental() %}
+where h.hour_start_at >= {{ window_start_at }}
+{% endif %}

@@ -3,10 +3,11 @@
 -- (sample standard deviation), with at least var `anomaly_min_history_days` (default 7) days of
 -- history and at least var `anomaly_min_cost_usd` (default 10.00 USD) spent that day, so a few
 -- dollars to a rare destination on a quiet account are not an alarm. A toll-fraud signal: a
--- warn-level test lists them.
+-- warn-level test lists them. The daily cost comes from rpt_call_kpis_daily (the same legs summed
+-- per day, far fewer rows than fct_calls).
 with daily as (
-    select account, destination_country, call_date, coalesce(sum(total_cost_usd), 0) as cost_usd, count(*) as call_legs
-    from {{ ref('fct_calls') }}
+    select account, destination_country, call_date, sum(cost_usd) as cost_usd, sum(leg_attempts) as call_legs
+    from {{ ref('rpt_call_kpis_daily') }}
     where direction = 'placed' and call_date is not null
     group by 1, 2, 3
 ),

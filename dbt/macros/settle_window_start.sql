@@ -1,0 +1,12 @@
+{#- The first UTC day an incremental call report re-builds: the latest day the report already holds
+    (from its rows where `filter` holds) minus var settle_days. The report was built from fct_calls
+    when fct_calls ended on that same day, and a fct_calls build re-processes at most the days from
+    (its latest built day − settle_days): so every day fct_calls re-processed since the report's
+    last build is at or after this one, even when fct_calls was built alone in between. -#}
+{% macro settle_window_start(relation, date_column='call_date', filter='true') -%}
+    (
+        select coalesce(max({{ date_column }}), '1970-01-01'::date) - {{ var('settle_days', 3) }}
+        from {{ relation }}
+        where {{ filter }}
+    )
+{%- endmacro %}
