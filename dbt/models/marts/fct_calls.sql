@@ -4,8 +4,8 @@
 -- Incremental: a run merges on the key and re-processes every leg whose called_at is at or after
 -- (latest call_date already built − var settle_days, default 3): CDRs, charges, recordings of the
 -- last days still change while the loader settles them. `--full-refresh` rebuilds everything.
--- built_at stamps the rows a build wrote (dbt's run_started_at): tests of this model check the
--- rows of its latest build. Indexes: the key (unique — the database enforces the grain and the
+-- built_at stamps the rows a build wrote (dbt's run_started_at; a re-processed leg that did not
+-- change is not written again): tests of this model check the rows of its latest build. Indexes: the key (unique — the database enforces the grain and the
 -- merge finds its rows by it), call_date (the reports read their window by it), built_at (tests);
 -- analyzed after each build so the planner knows the new day and the newest built_at.
 {{
@@ -25,15 +25,14 @@
 {#- A table built before this model became incremental lacks the newer columns: re-process every
     leg once (merge fills them in, on_schema_change adds them) instead of only the recent days. -#}
 {%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}
+{%- set window_start = settle_window_start(this) if is_incremental() else none -%}
+{%- set compared_columns = built_columns | reject('equalto', 'built_at') | list -%}
 with legs as (
     select *
     from {{ ref('int_calls_costed') }}
     {% if is_incremental() and 'root_call_id' in built_columns %}
     where called_at is null
-       or called_at >= (
-            select coalesce(max(call_date), '1970-01-01'::date) - {{ var('settle_days', 3) }}
-            from {{ this }}
-        )::timestamp at time zone 'UTC'
+       or called_at >= {{ window_start }}::timestamp at time zone 'UTC'
     {% endif %}
 ),
 calling_codes as (
@@ -65,64 +64,82 @@ recordings as (
     select account, call_uuid, bool_or(recording_url is not null) as has_recording
     from {{ ref('stg_platform__recordings') }}
     group by 1, 2
+),
+built as (
+    select
+        l.account,
+        l.direction,
+        l.call_uuid,
+        l.parent_call_uuid,
+        l.called_at,
+        l.call_date,
+        extract(hour from l.called_at at time zone 'UTC')::integer              as call_hour,
+        l.called_at + make_interval(secs => l.duration_seconds)                 as ended_at,
+        l.from_number,
+        l.to_number,
+        case when l.direction = 'placed' then l.from_number else l.to_number end as account_number,
+        case when l.direction = 'placed' then l.to_number else l.from_number end as other_party_number,
+        l.disposition,
+        l.is_answered,
+        l.duration_seconds,
+        l.billed_minutes,
+        l.destination,
+        dc.calling_code                                                         as destination_calling_code,
+        coalesce(dc.country_name, '(unknown)')                                  as destination_country,
+        l.sip_trunk,
+        -- The trunk that carried the leg: its own for a placed leg, the trunk a received call was
+        -- forwarded to when its destination is one of the account's trunks.
+        coalesce(l.sip_trunk, t.trunk_name)                                     as trunk_name,
+        l.answered_by,
+        l.answered_by = 'machine'                                               as is_machine_answered,
+        l.parent_call_uuid is not null                                          as is_child_leg,
+        case
+            when l.parent_call_uuid is null then l.call_uuid
+            else coalesce(r.root_call_uuid, l.parent_call_uuid)
+        end                                                                     as root_call_id,
+        coalesce(r.leg_depth, 0)                                                as leg_depth,
+        l.direction = 'received' and l.forward_fee_usd is not null              as is_forwarded,
+        case
+            when l.direction <> 'received' or l.destination is null then null
+            when l.destination like 'sip:%' then 'sip_uri'
+            when t.trunk_name is not null then 'trunk'
+            when l.destination ~ '^\+?[0-9]+$' then 'pstn'
+            else 'other'
+        end                                                                     as forward_target_kind,
+        coalesce(rec.has_recording, false)                                      as has_recording,
+        l.per_minute_usd,
+        l.charge_usd,
+        l.forward_fee_usd,
+        l.is_charge_missing,
+        l.total_cost_usd,
+        case
+            when l.billed_minutes > 0 and not l.is_charge_missing
+                then coalesce(l.charge_usd, 0) / l.billed_minutes
+        end                                                                     as effective_rate_usd_per_minute,
+        '{{ run_started_at.isoformat() }}'::timestamptz                         as built_at
+    from legs as l
+    left join destination_codes as dc
+        on dc.account = l.account and dc.direction = l.direction and dc.call_uuid = l.call_uuid
+    left join roots as r
+        on r.account = l.account and r.direction = l.direction and r.call_uuid = l.call_uuid
+    left join {{ ref('stg_platform__sip_trunks') }} as t
+        on t.account = l.account and t.trunk_name = coalesce(l.sip_trunk, l.destination)
+    left join recordings as rec
+        on rec.account = l.account and rec.call_uuid = l.call_uuid
 )
-select
-    l.account,
-    l.direction,
-    l.call_uuid,
-    l.parent_call_uuid,
-    l.called_at,
-    l.call_date,
-    extract(hour from l.called_at at time zone 'UTC')::integer              as call_hour,
-    l.called_at + make_interval(secs => l.duration_seconds)                 as ended_at,
-    l.from_number,
-    l.to_number,
-    case when l.direction = 'placed' then l.from_number else l.to_number end as account_number,
-    case when l.direction = 'placed' then l.to_number else l.from_number end as other_party_number,
-    l.disposition,
-    l.is_answered,
-    l.duration_seconds,
-    l.billed_minutes,
-    l.destination,
-    dc.calling_code                                                         as destination_calling_code,
-    coalesce(dc.country_name, '(unknown)')                                  as destination_country,
-    l.sip_trunk,
-    -- The trunk that carried the leg: its own for a placed leg, the trunk a received call was
-    -- forwarded to when its destination is one of the account's trunks.
-    coalesce(l.sip_trunk, t.trunk_name)                                     as trunk_name,
-    l.answered_by,
-    l.answered_by = 'machine'                                               as is_machine_answered,
-    l.parent_call_uuid is not null                                          as is_child_leg,
-    case
-        when l.parent_call_uuid is null then l.call_uuid
-        else coalesce(r.root_call_uuid, l.parent_call_uuid)
-    end                                                                     as root_call_id,
-    coalesce(r.leg_depth, 0)                                                as leg_depth,
-    l.direction = 'received' and l.forward_fee_usd is not null              as is_forwarded,
-    case
-        when l.direction <> 'received' or l.destination is null then null
-        when l.destination like 'sip:%' then 'sip_uri'
-        when t.trunk_name is not null then 'trunk'
-        when l.destination ~ '^\+?[0-9]+$' then 'pstn'
-        else 'other'
-    end                                                                     as forward_target_kind,
-    coalesce(rec.has_recording, false)                                      as has_recording,
-    l.per_minute_usd,
-    l.charge_usd,
-    l.forward_fee_usd,
-    l.is_charge_missing,
-    l.total_cost_usd,
-    case
-        when l.billed_minutes > 0 and not l.is_charge_missing
-            then coalesce(l.charge_usd, 0) / l.billed_minutes
-    end                                                                     as effective_rate_usd_per_minute,
-    '{{ run_started_at.isoformat() }}'::timestamptz                         as built_at
-from legs as l
-left join destination_codes as dc
-    on dc.account = l.account and dc.direction = l.direction and dc.call_uuid = l.call_uuid
-left join roots as r
-    on r.account = l.account and r.direction = l.direction and r.call_uuid = l.call_uuid
-left join {{ ref('stg_platform__sip_trunks') }} as t
-    on t.account = l.account and t.trunk_name = coalesce(l.sip_trunk, l.destination)
-left join recordings as rec
-    on rec.account = l.account and rec.call_uuid = l.call_uuid
+select * from built
+{% if is_incremental() %}
+-- A leg whose every column is what the table already holds is not written again: most legs of
+-- the settled days do not change, and rewriting them costs the merge, the indexes and the tests.
+-- (The table side is read by its call_date index; an undated leg is always written again.)
+where not exists (
+    select 1
+    from {{ this }} as t
+    where t.account = built.account
+      and t.direction = built.direction
+      and t.call_uuid = built.call_uuid
+      and t.call_date >= {{ window_start }}
+      and ({% for c in compared_columns %}t.{{ c }}{{ ', ' if not loop.last }}{% endfor %})
+          is not distinct from ({% for c in compared_columns %}built.{{ c }}{{ ', ' if not loop.last }}{% endfor %})
+)
+{% endif %}

@@ -8,7 +8,7 @@
 with checked_days as (
     select min(call_date) as first_day
     from {{ ref('fct_calls') }}
-    where built_at = (select max(built_at) from {{ ref('fct_calls') }})
+    where built_at = {{ latest_build_at(ref('fct_calls')) }}
 ),
 facts as (
     select

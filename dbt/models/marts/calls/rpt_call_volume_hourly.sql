@@ -20,9 +20,11 @@
         indexes=[{'columns': ['call_date']}],
     )
 }}
+{%- if is_incremental() -%}
 {%- set window_start_at -%}
     ({{ settle_window_start(this, filter='calls > 0') }})::timestamp at time zone 'UTC'
-{%- endset %}
+{%- endset -%}
+{%- endif %}
 with legs as (
     select
         account,
