@@ -10,15 +10,21 @@ export function registerTransformCommand(program: Command, runtime: Runtime): vo
     .description("build the reporting marts with dbt (staging -> intermediate -> marts) and run their tests")
     .option("--select <selector>", "dbt node selection, e.g. marts or +fct_invoices_reconciled")
     .option("--full-refresh", "rebuild incremental models from scratch")
-    .action(async (options: { select?: string; fullRefresh?: boolean }, cmd: Command) => {
-      const code = await withCommandContext(
-        globalOptions(cmd),
-        runtime,
-        { accounts: false, migrate: true },
-        (ctx) => buildMarts(ctx, options),
-      );
-      runtime.setExitCode(code);
-    });
+    .option(
+      "--unit-tests",
+      "also run dbt's unit tests (checks of the KPI formulas on fixed inputs; skipped by default)",
+    )
+    .action(
+      async (options: { select?: string; fullRefresh?: boolean; unitTests?: boolean }, cmd: Command) => {
+        const code = await withCommandContext(
+          globalOptions(cmd),
+          runtime,
+          { accounts: false, migrate: true },
+          (ctx) => buildMarts(ctx, options),
+        );
+        runtime.setExitCode(code);
+      },
+    );
   withExample(
     command,
     "telecom-etl transform",

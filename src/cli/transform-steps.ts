@@ -4,13 +4,14 @@ import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import { selectRunTargets } from "../pipeline/select-targets.js";
 import { describeNodeProblem } from "../transform/dbt-events.js";
-import { type DbtResult, describeDbtFailure, runDbt } from "../transform/run-dbt.js";
+import { type DbtResult, describeDbtFailure, runDbt, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
 import type { CommandContext } from "./command-context.js";
 
-/** What `transform` builds: a dbt selection (default everything) and whether to rebuild incremental models. */
+/** What `transform` builds: a dbt selection (default everything), whether to rebuild incremental models, and whether dbt's unit tests run too. */
 export interface BuildOptions {
   readonly select?: string;
   readonly fullRefresh?: boolean;
+  readonly unitTests?: boolean;
 }
 
 /** Load exit codes after which the marts are rebuilt: the load ran, fully or in part. */
@@ -43,6 +44,7 @@ export async function buildMarts(ctx: CommandContext, options: BuildOptions = {}
   const args = ["build"];
   if (options.select) args.push("--select", options.select);
   if (options.fullRefresh) args.push("--full-refresh");
+  if (!options.unitTests) args.push(...WITHOUT_UNIT_TESTS);
   const result = await runDbt({ databaseUrl: ctx.warehouse.url, log: ctx.log, args, signal: ctx.signal });
   if (result.ok && result.selectedNothing && options.select) {
     throw new UsageError(`dbt selected nothing for --select ${options.select}`);

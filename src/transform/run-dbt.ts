@@ -57,6 +57,13 @@ export function dbtEnvironment(databaseUrl: string, schema = "analytics"): Recor
   };
 }
 
+/**
+ * Arguments that leave dbt's unit tests out of a build. Unit tests check the models' logic on fixed
+ * inputs (the test suite runs them); a production build checks the data, so `transform` and
+ * `nightly` skip them unless `--unit-tests` is given, as dbt recommends.
+ */
+export const WITHOUT_UNIT_TESTS: readonly string[] = ["--exclude-resource-type", "unit_test"];
+
 /** A folder name for one warehouse: `<database>@<host>-<port>`, safe for any file system. */
 export function warehouseFolder(databaseUrl: string): string {
   const url = new URL(databaseUrl);

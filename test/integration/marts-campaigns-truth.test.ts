@@ -116,7 +116,7 @@ async function loadAndBuild(sandbox: RunningSandbox, database: TestDatabase): Pr
     sandbox,
   );
   expect(run.exitCode).toBe(0);
-  const transform = await runCli(["transform"], {
+  const transform = await runCli(["transform", "--unit-tests"], {
     env: { DATABASE_URL: database.url },
     timeoutMs: 300_000,
   });
