@@ -2,10 +2,11 @@
     (from its rows where `filter` holds) minus var settle_days. The report was built from fct_calls
     when fct_calls ended on that same day, and a fct_calls build re-processes at most the days from
     (its latest built day − settle_days): so every day fct_calls re-processed since the report's
-    last build is at or after this one, even when fct_calls was built alone in between. -#}
-{% macro settle_window_start(relation, date_column='call_date', filter='true') -%}
+    last build is at or after this one, even when fct_calls was built alone in between. `days`
+    overrides settle_days for a model whose days stay open longer (rpt_usage_daily). -#}
+{% macro settle_window_start(relation, date_column='call_date', filter='true', days=none) -%}
     {%- set query -%}
-        select coalesce(max({{ date_column }}), '1970-01-01'::date) - {{ var('settle_days', 3) }}
+        select coalesce(max({{ date_column }}), '1970-01-01'::date) - {{ days if days is not none else var('settle_days', 3) }}
         from {{ relation }}
         where {{ filter }}
     {%- endset -%}

@@ -2,7 +2,23 @@
 -- the campaign message whose link was opened). A click converts when that phone has an answered
 -- call (from or to it) starting within `click_to_call_window_hours` (dbt var, default 24) after the
 -- click.
+--
+-- Incremental (delete+insert by click_date): a build re-builds the click days from macro
+-- settle_window_start (the latest click day built here − var settle_days), the days whose clicks or
+-- answered calls can still change; `--full-refresh` rebuilds every day.
 {%- set window_hours = var('click_to_call_window_hours', 24) %}
+{{
+    config(
+        materialized='incremental',
+        unique_key='click_date',
+        incremental_strategy='delete+insert',
+        on_schema_change='sync_all_columns',
+        indexes=[{'columns': ['click_date']}],
+    )
+}}
+{%- if is_incremental() %}
+{%- set window_start = settle_window_start(this, 'click_date') %}
+{%- endif %}
 with clicks as (
     select
         account,
@@ -19,16 +35,21 @@ with clicks as (
         latitude,
         longitude
     from {{ ref('stg_platform__short_link_metrics') }}
+    {% if is_incremental() %}
+    where click_date >= {{ window_start }}
+    {% endif %}
 ),
 
 answered_calls_by_phone as (
     select account, {{ phone_digits('from_number') }} as phone, called_at, call_uuid
     from {{ ref('stg_platform__cdrs') }}
     where is_answered
+    {% if is_incremental() %} and called_at >= ({{ window_start }})::timestamp at time zone 'UTC' {% endif %}
     union all
     select account, {{ phone_digits('to_number') }}, called_at, call_uuid
     from {{ ref('stg_platform__cdrs') }}
     where is_answered
+    {% if is_incremental() %} and called_at >= ({{ window_start }})::timestamp at time zone 'UTC' {% endif %}
 ),
 
 first_calls as (

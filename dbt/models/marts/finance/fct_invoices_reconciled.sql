@@ -15,7 +15,7 @@ products as (
 daily_usage as (
     select i.account, i.invoice_id, u.product, sum(u.usage_usd) as usage_usd
     from invoices as i
-    join {{ ref('int_charges_summed') }} as u
+    join {{ ref('rpt_usage_daily') }} as u
         on u.account = i.account
        and u.usage_date between i.period_start_date and i.period_end_date
     group by 1, 2, 3
