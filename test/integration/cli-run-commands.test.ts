@@ -52,6 +52,69 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
     expect(stored.rows[0]?.n).toBe(0);
   });
 
+  it("track: records a validation token with its submission time once; bad input is one line, exit 2", async ({
+    rig,
+    env,
+  }) => {
+    const db = rig.db.warehouse.db;
+    const tracked = async () =>
+      (
+        await sql<{
+          kind: string;
+          account: string;
+          external_id: string;
+          status: string;
+          first_seen_at: Date;
+        }>`
+          SELECT kind, account, external_id, status, first_seen_at FROM etl.tracked_requests
+          WHERE external_id LIKE 'cli-track-%' ORDER BY external_id`.execute(db)
+      ).rows;
+    const bad: [string[], RegExp][] = [
+      [["track", "recording", "cli-track-x"], /track: expected transcription or validation, got "recording"/],
+      [
+        ["track", "validation", "cli-track-x", "--submitted-at", "yesterday"],
+        /--submitted-at: expected an ISO 8601 time/,
+      ],
+      [
+        ["track", "validation", "cli-track-x", "--submitted-at", "2999-01-01T00:00:00Z"],
+        /--submitted-at: .* is in the future/,
+      ],
+      [
+        ["track", "validation", "cli-track-x", "--account", "ghost"],
+        /unknown account "ghost"; configured: default/,
+      ],
+    ];
+    for (const [args, message] of bad) {
+      const result = await runCli(args, { env });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(
+        result.stderr
+          .trim()
+          .split("\n")
+          .filter((line) => !line.startsWith("{")),
+        args.join(" "),
+      ).toEqual([expect.stringMatching(message)]);
+    }
+    expect(await tracked()).toEqual([]);
+
+    const args = ["track", "validation", "cli-track-1", "--submitted-at", "2026-08-03T14:05:00Z"];
+    const first = await runCli(args, { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/tracking validation token cli-track-1 for account default/);
+    const again = await runCli([...args.slice(0, 3), "--submitted-at", "2026-08-04T00:00:00Z"], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/was tracked already; nothing changed/);
+    expect(await tracked()).toEqual([
+      {
+        kind: "validation",
+        account: "default",
+        external_id: "cli-track-1",
+        status: "pending",
+        first_seen_at: new Date("2026-08-03T14:05:00Z"),
+      },
+    ]);
+  });
+
   it("backfill never removes completion; state reset forgets windows so the next run reloads them", async ({
     rig,
     env,
