@@ -66,9 +66,8 @@ export const WITHOUT_UNIT_TESTS: readonly string[] = ["--exclude-resource-type",
 
 /** A folder name for one warehouse: `<database>@<host>-<port>`, safe for any file system. */
 export function warehouseFolder(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || "postgres";
-  return `${database}@${url.hostname}-${url.port || "5432"}`.replace(/[^A-Za-z0-9@._-]/g, "_");
+  const { DBT_DBNAME, DBT_HOST, DBT_PORT } = dbtEnvironment(databaseUrl);
+  return `${DBT_DBNAME}@${DBT_HOST}-${DBT_PORT}`.replace(/[^A-Za-z0-9@._-]/g, "_");
 }
 
 /**
