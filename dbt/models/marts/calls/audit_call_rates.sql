@@ -5,6 +5,7 @@
 -- no increment explains (a rate change, a surcharge, a billing error). Tolerance: var
 -- `rate_audit_tolerance_usd` (default 0.0001 USD). `fitting_increment` in the underlying legs is
 -- the first increment, in the order above, that explains the charge.
+{%- set tolerance = var('rate_audit_tolerance_usd', 0.0001) %}
 with legs as (
     select
         account,
@@ -31,10 +32,10 @@ fitted as (
     select
         *,
         case
-            when abs(charge_usd - expected_60_60_usd) <= {{ var('rate_audit_tolerance_usd', 0.0001) }} then '60/60'
-            when abs(charge_usd - expected_30_6_usd) <= {{ var('rate_audit_tolerance_usd', 0.0001) }} then '30/6'
-            when abs(charge_usd - expected_6_6_usd) <= {{ var('rate_audit_tolerance_usd', 0.0001) }} then '6/6'
-            when abs(charge_usd - expected_1_1_usd) <= {{ var('rate_audit_tolerance_usd', 0.0001) }} then '1/1'
+            when abs(charge_usd - expected_60_60_usd) <= {{ tolerance }} then '60/60'
+            when abs(charge_usd - expected_30_6_usd) <= {{ tolerance }} then '30/6'
+            when abs(charge_usd - expected_6_6_usd) <= {{ tolerance }} then '6/6'
+            when abs(charge_usd - expected_1_1_usd) <= {{ tolerance }} then '1/1'
         end                                                                         as fitting_increment
     from legs
 )
