@@ -7,14 +7,15 @@
 -- built_at stamps the rows a build wrote (dbt's run_started_at; a re-processed leg that did not
 -- change is not written again): tests of this model check the rows of its latest build. Indexes: the key (unique — the database enforces the grain and the
 -- merge finds its rows by it), call_date (the reports read their window by it), built_at (tests);
--- analyzed after each build so the planner knows the new day and the newest built_at.
+-- analyzed after a build that leaves its statistics stale (macro analyze_if_stale: a full refresh,
+-- or more than a tenth of its rows changed since the last analyze).
 {{
     config(
         materialized='incremental',
         unique_key=['account', 'direction', 'call_uuid'],
         incremental_strategy='merge',
         on_schema_change='append_new_columns',
-        post_hook='analyze {{ this }}',
+        post_hook='{{ analyze_if_stale(this) }}',
         indexes=[
             {'columns': ['account', 'direction', 'call_uuid'], 'unique': True},
             {'columns': ['call_date']},
