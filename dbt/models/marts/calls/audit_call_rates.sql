@@ -5,6 +5,22 @@
 -- no increment explains (a rate change, a surcharge, a billing error). Tolerance: var
 -- `rate_audit_tolerance_usd` (default 0.0001 USD). `fitting_increment` in the underlying legs is
 -- the first increment, in the order above, that explains the charge.
+--
+-- Incremental: a build deletes and re-audits the days fct_calls re-processes, from fct_calls'
+-- latest day − var settle_days (macro settle_window_start on fct_calls: this table lists
+-- exceptions only, so its own latest day says nothing, and a day whose last exception was
+-- corrected must still be emptied — hence the pre_hook, not delete+insert by key); undated legs
+-- are re-audited every time, as fct_calls re-processes them. Build it with
+-- fct_calls (every `transform`, or `--select fct_calls+`); `--full-refresh` re-audits every day.
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        on_schema_change='sync_all_columns',
+        pre_hook="{% if is_incremental() %}delete from {{ this }} where call_date is null or call_date >= {{ settle_window_start(ref('fct_calls')) }}{% endif %}",
+        indexes=[{'columns': ['call_date']}],
+    )
+}}
 {%- set tolerance = var('rate_audit_tolerance_usd', 0.0001) %}
 with legs as (
     select
@@ -27,6 +43,9 @@ with legs as (
       and duration_seconds > 0
       and per_minute_usd is not null
       and charge_usd is not null
+      {% if is_incremental() %}
+      and (call_date is null or call_date >= {{ settle_window_start(ref('fct_calls')) }})
+      {% endif %}
 ),
 fitted as (
     select
