@@ -1,5 +1,20 @@
 -- One row per campaign message: an outbound message with a `tag`, the campaign's name (the same
 -- name as the short links' `utm_campaign`). Cost is the charge plus carrier fees, USD.
+--
+-- Incremental (delete+insert by submitted_date): a build re-builds the days from macro
+-- settle_window_start (the latest day built here − var settle_days), the days whose statuses and
+-- charges the loader still re-reads (messages settle like CDRs), reading the landing table by its
+-- submitted_at index; older days are final. built_at stamps the rows a build wrote: the tests
+-- check the latest build's rows. `--full-refresh` rebuilds every day.
+{{
+    config(
+        materialized='incremental',
+        unique_key='submitted_date',
+        incremental_strategy='delete+insert',
+        on_schema_change='sync_all_columns',
+        indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
+    )
+}}
 select
     account,
     message_id,
@@ -18,7 +33,11 @@ select
     submitted_date,
     sent_at,
     delivered_at,
-    error_message
+    error_message,
+    '{{ run_started_at.isoformat() }}'::timestamptz   as built_at
 from {{ ref('stg_platform__messages') }}
 where direction = 'outbound'
   and tag is not null
+  {% if is_incremental() %}
+  and submitted_at >= ({{ settle_window_start(this, 'submitted_date') }})::timestamp at time zone 'UTC'
+  {% endif %}

@@ -12,15 +12,23 @@ with clicks as (
     from {{ ref('fct_link_clicks') }}
 ),
 
+per_clicker as (
+    -- Two hash aggregations (per clicker, then per value) instead of count(distinct), which sorts
+    -- every click by its text keys. A click without a phone is a click, not a clicker.
+    select account, campaign, dimension, value, clicker_phone, count(*) as clicks
+    from clicks
+    group by 1, 2, 3, 4, 5
+),
+
 counted as (
     select
         account,
         campaign,
         dimension,
         value,
-        count(*)                        as clicks,
-        count(distinct clicker_phone)   as unique_clickers
-    from clicks
+        sum(clicks)             as clicks,
+        count(clicker_phone)    as unique_clickers
+    from per_clicker
     group by 1, 2, 3, 4
 )
 

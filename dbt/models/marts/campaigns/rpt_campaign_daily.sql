@@ -2,16 +2,42 @@
 -- that day (a click usually comes hours after its message, so a day's clicks are not the clicks of
 -- that day's messages). unique_clickers counts distinct phones within the day only: never sum it
 -- across days; rpt_campaign_totals has the distinct count over a campaign's whole life.
+--
+-- Incremental (delete+insert by activity_date): a build re-builds the days each fact re-processed,
+-- from the earlier of (latest day with messages here − var settle_days) and (latest day with
+-- clicks here − settle_days), the windows of fct_campaign_messages and fct_link_clicks, each read
+-- by its date index. `--full-refresh` rebuilds every day.
+{{
+    config(
+        materialized='incremental',
+        unique_key='activity_date',
+        incremental_strategy='delete+insert',
+        on_schema_change='sync_all_columns',
+        indexes=[{'columns': ['activity_date']}],
+    )
+}}
+{%- if is_incremental() %}
+{%- set window_start -%}
+    least({{ settle_window_start(this, 'activity_date', filter='messages_sent > 0') }},
+          {{ settle_window_start(this, 'activity_date', filter='clicks > 0') }})
+{%- endset %}
+{%- endif %}
 with messages as (
     select account, campaign, submitted_date as activity_date, {{ campaign_message_aggregates() }}
     from {{ ref('fct_campaign_messages') }}
+    {% if is_incremental() %}
+    where submitted_date >= {{ window_start }}
+    {% endif %}
     group by 1, 2, 3
 ),
 
 clicks as (
-    select account, campaign, click_date as activity_date, {{ campaign_click_aggregates() }}
-    from {{ ref('fct_link_clicks') }}
-    group by 1, 2, 3
+    select account, campaign, click_date as activity_date, clicks, unique_clickers, converted_clickers
+    from (
+        {{ campaign_click_aggregates(['account', 'campaign', 'click_date'],
+                                     where=('click_date >= ' ~ window_start) if is_incremental() else 'true')
+           | indent(8) }}
+    ) as per_day
 )
 
 select

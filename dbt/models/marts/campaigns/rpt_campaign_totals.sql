@@ -13,14 +13,7 @@ with messages as (
 ),
 
 clicks as (
-    select
-        account,
-        campaign,
-        min(clicked_at)     as first_click_at,
-        max(clicked_at)     as last_click_at,
-        {{ campaign_click_aggregates() }}
-    from {{ ref('fct_link_clicks') }}
-    group by 1, 2
+    {{ campaign_click_aggregates(['account', 'campaign'], first_last=true) | indent(4) }}
 )
 
 select
