@@ -58,7 +58,7 @@ destination_codes as (
     left join calling_codes as c3 on c3.calling_code = left(d.digits, 3)
 ),
 roots as (
-    -- int_call_legs_rooted's walk (macro call_roots), started from this build's legs only.
+    -- The walk up parent_call_uuid (macro call_roots), started from this build's legs only.
     {{ call_roots('legs', ref('stg_platform__cdrs')) | indent(4) }}
 ),
 recordings as (
