@@ -5,7 +5,8 @@
 --
 -- Incremental (delete+insert by click_date): a build re-builds the click days from macro
 -- settle_window_start (the latest click day built here − var settle_days), the days whose clicks or
--- answered calls can still change; `--full-refresh` rebuilds every day.
+-- answered calls can still change; `--full-refresh` rebuilds every day. Answered calls come from
+-- fct_calls, read by its call_date index.
 {%- set window_hours = var('click_to_call_window_hours', 24) %}
 {{
     config(
@@ -40,16 +41,24 @@ with clicks as (
     {% endif %}
 ),
 
+answered_calls as materialized (
+    -- The answered legs that can convert this build's clicks: from fct_calls (built first), read by
+    -- its call_date index from the window's first day, none before the first click.
+    select account, from_number, to_number, called_at, call_uuid
+    from {{ ref('fct_calls') }}
+    where is_answered
+      and called_at >= (select min(clicked_at) from clicks)
+      {% if is_incremental() %}
+      and call_date >= {{ window_start }}
+      {% endif %}
+),
+
 answered_calls_by_phone as (
     select account, {{ phone_digits('from_number') }} as phone, called_at, call_uuid
-    from {{ ref('stg_platform__cdrs') }}
-    where is_answered
-    {% if is_incremental() %} and called_at >= ({{ window_start }})::timestamp at time zone 'UTC' {% endif %}
+    from answered_calls
     union all
     select account, {{ phone_digits('to_number') }}, called_at, call_uuid
-    from {{ ref('stg_platform__cdrs') }}
-    where is_answered
-    {% if is_incremental() %} and called_at >= ({{ window_start }})::timestamp at time zone 'UTC' {% endif %}
+    from answered_calls
 ),
 
 first_calls as (
