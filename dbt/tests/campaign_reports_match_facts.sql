@@ -1,41 +1,86 @@
--- Campaign reports add up to their facts: per account × campaign, the daily report's messages,
--- deliveries, cost and clicks sum to the facts' counts, and the totals report equals them too,
--- with unique clickers counted distinct over the whole life. Returns every mismatch.
-with facts as (
-    select account, campaign, count(*) as messages_sent, count(*) filter (where is_delivered) as messages_delivered,
-           sum(cost_usd) as cost_usd, 0 as clicks, 0 as unique_clickers
+-- Campaign reports add up to their facts. Returns every mismatch:
+--   * per account × campaign × day, from the first day fct_campaign_messages' latest build wrote
+--     (every day after a `--full-refresh`; the settle window after a nightly build): the daily
+--     report's messages, deliveries, cost and clicks equal the facts' counts of that day (older
+--     days were compared by the build that wrote them and have not changed since);
+--   * per account × campaign, over the whole life: the totals report equals the sum of the daily
+--     report, and its unique clickers are the distinct clicking phones of every click.
+{#- The first day as a literal, so the facts are read by their date indexes. -#}
+{%- set first_day = "'1970-01-01'" -%}
+{%- if execute -%}
+    {%- set query -%}
+        select coalesce(min(submitted_date), '1970-01-01'::date)::text
+        from {{ ref('fct_campaign_messages') }}
+        where built_at = {{ latest_build_at(ref('fct_campaign_messages')) }}
+    {%- endset -%}
+    {%- set first_day = "'" ~ run_query(query).columns[0].values()[0] ~ "'" -%}
+{%- endif %}
+with fact_days as (
+    select account, campaign, submitted_date as activity_date, count(*) as messages_sent,
+           count(*) filter (where is_delivered) as messages_delivered, sum(cost_usd) as cost_usd, 0 as clicks
     from {{ ref('fct_campaign_messages') }}
-    group by 1, 2
+    where submitted_date >= {{ first_day }}::date
+    group by 1, 2, 3
     union all
-    select account, campaign, 0, 0, 0, count(*), count(distinct clicker_phone)
+    select account, campaign, click_date, 0, 0, 0, count(*)
     from {{ ref('fct_link_clicks') }}
-    group by 1, 2
+    where click_date >= {{ first_day }}::date
+    group by 1, 2, 3
 ),
 
-fact_totals as (
-    select account, campaign, sum(messages_sent) as messages_sent, sum(messages_delivered) as messages_delivered,
-           sum(cost_usd) as cost_usd, sum(clicks) as clicks, sum(unique_clickers) as unique_clickers
-    from facts
-    group by 1, 2
+facts_by_day as (
+    select account, campaign, activity_date, sum(messages_sent) as messages_sent,
+           sum(messages_delivered) as messages_delivered, sum(cost_usd) as cost_usd, sum(clicks) as clicks
+    from fact_days
+    group by 1, 2, 3
 ),
 
-daily as (
+daily_window as (
+    select account, campaign, activity_date, messages_sent, messages_delivered, cost_usd, clicks
+    from {{ ref('rpt_campaign_daily') }}
+    where activity_date >= {{ first_day }}::date
+),
+
+day_mismatches as (
+    select 'day' as compared, account, campaign, activity_date,
+           f.messages_sent as fact_sent, d.messages_sent as report_sent,
+           f.clicks as fact_clicks, d.clicks as report_clicks
+    from facts_by_day as f
+    full outer join daily_window as d using (account, campaign, activity_date)
+    -- A day with neither messages nor clicks has no report row.
+    where coalesce(f.messages_sent, 0) is distinct from coalesce(d.messages_sent, 0)
+       or coalesce(f.messages_delivered, 0) is distinct from coalesce(d.messages_delivered, 0)
+       or coalesce(f.cost_usd, 0) is distinct from coalesce(d.cost_usd, 0)
+       or coalesce(f.clicks, 0) is distinct from coalesce(d.clicks, 0)
+),
+
+daily_sums as (
     select account, campaign, sum(messages_sent) as messages_sent, sum(messages_delivered) as messages_delivered,
            sum(cost_usd) as cost_usd, sum(clicks) as clicks
     from {{ ref('rpt_campaign_daily') }}
     group by 1, 2
+),
+
+clickers as (
+    select account, campaign, count(distinct clicker_phone) as unique_clickers
+    from {{ ref('fct_link_clicks') }}
+    group by 1, 2
+),
+
+life_mismatches as (
+    select 'life' as compared, account, campaign, null::date as activity_date,
+           d.messages_sent as fact_sent, t.messages_sent as report_sent,
+           c.unique_clickers as fact_clicks, t.unique_clickers as report_clicks
+    from daily_sums as d
+    full outer join {{ ref('rpt_campaign_totals') }} as t using (account, campaign)
+    full outer join clickers as c using (account, campaign)
+    where coalesce(d.messages_sent, 0) is distinct from coalesce(t.messages_sent, 0)
+       or coalesce(d.messages_delivered, 0) is distinct from coalesce(t.messages_delivered, 0)
+       or coalesce(d.cost_usd, 0) is distinct from coalesce(t.cost_usd, 0)
+       or coalesce(d.clicks, 0) is distinct from coalesce(t.clicks, 0)
+       or coalesce(c.unique_clickers, 0) is distinct from coalesce(t.unique_clickers, 0)
 )
 
-select f.*, d.messages_sent as daily_sent, t.messages_sent as totals_sent, t.unique_clickers as totals_unique
-from fact_totals as f
-full outer join daily as d using (account, campaign)
-full outer join {{ ref('rpt_campaign_totals') }} as t using (account, campaign)
-where d.messages_sent is distinct from f.messages_sent
-   or d.messages_delivered is distinct from f.messages_delivered
-   or d.cost_usd is distinct from f.cost_usd
-   or d.clicks is distinct from f.clicks
-   or t.messages_sent is distinct from f.messages_sent
-   or t.messages_delivered is distinct from f.messages_delivered
-   or t.cost_usd is distinct from f.cost_usd
-   or t.clicks is distinct from f.clicks
-   or t.unique_clickers is distinct from f.unique_clickers
+select * from day_mismatches
+union all
+select * from life_mismatches
