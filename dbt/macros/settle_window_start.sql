@@ -3,17 +3,21 @@
     when fct_calls ended on that same day, and a fct_calls build re-processes at most the days from
     (its latest built day − settle_days): so every day fct_calls re-processed since the report's
     last build is at or after this one, even when fct_calls was built alone in between. `days`
-    overrides settle_days for a model whose days stay open longer (rpt_usage_daily). -#}
-{% macro settle_window_start(relation, date_column='call_date', filter='true', days=none) -%}
+    overrides settle_days for a model whose days stay open longer (rpt_usage_daily). With no such
+    rows: 1970-01-01 (re-build everything), or null when `null_when_empty` (for a least() over
+    several sources, which skips nulls). -#}
+{% macro settle_window_start(relation, date_column='call_date', filter='true', days=none, null_when_empty=false) -%}
+    {%- set latest = 'max(' ~ date_column ~ ')' if null_when_empty else 'coalesce(max(' ~ date_column ~ "), '1970-01-01'::date)" -%}
     {%- set query -%}
-        select coalesce(max({{ date_column }}), '1970-01-01'::date) - {{ days if days is not none else var('settle_days', 3) }}
+        select {{ latest }} - {{ days if days is not none else var('settle_days', 3) }}
         from {{ relation }}
         where {{ filter }}
     {%- endset -%}
     {#- A literal at execution, so the planner reads the window by the call_date index (a subquery
         is planned as if it matched a third of the table); the subquery in a unit test. -#}
     {%- if execute and model.resource_type != 'unit_test' -%}
-        '{{ run_query(query).columns[0].values()[0] }}'::date
+        {%- set value = run_query(query).columns[0].values()[0] -%}
+        {%- if value is none -%}null::date{%- else -%}'{{ value }}'::date{%- endif -%}
     {%- else -%}
         ({{ query }})
     {%- endif -%}
