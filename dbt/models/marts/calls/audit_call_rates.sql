@@ -3,8 +3,7 @@
 -- apply: 60/60 (every started minute; what the platform documents and bills today), 30/6 (a first
 -- 30 s block, then 6 s steps), 6/6 and 1/1 (per second). A leg listed here was charged something
 -- no increment explains (a rate change, a surcharge, a billing error). Tolerance: var
--- `rate_audit_tolerance_usd` (default 0.0001 USD). `fitting_increment` in the underlying legs is
--- the first increment, in the order above, that explains the charge.
+-- `rate_audit_tolerance_usd` (default 0.0001 USD).
 --
 -- Incremental: a build deletes and re-audits the days fct_calls re-processes, from fct_calls'
 -- latest day − var settle_days (macro settle_window_start on fct_calls: this table lists
@@ -46,32 +45,12 @@ with legs as (
       {% if is_incremental() %}
       and (call_date is null or call_date >= {{ settle_window_start(ref('fct_calls')) }})
       {% endif %}
-),
-fitted as (
-    select
-        *,
-        case
-            when abs(charge_usd - expected_60_60_usd) <= {{ tolerance }} then '60/60'
-            when abs(charge_usd - expected_30_6_usd) <= {{ tolerance }} then '30/6'
-            when abs(charge_usd - expected_6_6_usd) <= {{ tolerance }} then '6/6'
-            when abs(charge_usd - expected_1_1_usd) <= {{ tolerance }} then '1/1'
-        end                                                                         as fitting_increment
-    from legs
 )
 select
-    account,
-    direction,
-    call_uuid,
-    call_date,
-    destination_country,
-    sip_trunk,
-    duration_seconds,
-    per_minute_usd,
-    charge_usd,
-    expected_60_60_usd,
-    expected_30_6_usd,
-    expected_6_6_usd,
-    expected_1_1_usd,
+    *,
     charge_usd - expected_60_60_usd                                                 as difference_60_60_usd
-from fitted
-where fitting_increment is null
+from legs
+where not (abs(charge_usd - expected_60_60_usd) <= {{ tolerance }}
+        or abs(charge_usd - expected_30_6_usd) <= {{ tolerance }}
+        or abs(charge_usd - expected_6_6_usd) <= {{ tolerance }}
+        or abs(charge_usd - expected_1_1_usd) <= {{ tolerance }})
