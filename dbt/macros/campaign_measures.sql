@@ -9,12 +9,13 @@
     sum(cost_usd)                           as cost_usd
 {%- endmacro %}
 
-{#- Clicks, distinct clickers and converted clickers of fct_link_clicks rows at `grain` (a list of
-    its columns), optionally only rows where `where` holds; `first_last` adds the first and last
-    click. Counted in two hash aggregations (per clicker, then per grain) instead of
-    count(distinct), which sorts every click by its text keys. A click without a phone is a click,
-    not a clicker. -#}
-{% macro campaign_click_aggregates(grain, where='true', first_last=false) -%}
+{#- Clicks, distinct clickers and converted clickers at `grain` (a list of columns) of the clicks
+    in `clicks` (default fct_link_clicks; any relation or CTE with the grain's columns,
+    clicker_phone and is_converted), optionally only rows where `where` holds; `first_last` adds
+    the first and last click (from clicked_at). Counted in two hash aggregations (per clicker, then
+    per grain) instead of count(distinct), which sorts every click by its text keys. A click
+    without a phone is a click, not a clicker. -#}
+{% macro campaign_click_aggregates(grain, where='true', first_last=false, clicks=none) -%}
     select
         {{ grain | join(', ') }},
         {%- if first_last %}
@@ -28,11 +29,13 @@
         select
             {{ grain | join(', ') }},
             clicker_phone,
+            {%- if first_last %}
             min(clicked_at)     as first_click_at,
             max(clicked_at)     as last_click_at,
+            {%- endif %}
             count(*)            as clicks,
             bool_or(is_converted) as is_converted
-        from {{ ref('fct_link_clicks') }}
+        from {{ clicks if clicks is not none else ref('fct_link_clicks') }}
         where {{ where }}
         group by {{ grain | join(', ') }}, clicker_phone
     ) as per_clicker

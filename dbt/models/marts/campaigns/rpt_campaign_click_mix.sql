@@ -2,34 +2,18 @@
 -- the campaign's whole life: clicks and distinct clickers with that value, and its share of the
 -- campaign's clicks (shares of a dimension sum to 1).
 with clicks as (
-    select account, campaign, clicker_phone, 'operating_system' as dimension, operating_system as value
+    select account, campaign, clicker_phone, is_converted, 'operating_system' as dimension, operating_system as value
     from {{ ref('fct_link_clicks') }}
     union all
-    select account, campaign, clicker_phone, 'browser', browser
+    select account, campaign, clicker_phone, is_converted, 'browser', browser
     from {{ ref('fct_link_clicks') }}
     union all
-    select account, campaign, clicker_phone, 'language', language
+    select account, campaign, clicker_phone, is_converted, 'language', language
     from {{ ref('fct_link_clicks') }}
-),
-
-per_clicker as (
-    -- Two hash aggregations (per clicker, then per value) instead of count(distinct), which sorts
-    -- every click by its text keys. A click without a phone is a click, not a clicker.
-    select account, campaign, dimension, value, clicker_phone, count(*) as clicks
-    from clicks
-    group by 1, 2, 3, 4, 5
 ),
 
 counted as (
-    select
-        account,
-        campaign,
-        dimension,
-        value,
-        sum(clicks)             as clicks,
-        count(clicker_phone)    as unique_clickers
-    from per_clicker
-    group by 1, 2, 3, 4
+    {{ campaign_click_aggregates(['account', 'campaign', 'dimension', 'value'], clicks='clicks') | indent(4) }}
 )
 
 select
