@@ -12,7 +12,7 @@ import {
 } from "./catalog.js";
 import { mix32, Rng, weightedTable } from "./prng.js";
 import { DAY_MS } from "./sandbox-options.js";
-import { isWorldDay, type SandboxAccount, type SandboxWorld } from "./world.js";
+import { isWorldDay, type SandboxAccount, type SandboxDid, type SandboxWorld } from "./world.js";
 
 /** The transcription a call will get, decided when the call is generated. */
 export interface CallTranscriptionSpec {
@@ -105,27 +105,43 @@ interface Ctx {
   readonly dayNumber: number;
 }
 
-function buildCall(
-  ctx: Ctx,
-  rng: Rng,
-  index: number,
-  startMs: number,
-  fields: {
-    direction: "placed" | "received";
-    weights: DispositionTable;
-    from: string;
-    to: string;
-    destination: string;
-    rateMicros: number;
-    sipTrunk: string | null;
-    forwardRateMicros: number | null;
-    parentUuid: string | null;
-    machineDetection: boolean;
-    recording: boolean;
-    transcription: boolean;
-    threshold: number;
-  },
-): CdrCall {
+/** What makes a call before its outcome is drawn: its parties, rates, and trunk or number settings. */
+interface CallFields {
+  direction: "placed" | "received";
+  weights: DispositionTable;
+  from: string;
+  to: string;
+  destination: string;
+  rateMicros: number;
+  sipTrunk: string | null;
+  forwardRateMicros: number | null;
+  parentUuid: string | null;
+  machineDetection: boolean;
+  recording: boolean;
+  transcription: boolean;
+  threshold: number;
+}
+
+/** A call from `from` to the account's number `did`: billed, forwarded, recorded and transcribed as the number is set. */
+function receivedOn(did: SandboxDid, from: string, weights: DispositionTable): CallFields {
+  return {
+    direction: "received",
+    weights,
+    from,
+    to: did.number,
+    destination: did.forward.target,
+    rateMicros: did.perMinMicros,
+    sipTrunk: null,
+    forwardRateMicros: did.forward.kind === "pstn" ? FORWARD_RATE_MICROS : null,
+    parentUuid: null,
+    machineDetection: false,
+    recording: did.recording,
+    transcription: did.transcription,
+    threshold: did.transcriptionThreshold,
+  };
+}
+
+function buildCall(ctx: Ctx, rng: Rng, index: number, startMs: number, fields: CallFields): CdrCall {
   const { world, account, dayNumber } = ctx;
   const disposition = rng.fromTable(fields.weights);
   const answered = disposition === "answered";
@@ -186,28 +202,13 @@ export function generateCall(ctx: Ctx, index: number, second: number, count: num
   if (rng.chance(0.35)) {
     const did = rng.pick(account.dids);
     const local = rng.chance(0.85);
-    return [
-      buildCall(ctx, rng, index, startMs, {
-        direction: "received",
-        weights: RECEIVED_WEIGHTS,
-        from: local ? phoneNumber(rng, "1", 10) : phoneNumber(rng, "52", 10),
-        to: did.number,
-        destination: did.forward.target,
-        rateMicros: did.perMinMicros,
-        sipTrunk: null,
-        forwardRateMicros: did.forward.kind === "pstn" ? FORWARD_RATE_MICROS : null,
-        parentUuid: null,
-        machineDetection: false,
-        recording: did.recording,
-        transcription: did.transcription,
-        threshold: did.transcriptionThreshold,
-      }),
-    ];
+    const from = local ? phoneNumber(rng, "1", 10) : phoneNumber(rng, "52", 10);
+    return [buildCall(ctx, rng, index, startMs, receivedOn(did, from, RECEIVED_WEIGHTS))];
   }
   const trunk = rng.pick(account.trunks);
   const dest: Destination = rng.fromTable(DESTINATION_TABLE);
-  const outbound = (weights: DispositionTable, parentUuid: string | null, to: string) => ({
-    direction: "placed" as const,
+  const outbound = (weights: DispositionTable, parentUuid: string | null, to: string): CallFields => ({
+    direction: "placed",
     weights,
     from: trunk.callerid,
     to,
@@ -250,21 +251,7 @@ export function generateConversionCall(ctx: Ctx, conversion: Conversion, k: numb
   const index = 2 * count + k;
   const rng = new Rng(mix32(world.seed ^ CONVERSION_SALT, account.index, dayNumber, index));
   const did = account.dids[conversion.didIndex]!;
-  return buildCall(ctx, rng, index, conversion.startMs, {
-    direction: "received",
-    weights: ANSWERED,
-    from: conversion.phone,
-    to: did.number,
-    destination: did.forward.target,
-    rateMicros: did.perMinMicros,
-    sipTrunk: null,
-    forwardRateMicros: did.forward.kind === "pstn" ? FORWARD_RATE_MICROS : null,
-    parentUuid: null,
-    machineDetection: false,
-    recording: did.recording,
-    transcription: did.transcription,
-    threshold: did.transcriptionThreshold,
-  });
+  return buildCall(ctx, rng, index, conversion.startMs, receivedOn(did, conversion.phone, ANSWERED));
 }
 
 /** The conversion calls starting on a day, from the pure funnel (recomputed; stores pass cached ones). */
