@@ -8,11 +8,14 @@
  */
 import { parseArgs } from "node:util";
 import type { EtlConfig } from "../src/config.js";
-import { silentLogger } from "../src/log.js";
-import { runPipeline } from "../src/pipeline/run-pipeline.js";
 import { addDays } from "../src/utc-days.js";
-import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
-import { benchConfig, type ForkedSandbox, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
+import {
+  benchConfig,
+  type ForkedSandbox,
+  forkSandbox,
+  runNightlyAt,
+  startBenchWarehouse,
+} from "./e2e-harness.js";
 
 const { values: args } = parseArgs({
   options: { days: { type: "string", default: "6" }, "calls-per-day": { type: "string", default: "1500" } },
@@ -26,20 +29,6 @@ const answered = (stats: Stats, status: string) => stats.routes[TRANSCRIPTION_RO
 function configFor(sandbox: ForkedSandbox, streams: string[], rate: number): EtlConfig {
   const base = benchConfig(sandbox, { requestsPerSecond: rate, burst: 5, concurrency: 8 });
   return { ...base, transcriptionMaxAgeDays: 60, accounts: base.accounts.map((a) => ({ ...a, streams })) };
-}
-
-async function run(warehouse: Warehouse, config: EtlConfig, at: string) {
-  return runPipeline(
-    {
-      config,
-      warehouse,
-      log: silentLogger,
-      signal: new AbortController().signal,
-      host: "bench",
-      runStartedAt: Date.parse(at),
-    },
-    { command: "run" },
-  );
 }
 
 async function fanOutAtTheLimit(): Promise<void> {
@@ -57,10 +46,10 @@ async function fanOutAtTheLimit(): Promise<void> {
   try {
     const end = `${addDays(sandbox.start, days)}T00:00:00Z`;
     // The parents first (not measured), then the transcriptions alone at the platform's limit.
-    await run(warehouse, configFor(sandbox, ["cdrs", "sip_trunks", "numbers"], 20), end);
+    await runNightlyAt(warehouse, configFor(sandbox, ["cdrs", "sip_trunks", "numbers"], 20), end);
     const before = await sandbox.stats();
     const started = performance.now();
-    const result = await run(warehouse, configFor(sandbox, ["transcriptions"], 20), end);
+    const result = await runNightlyAt(warehouse, configFor(sandbox, ["transcriptions"], 20), end);
     const seconds = (performance.now() - started) / 1000;
     const after = await sandbox.stats();
     const ok = answered(after, "200") - answered(before, "200");
@@ -96,7 +85,7 @@ async function nightlyAfterThirtyDays(): Promise<void> {
     const config = configFor(sandbox, ["cdrs", "sip_trunks", "numbers", "transcriptions"], 2_000);
     const first = `${addDays(sandbox.start, 30)}T18:00:00Z`;
     await sandbox.setClock(first);
-    await run(warehouse, config, first);
+    await runNightlyAt(warehouse, config, first);
     const pendingBefore = await warehouse.db
       .selectFrom("etl.tracked_requests")
       .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -111,7 +100,7 @@ async function nightlyAfterThirtyDays(): Promise<void> {
     const next = `${addDays(sandbox.start, 31)}T02:00:00Z`;
     await sandbox.setClock(next);
     const s0 = await sandbox.stats();
-    const nightly = await run(warehouse, config, next);
+    const nightly = await runNightlyAt(warehouse, config, next);
     const s1 = await sandbox.stats();
     const trackedAfter = await warehouse.db
       .selectFrom("etl.tracked_requests")

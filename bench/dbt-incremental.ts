@@ -11,11 +11,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { silentLogger } from "../src/log.js";
-import { runPipeline } from "../src/pipeline/run-pipeline.js";
 import { runDbt, WITHOUT_UNIT_TESTS } from "../src/transform/run-dbt.js";
 import { addDays } from "../src/utc-days.js";
 import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
-import { benchConfig, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
+import { benchConfig, forkSandbox, runNightlyAt, startBenchWarehouse } from "./e2e-harness.js";
 
 const { values: args } = parseArgs({
   options: { days: { type: "string", default: "90" }, "calls-per-day": { type: "string", default: "20000" } },
@@ -69,17 +68,7 @@ try {
   const run = async (at: string) => {
     await sandbox.setClock(at);
     const started = performance.now();
-    const result = await runPipeline(
-      {
-        config: withStreams,
-        warehouse,
-        log: silentLogger,
-        signal: new AbortController().signal,
-        host: "bench",
-        runStartedAt: Date.parse(at),
-      },
-      { command: "run" },
-    );
+    const result = await runNightlyAt(warehouse, withStreams, at);
     return { exitCode: result.exitCode, seconds: (performance.now() - started) / 1000 };
   };
 

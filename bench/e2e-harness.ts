@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultFileSettings, type EtlConfig } from "../src/config.js";
 import { silentLogger } from "../src/log.js";
+import { type PipelineResult, runPipeline } from "../src/pipeline/run-pipeline.js";
 import type { SandboxOptions } from "../src/sandbox/sandbox-options.js";
 import { startSandbox } from "../src/sandbox/start-sandbox.js";
 import { Secret } from "../src/secret.js";
@@ -81,6 +82,21 @@ export async function startBenchWarehouse(): Promise<{ warehouse: Warehouse; sto
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A nightly `run` of `config`, its run clock at `at` (ISO; set the sandbox clock to it first). */
+export function runNightlyAt(warehouse: Warehouse, config: EtlConfig, at: string): Promise<PipelineResult> {
+  return runPipeline(
+    {
+      config,
+      warehouse,
+      log: silentLogger,
+      signal: new AbortController().signal,
+      host: "bench",
+      runStartedAt: Date.parse(at),
+    },
+    { command: "run" },
+  );
 }
 
 /** An EtlConfig reading every account of `sandbox` with the given rate, and the defaults a user runs with. */
