@@ -14,6 +14,7 @@ import type { ApiRevision } from "../platform/api-revision.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import { utcDayOf } from "../utc-days.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
 import { AccountClients } from "./account-clients.js";
 import { resolveApiRevision } from "./api-revision.js";
@@ -209,6 +210,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         }
         const summaries = jobs.map(summarize);
         await recordFinishedStreams(deps.warehouse.db, runId, summaries);
+        await refreshPlannerStatistics(deps.warehouse.db, changedTables(jobs), deps.log);
         const outcome = runOutcome(summaries, deps.signal.aborted);
         const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {
           const stats = budget.stats();
@@ -339,4 +341,11 @@ function recordedArguments(request: PipelineRequest): Record<string, unknown> {
   return request.command === "backfill"
     ? { ...base, from: request.from, to: request.to }
     : { ...base, until: request.until ?? null };
+}
+
+/** The landing tables (a stream's own and its children's) of the jobs that wrote or deleted rows. */
+function changedTables(jobs: readonly StreamJob[]): string[] {
+  return jobs
+    .filter((j) => j.tally.inserted + j.tally.updated + j.tally.deleted > 0)
+    .flatMap((j) => [j.stream.table.name, ...(j.stream.children ?? []).map((c) => c.table.name)]);
 }
