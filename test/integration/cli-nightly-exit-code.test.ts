@@ -102,8 +102,9 @@ describe("nightly exit code (CLI, real dbt)", () => {
     DBT_TIMEOUT,
     async ({ rig }) => {
       const { sandbox, db } = rig;
-      // A call leg the platform never sent, with a charge no day can absorb: the cost mart's
-      // non-negative test fails (the loader merges by key, so the next run leaves it in place).
+      // A call leg the platform never sent, with a charge no day can absorb: the facts' and the cost
+      // mart's column rules (non-negative cost) fail (the loader merges by key, so the next run leaves
+      // it in place).
       const seeded = await runCli(["run"], { env: cliEnv(sandbox, db), timeoutMs: 120_000 });
       expect(seeded.code, seeded.stderr.slice(-2000)).toBe(0);
       const inserted = await sql`
@@ -118,7 +119,7 @@ describe("nightly exit code (CLI, real dbt)", () => {
       const failure = messages(result.stderr);
       expect(failure).toHaveLength(1);
       expect(failure[0]).toMatch(
-        /^telecom-etl: dbt build failed: test \S*non_negative\S* \(Got \d+ results?, configured to fail if != 0\).* \(details: \S+dbt\.log\)$/,
+        /^telecom-etl: dbt build failed: test column_rules_\S+ \(Got \d+ results?, configured to fail if != 0\).* \(details: \S+dbt\.log\)$/,
       );
     },
   );
