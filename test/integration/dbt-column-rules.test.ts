@@ -13,12 +13,14 @@ import { runAt, sandboxConfig } from "./pipeline-harness.js";
  * grain test and its per-column not_null / non_negative tests, so it must fail on exactly what
  * those would: a small world is loaded and built (every rule passes), then one row of the daily
  * cost mart gets a null where a value is required, another a negative cost, and a third is
- * duplicated. The test then fails, and the rows it stores name each broken rule with its count.
+ * duplicated, and one call leg gets an answered_by the platform does not send. Both models' tests
+ * then fail, and the rows they store name each broken rule with its count.
  */
 it.override({ sandboxOptions: { seed: 41, start: "2026-05-01", days: 2, accounts: 1, callsPerDay: 80 } });
 
 const MART = "analytics_marts.rpt_call_cost_daily";
 const TEST = "column_rules_rpt_call_cost_daily";
+const FACT_TEST = "column_rules_fct_calls";
 
 async function dbt(databaseUrl: string, workDir: string, args: string[]) {
   return runDbt({ databaseUrl, log: pino({ level: "silent" }), workDir, args });
@@ -39,7 +41,7 @@ async function storedFailures(warehouse: Warehouse) {
 }
 
 describe("column_rules: a model's grain, not-null and non-negative columns in one test", () => {
-  it("passes on the built marts and fails on a null, a negative cost and a duplicated key, naming each", {
+  it("passes on the built marts; fails on a null, a negative cost, a duplicated key and an unknown enum value, naming each", {
     timeout: 300_000,
   }, async ({ sandbox, database }) => {
     const base = sandboxConfig(sandbox);
@@ -60,7 +62,7 @@ describe("column_rules: a model's grain, not-null and non-negative columns in on
         "seed",
       ]);
       expect(built.ok, built.tail.join("\n")).toBe(true);
-      const passing = await dbt(database.url, workDir, ["test", "--select", TEST]);
+      const passing = await dbt(database.url, workDir, ["test", "--select", TEST, FACT_TEST]);
       expect(passing.ok, passing.tail.join("\n")).toBe(true);
 
       const db = database.warehouse.db;

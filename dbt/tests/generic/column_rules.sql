@@ -5,17 +5,26 @@
     - not_null: columns that must never be null.
     - non_negative: columns that must never be below zero (nulls pass: list a required column under
       not_null too).
-    It replaces a `unique_combination_of_columns` test and one `not_null` or `non_negative` test per
-    column: the same checks, in one node and one scan for the column rules, which keeps a nightly
+    - accepted_values: a mapping of enum columns to the values each may hold (nulls pass, as in
+      dbt's accepted_values; the values are compared as text).
+    It replaces a `unique_combination_of_columns` test and one `not_null`, `non_negative` or
+    `accepted_values` test per column: the same checks, in one node and one scan for the column rules, which keeps a nightly
     build's fixed cost down (each dbt node costs tens of milliseconds of dbt's own time, whatever
     its data). -#}
-{% test column_rules(model, unique_combination=[], not_null=[], non_negative=[]) %}
+{% test column_rules(model, unique_combination=[], not_null=[], non_negative=[], accepted_values={}) %}
 {%- set rules = [] -%}
 {%- for column in not_null -%}
     {%- do rules.append((column, 'not_null', adapter.quote(column) ~ ' is null')) -%}
 {%- endfor -%}
 {%- for column in non_negative -%}
     {%- do rules.append((column, 'non_negative', adapter.quote(column) ~ ' < 0')) -%}
+{%- endfor -%}
+{%- for column, values in accepted_values.items() -%}
+    {%- set listed = [] -%}
+    {%- for value in values -%}
+        {%- do listed.append("'" ~ (value | string | replace("'", "''")) ~ "'") -%}
+    {%- endfor -%}
+    {%- do rules.append((column, 'accepted_values', adapter.quote(column) ~ '::text not in (' ~ listed | join(', ') ~ ')')) -%}
 {%- endfor -%}
 {%- set checks = [] -%}
 {%- if rules -%}
