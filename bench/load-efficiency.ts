@@ -24,6 +24,7 @@ import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
 import { loadSlice } from "../src/warehouse/load-slice.js";
 import { migrateToLatest } from "../src/warehouse/migrate.js";
 import { startRun } from "../src/warehouse/run-records.js";
+import { median } from "./median.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -92,12 +93,6 @@ function generateCdrs(count: number): { raw: Record<string, unknown>; direction:
   }
   return rows;
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 function byWindow<T extends { day: number }>(rows: readonly T[]): T[][] {
   const windows: T[][] = [];

@@ -17,6 +17,7 @@ import { runPipeline } from "../src/pipeline/run-pipeline.js";
 import type { SandboxOptions } from "../src/sandbox/sandbox-options.js";
 import { addDays } from "../src/utc-days.js";
 import { benchConfig, type ForkedSandbox, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
+import { median } from "./median.js";
 
 const { values: args } = parseArgs({ options: { repetitions: { type: "string", default: "3" } } });
 const REPETITIONS = Math.max(1, Number(args.repetitions));
@@ -69,12 +70,6 @@ async function backfill(
 
 function rateLimited(stats: Awaited<ReturnType<ForkedSandbox["stats"]>>): number {
   return stats.faults.rateLimited ?? 0;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Backfills `days` `times` times (default REPETITIONS) against one sandbox with `options`; returns every run. */
