@@ -210,7 +210,9 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         }
         const summaries = jobs.map(summarize);
         await recordFinishedStreams(deps.warehouse.db, runId, summaries);
-        await refreshPlannerStatistics(deps.warehouse.db, changedTables(jobs), deps.log);
+        // An interrupted run stops as soon as it can; autovacuum analyzes what it loaded.
+        if (!deps.signal.aborted)
+          await refreshPlannerStatistics(deps.warehouse.db, changedTables(jobs), deps.log);
         const outcome = runOutcome(summaries, deps.signal.aborted);
         const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {
           const stats = budget.stats();
