@@ -8,3 +8,20 @@
     {%- endif -%}
     {%- if latest is none -%}null::timestamptz{%- else -%}'{{ latest }}'::timestamptz{%- endif -%}
 {%- endmacro %}
+
+{#- The earliest `date_column` among the rows of `relation`'s latest build, as a date literal (run at
+    execution, so a query comparing from that day reads it by the date index): every day after a
+    `--full-refresh`, the re-built window after an incremental build. 1970-01-01 when the table is
+    empty or at parse time. -#}
+{% macro latest_build_first_day(relation, date_column) -%}
+    {%- set first_day = '1970-01-01' -%}
+    {%- if execute -%}
+        {%- set query -%}
+            select coalesce(min({{ date_column }}), '1970-01-01'::date)::text
+            from {{ relation }}
+            where built_at = {{ latest_build_at(relation) }}
+        {%- endset -%}
+        {%- set first_day = run_query(query).columns[0].values()[0] -%}
+    {%- endif -%}
+    '{{ first_day }}'::date
+{%- endmacro %}

@@ -6,25 +6,17 @@
 --   * per account × campaign, over the whole life: the totals report equals the sum of the daily
 --     report, and its unique clickers are the distinct clicking phones of every click.
 {#- The first day as a literal, so the facts are read by their date indexes. -#}
-{%- set first_day = "'1970-01-01'" -%}
-{%- if execute -%}
-    {%- set query -%}
-        select coalesce(min(submitted_date), '1970-01-01'::date)::text
-        from {{ ref('fct_campaign_messages') }}
-        where built_at = {{ latest_build_at(ref('fct_campaign_messages')) }}
-    {%- endset -%}
-    {%- set first_day = "'" ~ run_query(query).columns[0].values()[0] ~ "'" -%}
-{%- endif %}
+{%- set first_day = latest_build_first_day(ref('fct_campaign_messages'), 'submitted_date') %}
 with fact_days as (
     select account, campaign, submitted_date as activity_date, count(*) as messages_sent,
            count(*) filter (where is_delivered) as messages_delivered, sum(cost_usd) as cost_usd, 0 as clicks
     from {{ ref('fct_campaign_messages') }}
-    where submitted_date >= {{ first_day }}::date
+    where submitted_date >= {{ first_day }}
     group by 1, 2, 3
     union all
     select account, campaign, click_date, 0, 0, 0, count(*)
     from {{ ref('fct_link_clicks') }}
-    where click_date >= {{ first_day }}::date
+    where click_date >= {{ first_day }}
     group by 1, 2, 3
 ),
 
@@ -38,7 +30,7 @@ facts_by_day as (
 daily_window as (
     select account, campaign, activity_date, messages_sent, messages_delivered, cost_usd, clicks
     from {{ ref('rpt_campaign_daily') }}
-    where activity_date >= {{ first_day }}::date
+    where activity_date >= {{ first_day }}
 ),
 
 day_mismatches as (

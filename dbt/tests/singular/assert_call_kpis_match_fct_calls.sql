@@ -6,15 +6,7 @@
 -- settle window after an incremental build): older days of both models were compared by the build
 -- that wrote them and have not changed since. The fact side reads that window by its call_date index.
 {#- The first day as a literal, so both sides read the window by their call_date index. -#}
-{%- set first_day = "'1970-01-01'" -%}
-{%- if execute -%}
-    {%- set query -%}
-        select coalesce(min(call_date), '1970-01-01'::date)::text
-        from {{ ref('fct_calls') }}
-        where built_at = {{ latest_build_at(ref('fct_calls')) }}
-    {%- endset -%}
-    {%- set first_day = "'" ~ run_query(query).columns[0].values()[0] ~ "'" -%}
-{%- endif %}
+{%- set first_day = latest_build_first_day(ref('fct_calls'), 'call_date') %}
 with facts as (
     select
         account,
@@ -27,7 +19,7 @@ with facts as (
         count(*) filter (where is_charge_missing)               as missing,
         coalesce(sum(total_cost_usd), 0)                        as cost
     from {{ ref('fct_calls') }}
-    where call_date >= {{ first_day }}::date
+    where call_date >= {{ first_day }}
     group by 1, 2
 ),
 report as (
@@ -42,7 +34,7 @@ report as (
         sum(charge_missing_legs)    as missing,
         sum(cost_usd)               as cost
     from {{ ref('rpt_call_kpis_daily') }}
-    where call_date >= {{ first_day }}::date
+    where call_date >= {{ first_day }}
     group by 1, 2
 )
 select *
