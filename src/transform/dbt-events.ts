@@ -93,12 +93,15 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
   const details = new Map<string, string>();
   let summary = "";
   let generalError: string | undefined;
+  // dbt's command line rejects a bad flag or DBT_* variable before any event, in plain text.
+  let commandLineError: string | undefined;
   let selectedNothing = false;
   let passed = 0;
   for (const raw of rawLines) {
     const event = parseEvent(raw);
     if (event === undefined) {
       if (raw.trim() !== "") lines.push(raw);
+      if (commandLineError === undefined && /^Error: /.test(raw.trim())) commandLineError = raw.trim();
       continue;
     }
     const msg = event.info?.msg ?? "";
@@ -130,7 +133,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
     failures,
     warnings,
     summary: summary || counted,
-    generalError,
+    generalError: generalError ?? commandLineError,
     selectedNothing: selectedNothing && summary === "",
   };
 }

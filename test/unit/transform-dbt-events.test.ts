@@ -89,6 +89,18 @@ describe("digestDbtEvents", () => {
     expect(digest.lines[0]).toBe("not json at all");
   });
 
+  it("dbt's command line refusing a flag or DBT_* variable (plain text, no event) is the general error", () => {
+    const digest = digestDbtEvents([
+      "Usage: dbt build [OPTIONS]",
+      "Try 'dbt --help' for help.",
+      "",
+      "Error: Invalid value for '--log-level-file': 'bogus' is not one of 'debug', 'info', 'warn', 'error', 'none'.",
+    ]);
+    expect(digest.generalError).toBe(
+      "Error: Invalid value for '--log-level-file': 'bogus' is not one of 'debug', 'info', 'warn', 'error', 'none'.",
+    );
+  });
+
   it("a selection matching nothing is reported as such", () => {
     const digest = digestDbtEvents([
       event("NothingToDo", "Nothing to do. Try checking your model configs", "warn"),
