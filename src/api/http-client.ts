@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
 import { type ErrorContext, RetryableError, redactUrl, UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { parseJsonExact, supportsExactNumbers } from "../platform/exact-number.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import { createKeepAliveAgent, requestOnce, TransportError } from "./http-transport.js";
 import type { RateBudget } from "./rate-budget.js";
@@ -80,6 +81,11 @@ export interface GetJsonOptions {
   readonly signal?: AbortSignal;
   /** Counts each attempt when it is sent (after the rate budget let it go), and the retries among them. */
   readonly tally?: RequestTally;
+  /**
+   * Fields whose JSON numbers must stay exact (the ledger's `amount`): the body is parsed with
+   * `parseJsonExact`, which keeps them as their source text (see src/platform/exact-number.ts).
+   */
+  readonly exactNumbers?: readonly string[];
 }
 
 /** A 2xx (body parsed JSON, null for 204) or a 404 (body parsed if it was JSON, else the text). */
@@ -133,6 +139,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     url: URL,
     request: RequestContext,
     signal: AbortSignal | undefined,
+    exactNumbers: readonly string[],
   ): Promise<ApiResponse> {
     const context: ErrorContext = {
       account: request.account,
@@ -165,7 +172,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let parsed = true;
     if (text.trim() !== "") {
       try {
-        body = JSON.parse(text);
+        body = parseJsonExact(text, exactNumbers);
       } catch {
         parsed = false;
         body = text;
@@ -201,12 +208,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         apiKeyEnvVar: options.apiKeyEnvVar,
       };
       const { signal, tally } = requestOptions;
+      const exactNumbers = requestOptions.exactNumbers ?? [];
+      if (exactNumbers.length > 0 && !supportsExactNumbers()) {
+        throw new UsageError(
+          `${describeRequest(request)}: exact JSON numbers (${exactNumbers.join(", ")}) need Node 22 or later; this is Node ${process.versions.node}`,
+        );
+      }
       const send = (attemptNumber: number) => () => {
         if (tally !== undefined) {
           tally.requests++;
           if (attemptNumber > 1) tally.retries++;
         }
-        return attempt(url, request, signal);
+        return attempt(url, request, signal, exactNumbers);
       };
       const once = (n: number) => (budget === undefined ? send(n)() : budget.schedule(send(n), signal));
       return withRetry(once, {

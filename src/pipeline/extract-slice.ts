@@ -276,6 +276,9 @@ async function fetchAnswer(
     permission: stream.permission,
     signal,
     tally: options.tally,
+    ...(answer.kind === "pages" && answer.exactNumbers !== undefined
+      ? { exactNumbers: answer.exactNumbers }
+      : {}),
   });
   const platformMs = parseDateHeader(response.headers.date);
   if (

@@ -165,7 +165,12 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       client: job.client,
       stream,
       slice: planned.slice,
-      requestContext: { revision: job.revision, sources: sourcesOf(job.account), today: env.today },
+      requestContext: {
+        account: job.account.name,
+        revision: job.revision,
+        sources: sourcesOf(job.account),
+        today: env.today,
+      },
       perPage: env.perPage,
       concurrency: job.concurrency,
       signal,

@@ -10,15 +10,20 @@ import { type AccountConfig, sourcesOf } from "../config.js";
 import { describeError, EtlError } from "../errors.js";
 import { subAccountSchema } from "../platform/index.js";
 import { Secret } from "../secret.js";
+import { subAccountName } from "../sub-account-name.js";
 
-/** The account a sub-account is read as. */
-export function subAccountName(master: string, id: number): string {
-  return `${master}-sub-${id}`;
-}
+/**
+ * Streams a master reads for its sub-accounts itself: the sub-accounts' records, and their ledgers
+ * (`GET /v1/sub-organizations/{id}/billing/transactions` with the master's key).
+ */
+export const MASTER_ONLY_STREAMS: readonly string[] = ["sub_accounts", "transactions"];
+
+export { subAccountName };
 
 /**
  * The accounts the sub-accounts of `master` are read as (their keys not fetched yet: an empty
- * Secret): the master's settings and enabled streams, except `sub_accounts` itself.
+ * Secret): the master's settings and enabled streams, except `sub_accounts` itself and
+ * `transactions` (the master reads every sub-account's ledger itself, so it is not read twice).
  */
 export function subAccountsOf(master: AccountConfig): AccountConfig[] {
   return sourcesOf(master).subAccounts.map((id) => ({
@@ -27,7 +32,7 @@ export function subAccountsOf(master: AccountConfig): AccountConfig[] {
     apiKeyEnv: `${master.apiKeyEnv} (sub-account ${id})`,
     apiKey: new Secret(""),
     rate: master.rate,
-    streams: master.streams.filter((stream) => stream !== "sub_accounts"),
+    streams: master.streams.filter((stream) => !MASTER_ONLY_STREAMS.includes(stream)),
     ...(master.apiRevision === undefined ? {} : { apiRevision: master.apiRevision }),
     subAccountOf: { account: master.name, id },
   }));

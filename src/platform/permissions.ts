@@ -159,6 +159,18 @@ export const PLATFORM_ROUTES = [
   },
   { method: "GET", path: "/v3/messages", permission: "messages:read", revisions: ["2024", "2026"] },
   { method: "GET", path: "/v1/billing/invoices", permission: "billing:read", revisions: ["2024", "2026"] },
+  {
+    method: "GET",
+    path: "/v1/billing/transactions",
+    permission: "billing:read",
+    revisions: ["2024", "2026"],
+  },
+  {
+    method: "GET",
+    path: "/v1/sub-organizations/{id}/billing/transactions",
+    permission: "billing:read",
+    revisions: ["2024", "2026"],
+  },
   { method: "POST", path: "/v2/webrtc/tokens", permission: "embeddable:write", revisions: ["2024", "2026"] },
 ] as const satisfies readonly PlatformRoute[];
 
@@ -171,12 +183,15 @@ export function routesOf(revision: ApiRevision): readonly PlatformRoute[] {
  * Permission needed by the paths each of the loader's streams reads. `recordings` reads the single
  * CDR (`GET /v1/cdr/{uuid}`, 2026 `/v1/cdrs/{call_id}`), which carries `recording_url`;
  * `GET /v1/recordings/{call_id}` (2026) needs `recordings:read`. `brand_appeals` lists brands
- * (`GET /v3/10dlc/brands`) and their appeals, both `campaigns:read`.
+ * (`GET /v3/10dlc/brands`) and their appeals, both `campaigns:read`. `transactions` reads the
+ * account's ledger and each sub-account's (`/v1/sub-organizations/{id}/billing/transactions`): the
+ * facts name no permission for either, so both take `billing:read`, like invoices.
  */
 export const STREAM_PERMISSIONS = {
   cdrs: "calls:read",
   short_link_metrics: "campaigns:read",
   invoices: "billing:read",
+  transactions: "billing:read",
   transcriptions: "calls:read",
   recordings: "calls:read",
   validations: "validator:read",

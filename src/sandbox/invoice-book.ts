@@ -33,13 +33,15 @@ export interface SandboxInvoice {
   readonly deltaMicros: number;
 }
 
-interface Month {
+/** A calendar month the world touches. */
+export interface Month {
   readonly key: string;
   readonly fromMs: number;
   readonly nextMs: number;
 }
 
-function monthsOf(world: SandboxWorld): Month[] {
+/** The calendar months the world's days touch, oldest first. */
+export function monthsOf(world: SandboxWorld): Month[] {
   const months: Month[] = [];
   const first = new Date(world.startMs);
   let year = first.getUTCFullYear();

@@ -7,6 +7,7 @@ import { FaultInjector } from "./faults/fault-injector.js";
 import { RateLimiter } from "./faults/rate-limiter.js";
 import { KeyRegistry } from "./http/key-registry.js";
 import { InvoiceBook } from "./invoice-book.js";
+import { LedgerBook } from "./ledger-book.js";
 import { MessageStore } from "./message-store.js";
 import { SandboxClock } from "./sandbox-clock.js";
 import type { ResolvedSandboxOptions } from "./sandbox-options.js";
@@ -25,6 +26,7 @@ export class SandboxRuntime {
   readonly shortLinks: ShortLinkStore;
   readonly messages: MessageStore;
   readonly invoices: InvoiceBook;
+  readonly ledger: LedgerBook;
   readonly keys: KeyRegistry;
   readonly stats = new RequestStats();
   readonly faults: FaultInjector;
@@ -46,6 +48,7 @@ export class SandboxRuntime {
     this.shortLinks = new ShortLinkStore(this.world, this.funnel);
     this.messages = new MessageStore(this.world);
     this.invoices = new InvoiceBook(this.world, this.cdrs, this.messages);
+    this.ledger = new LedgerBook(this.world, this.cdrs, this.messages);
     this.keys = new KeyRegistry(this.world);
     this.faults = new FaultInjector(options.faults, options.seed);
     this.limiter = new RateLimiter(options.rateLimit);

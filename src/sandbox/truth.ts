@@ -9,6 +9,7 @@ import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { appendJsonField, formatCdrDate } from "./serialize-cdr.js";
 import { serializeMessage } from "./serialize-message.js";
+import { transactionTruthLines } from "./truth-ledger.js";
 import type { TruthQuery } from "./truth-query.js";
 import { RECORD_STREAMS, type RecordStream, recordTruthLines, visibleCalls } from "./truth-records.js";
 import { SNAPSHOT_STREAMS, type SnapshotStream, snapshotLines } from "./truth-snapshots.js";
@@ -24,6 +25,7 @@ export const TRUTH_STREAMS = [
   ...RECORD_STREAMS,
   ...SNAPSHOT_STREAMS,
   "number_catalog",
+  "transactions",
 ] as const;
 /** A truth stream. */
 export type TruthStream = (typeof TRUTH_STREAMS)[number];
@@ -97,6 +99,7 @@ export function truthLines(
   query: TruthQuery,
 ): string[] {
   if (isRecordStream(stream)) return recordTruthLines(runtime, stream, query);
+  if (stream === "transactions") return transactionTruthLines(runtime, query);
   if (!isListStream(stream)) return snapshotLines(runtime, stream as SnapshotStream, query.account);
   const { faults } = runtime;
   const alters = faults.altersRows(stream);

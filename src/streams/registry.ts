@@ -11,6 +11,7 @@ import { shortLinkMetricsStream } from "./short-link-metrics.js";
 import { sipTrunksStream } from "./sip-trunks.js";
 import type { StreamDefinition } from "./stream-definition.js";
 import { subAccountsStream } from "./sub-accounts.js";
+import { transactionsStream } from "./transactions.js";
 import { transcriptionsStream } from "./transcriptions.js";
 import { validationsStream } from "./validations.js";
 
@@ -32,6 +33,7 @@ export const STREAMS = {
   transcriptions: transcriptionsStream as StreamDefinition,
   recordings: recordingsStream as StreamDefinition,
   validations: validationsStream as StreamDefinition,
+  transactions: transactionsStream as StreamDefinition,
 } as const satisfies Readonly<Record<string, StreamDefinition>>;
 
 /** A stream name the loader knows. */

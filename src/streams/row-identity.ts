@@ -6,6 +6,7 @@
  * Rows are made distinct once, by this identity, while they are extracted; the load trusts it.
  */
 import { createHash } from "node:crypto";
+import { sourceTextOf } from "../platform/exact-number.js";
 import type { Implied } from "./columns.js";
 import type { StreamDefinition } from "./stream-definition.js";
 
@@ -17,7 +18,8 @@ export function rowIdentityOf(stream: StreamDefinition): (raw: unknown, implied:
     if (keyColumns.length > 0 && raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
       try {
         // The raw row is unchecked: a key reader meets it as it is, and any surprise means "no key".
-        const values = keyColumns.map((column) => column.read(raw as never, implied));
+        // An exact number of a raw row (a ledger line's int64 id) is its source text.
+        const values = keyColumns.map((column) => sourceTextOf(column.read(raw as never, implied)));
         if (values.every((v) => typeof v === "string" || typeof v === "number")) {
           return `k:${JSON.stringify(values)}`;
         }

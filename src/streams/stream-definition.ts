@@ -40,6 +40,8 @@ export interface StreamRequest {
 
 /** What a stream's requests may depend on besides the slice. */
 export interface RequestContext {
+  /** The account's name as configured (the ledger of a sub-account is named after it). */
+  readonly account: string;
   /** The revision of the platform's API the account is read with. */
   readonly revision: ApiRevision;
   /** The ids the account's config names (brands, sub-accounts, countries, tokens). */
@@ -74,6 +76,11 @@ export interface PagedAnswer<Envelope = unknown> {
   rows(body: Envelope): readonly unknown[];
   /** The page's pagination, or null for a valid empty answer that carries none (invoices: `is_empty`). */
   pagination(body: Envelope): Pagination | null;
+  /**
+   * Fields whose JSON numbers the body is parsed with exactly, as their source text (the ledger's
+   * `amount`, `balance_after`, int64 `id`; see src/platform/exact-number.ts).
+   */
+  readonly exactNumbers?: readonly string[];
 }
 
 /**

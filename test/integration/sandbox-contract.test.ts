@@ -7,6 +7,7 @@ import {
   pendingBodySchema,
   successBodySchema,
 } from "../../src/platform/common.js";
+import { parseJsonExact } from "../../src/platform/exact-number.js";
 import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
 import { messageBodySchema, messageSchema, messagesResponseSchema } from "../../src/platform/message.js";
 import {
@@ -40,6 +41,11 @@ import {
   tenDlcBrandsResponseSchema,
   tenDlcCampaignSummarySchema,
 } from "../../src/platform/ten-dlc.js";
+import {
+  TRANSACTION_EXACT_NUMBERS,
+  transactionSchema,
+  transactionsAnswerSchema,
+} from "../../src/platform/transaction.js";
 import { transcriptionSchema } from "../../src/platform/transcription.js";
 import { numberValidationResultSchema, validationResponseSchema } from "../../src/platform/validation.js";
 import { widgetTokenSchema } from "../../src/platform/widget-token.js";
@@ -68,8 +74,8 @@ type RouteKey = RouteOf<(typeof PLATFORM_ROUTES)[number]>;
 interface Sample {
   readonly path: string;
   readonly body?: unknown;
-  /** Checks a 2xx body against the platform schema (throws when it does not fit). */
-  readonly check: (body: unknown) => void;
+  /** Checks a 2xx body (parsed, and as text) against the platform schema (throws when it does not fit). */
+  readonly check: (body: unknown, text: string) => void;
 }
 
 /** Every request this file sent through `call`, by route and status (what `/_sandbox/stats` must show). */
@@ -84,7 +90,7 @@ async function send(
   route: RouteKey | "unmatched",
   path: string,
   options: CallOptions = {},
-): Promise<{ status: number; body: unknown }> {
+): Promise<{ status: number; body: unknown; text: string }> {
   const key = options.key === undefined ? sandbox.world.accounts[0]!.apiKey : options.key;
   const method = options.method ?? (route === "unmatched" ? "GET" : route.split(" ")[0]!);
   const res = await fetch(`${sandbox.url}${path}`, {
@@ -99,7 +105,11 @@ async function send(
   const byStatus = tally.get(route) ?? new Map<string, number>();
   byStatus.set(String(res.status), (byStatus.get(String(res.status)) ?? 0) + 1);
   tally.set(route, byStatus);
-  return { status: res.status, body: text === "" ? null : JSON.parse(text) };
+  const answer = { status: res.status, body: text === "" ? null : JSON.parse(text) };
+  // The body's text too (a ledger's exact numbers are parsed from it), kept out of comparisons.
+  return Object.defineProperty(answer, "text", { value: text, enumerable: false }) as typeof answer & {
+    text: string;
+  };
 }
 
 /** A request to the admin API (`/_sandbox/...`), not counted: truth exports as arrays, the rest as JSON. */
@@ -127,6 +137,18 @@ function exact<T>(schema: { parse(value: unknown): T; shape: object }, value: un
   return parsed;
 }
 
+/**
+ * A page of a billing ledger, parsed as a loader must (its JSON numbers from their source text):
+ * the published envelope and item fields only, at least one line, and its pagination.
+ */
+function ledgerPage(text: string, perPage: number): void {
+  const parsed = exact(transactionsAnswerSchema, parseJsonExact(text, TRANSACTION_EXACT_NUMBERS));
+  expect(parsed.is_empty).toBe(false);
+  expect(parsed.transactions!.length).toBeGreaterThan(0);
+  for (const line of parsed.transactions!) exact(transactionSchema, line);
+  expect(exact(paginationSchema, parsed.pagination)).toMatchObject({ per_page: perPage });
+}
+
 const FORBIDDEN = { success: false, message: ERROR_MESSAGES.forbidden };
 const UNAUTHORIZED = { success: false, error: true, message: ERROR_MESSAGES.unauthorized };
 const NOT_FOUND = { success: false, message: ERROR_MESSAGES.notFound };
@@ -138,7 +160,7 @@ type Call = (
   route: RouteKey | "unmatched",
   path: string,
   options?: CallOptions,
-) => Promise<{ status: number; body: unknown }>;
+) => Promise<{ status: number; body: unknown; text: string }>;
 type Admin = <T>(path: string, body?: unknown) => Promise<T>;
 
 /** A valid request per route (built from the seeded world) and a 404 request per route with an id. */
@@ -361,6 +383,14 @@ async function routeRequests(
         list(parsed.invoices, invoiceSchema);
       },
     }),
+    "GET /v1/billing/transactions": () => ({
+      path: "/v1/billing/transactions?from_date=2026-08-01&to_date=2026-08-03&per_page=100",
+      check: (_b, text) => ledgerPage(text, 100),
+    }),
+    "GET /v1/sub-organizations/{id}/billing/transactions": () => ({
+      path: `/v1/sub-organizations/${sub.id}/billing/transactions?from_date=2026-08-01&to_date=2026-08-01&per_page=100`,
+      check: (_b, text) => ledgerPage(text, 100),
+    }),
     "POST /v2/webrtc/tokens": () => ({
       path: "/v2/webrtc/tokens",
       body: { sip_trunk: account.trunks[0]!.name, ttl: null },
@@ -373,6 +403,9 @@ async function routeRequests(
     "GET /v1/buy/countries/{country}/cities/{city}/dids": { path: "/v1/buy/countries/1/cities/999/dids" },
     "GET /v1/cdr/{uuid}": { path: "/v1/cdr/5d2f3c1e-0000-4000-8000-000000000000" },
     "GET /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1" },
+    "GET /v1/sub-organizations/{id}/billing/transactions": {
+      path: "/v1/sub-organizations/1/billing/transactions",
+    },
     "PUT /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1", body: { name: "x" } },
     "GET /v1/validation/{uuid}": { path: "/v1/validation/not-a-token", extra: { error_code: "011" } },
     "GET /v1/speech-analytics/{uuid}": { path: `/v1/speech-analytics/${cdr.uuid}x` },
@@ -431,7 +464,7 @@ describe("sandbox contract: every platform route over HTTP", () => {
       const sample = samples[key]();
       const answer = await call(key, sample.path, { body: sample.body });
       expect(answer.status).toBe(200);
-      sample.check(answer.body);
+      sample.check(answer.body, answer.text);
     },
   );
 

@@ -71,6 +71,7 @@ const options = {
   stream,
   slice,
   requestContext: {
+    account: "acme",
     revision: "2024" as const,
     today: "2026-08-02",
     sources: {

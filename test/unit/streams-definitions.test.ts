@@ -54,7 +54,7 @@ function onRevision(revision: "2024" | "2026"): RequestContext {
     validationTokens: [],
     numberCatalog: { countries: [], textEnabledOnly: false },
   };
-  return { revision, sources, today: "2026-08-02", discovered: [] };
+  return { account: "acme", revision, sources, today: "2026-08-02", discovered: [] };
 }
 const on2024 = onRevision("2024");
 

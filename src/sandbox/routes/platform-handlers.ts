@@ -10,6 +10,7 @@ import { recordingRoutes } from "./recording-routes.js";
 import type { PlatformHandler } from "./route-types.js";
 import { shortLinkRoutes } from "./short-link-routes.js";
 import { tenDlcRoutes } from "./ten-dlc-routes.js";
+import { transactionRoutes } from "./transaction-routes.js";
 import { trunkRoutes } from "./trunk-routes.js";
 
 /** Every platform route the sandbox serves, of both API revisions (every route of `PLATFORM_ROUTES`). */
@@ -19,6 +20,7 @@ export const PLATFORM_HANDLERS: readonly PlatformHandler[] = [
   ...recordingRoutes,
   ...shortLinkRoutes,
   ...invoiceRoutes,
+  ...transactionRoutes,
   ...analyticsRoutes,
   ...accountRoutes,
   ...numberRoutes,

@@ -1,0 +1,100 @@
+import {
+  booleanParam,
+  notFound,
+  optionalDate,
+  optionalText,
+  ParamError,
+  rawJson,
+  type SandboxResponse,
+} from "../http/http-kit.js";
+import { readPaging } from "../http/paging.js";
+import { LedgerBook, type ListedLine } from "../ledger-book.js";
+import { DAY_MS } from "../sandbox-options.js";
+import type { SandboxAccount } from "../world.js";
+import { arraySource, type PageRow, servePage } from "./page-body.js";
+import type { PlatformHandler, RouteContext } from "./route-types.js";
+
+/** What a ledger request filters on (`details_contains` and `payments` only on the account's own ledger). */
+export interface LedgerFilter {
+  readonly fromDay: number;
+  readonly toDay: number;
+  readonly type: number | null;
+  readonly detailsContains: string | null;
+  readonly paymentsOnly: boolean;
+}
+
+/** Types `payments=true` keeps: the top-ups (credit card, admin and subscription payments). */
+const PAYMENT_TYPES: readonly number[] = [19, 25, 26];
+
+/** The ledger lines of `account` visible at `nowMs` that pass `filter`, in ledger order. */
+export function selectLedgerLines(
+  context: Pick<RouteContext, "runtime">,
+  account: SandboxAccount,
+  filter: LedgerFilter,
+  nowMs: number,
+): ListedLine[] {
+  return context.runtime.ledger
+    .listed(account, filter.fromDay, filter.toDay, nowMs)
+    .filter(
+      ({ line }) =>
+        (filter.type === null || line.type === filter.type) &&
+        (!filter.paymentsOnly || PAYMENT_TYPES.includes(line.type)) &&
+        (filter.detailsContains === null || line.details.includes(filter.detailsContains)),
+    );
+}
+
+function readFilter(context: RouteContext, own: boolean): LedgerFilter {
+  const { query } = context.request;
+  const from = optionalDate(query, "from_date");
+  const to = optionalDate(query, "to_date");
+  const typeText = optionalText(query, "type");
+  if (typeText !== null && !/^\d+$/.test(typeText)) throw new ParamError(422, "type");
+  return {
+    fromDay: from === null ? Number.NEGATIVE_INFINITY : from / DAY_MS,
+    // `to_date` includes its day, like the CDR list's `to`.
+    toDay: to === null ? Number.POSITIVE_INFINITY : to / DAY_MS,
+    type: typeText === null ? null : Number(typeText),
+    detailsContains: own ? optionalText(query, "details_contains") : null,
+    paymentsOnly: own ? booleanParam(query, "payments", false) : false,
+  };
+}
+
+function serveLedger(context: RouteContext, account: SandboxAccount, own: boolean): SandboxResponse {
+  const paging = readPaging(context.request.query, context.runtime.options.maxPerPage);
+  const filter = readFilter(context, own);
+  const rows: PageRow[] = selectLedgerLines(context, account, filter, context.runtime.clock.now()).map(
+    (listed) => ({
+      json: LedgerBook.serialize(listed),
+      day: Math.floor(listed.line.atMs / DAY_MS),
+      index: Number(listed.line.id % 1_000_000n),
+    }),
+  );
+  // No row faults: a fault rewriting a row would go through a float and change the amounts.
+  const shape = { stream: null, field: "transactions", isEmptyField: true } as const;
+  return rawJson(200, servePage(context, shape, arraySource(rows), paging));
+}
+
+/** `GET /v1/billing/transactions`: the caller's own ledger. */
+function listOwnTransactions(context: RouteContext): SandboxResponse {
+  return serveLedger(context, context.account, true);
+}
+
+/** `GET /v1/sub-organizations/{id}/billing/transactions`: a sub-account's ledger (the master sees its subs, a sub itself). */
+function listSubAccountTransactions(context: RouteContext): SandboxResponse {
+  const raw = context.params.id ?? "";
+  if (!/^\d+$/.test(raw)) throw new ParamError(400, "id");
+  const target = context.runtime.world.accounts.find((a) => a.id === Number(raw) && a.role === "sub");
+  if (!target) return notFound();
+  if (context.account.role !== "master" && context.account.index !== target.index) return notFound();
+  return serveLedger(context, target, false);
+}
+
+/** Billing ledger routes (the same in both API revisions). */
+export const transactionRoutes: readonly PlatformHandler[] = [
+  { method: "GET", path: "/v1/billing/transactions", handle: listOwnTransactions },
+  {
+    method: "GET",
+    path: "/v1/sub-organizations/{id}/billing/transactions",
+    handle: listSubAccountTransactions,
+  },
+];

@@ -1,0 +1,89 @@
+import {
+  STREAM_PERMISSIONS,
+  TRANSACTION_EXACT_NUMBERS,
+  type Transaction,
+  type TransactionsAnswer,
+  transactionSchema,
+  transactionsAnswerSchema,
+} from "../platform/index.js";
+import { lastDayOf, windowOf } from "../slices.js";
+import { subAccountName } from "../sub-account-name.js";
+import { columnsOf, type Implied, type RowOf } from "./columns.js";
+import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";
+
+const c = columnsOf<Transaction>();
+
+/** The ledger account a request implies: a programming error if it implies none. */
+function ledgerAccountOf(implied: Implied): string {
+  const account = implied.ledger_account;
+  if (account === undefined || account === "") {
+    throw new Error("a transactions request must imply ledger_account");
+  }
+  return account;
+}
+
+/**
+ * The columns of `platform.transactions`. `ledger_account` is the warehouse account whose ledger a
+ * line is (the account's own name, or `<account>-sub-<id>` for a sub-account's, as the fan-out
+ * names it) and `sub_organization_id` the sub-account's id (null for the account's own ledger);
+ * both come from the request. `id`, `amount` and `balance_after` are the source text of the JSON
+ * numbers, so `bigint` and `numeric` get them exactly.
+ */
+export const TRANSACTION_COLUMNS = [
+  c.required("ledger_account", "text", (_row, implied) => ledgerAccountOf(implied)),
+  c.nullable("sub_organization_id", "bigint", (_row, implied) => implied.sub_organization_id ?? null),
+  c.required("id", "bigint", (row) => row.id),
+  c.required("date", "timestamptz", (row) => row.date),
+  c.required("amount", "numeric", (row) => row.amount),
+  c.required("balance_after", "numeric", (row) => row.balance_after),
+  c.nullable("details", "text", (row) => row.details),
+  c.required("status", "text", (row) => row.status),
+  c.required("type", "integer", (row) => row.type),
+  c.required("show_invoice", "boolean", (row) => row.show_invoice),
+] as const;
+
+/** A row of `platform.transactions` as readers get it (typed columns only). */
+export type TransactionRow = RowOf<typeof TRANSACTION_COLUMNS>;
+
+/**
+ * The billing ledger, by UTC day of `date`: the account's own
+ * (`GET /v1/billing/transactions?from_date=D&to_date=D`, `to_date` inclusive like the CDRs' `to`)
+ * and, for each sub-account its config lists, the sub-account's
+ * (`GET /v1/sub-organizations/{id}/billing/transactions`, with this account's key; the fan-out does
+ * not read it again). Merged by (account, ledger_account, id). A line's status changes after it is
+ * first listed (Pending, Committed, Reverted), so a window settles like CDRs. Unknown type codes
+ * and statuses are kept; `amount` must be a JSON number (a string, null or missing amount is a reject).
+ */
+export const transactionsStream = defineStream({
+  name: "transactions",
+  permission: STREAM_PERMISSIONS.transactions,
+  slicing: "date_window",
+  requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
+    const window = windowOf(slice, "transactions");
+    const query = { from_date: window.start, to_date: lastDayOf(window) };
+    return [
+      { path: "/v1/billing/transactions", query, implied: { ledger_account: context.account } },
+      ...context.sources.subAccounts.map((id) => ({
+        path: `/v1/sub-organizations/${id}/billing/transactions`,
+        query,
+        implied: { ledger_account: subAccountName(context.account, id), sub_organization_id: String(id) },
+      })),
+    ];
+  },
+  answer: {
+    kind: "pages",
+    envelope: transactionsAnswerSchema,
+    rows: (body: TransactionsAnswer) => (body.is_empty ? [] : (body.transactions ?? [])),
+    pagination: (body: TransactionsAnswer) =>
+      body.is_empty && body.pagination === undefined ? null : body.pagination!,
+    exactNumbers: TRANSACTION_EXACT_NUMBERS,
+  },
+  schema: transactionSchema,
+  columns: TRANSACTION_COLUMNS,
+  table: {
+    name: "platform.transactions",
+    key: ["ledger_account", "id"],
+    writeMode: "merge",
+    windowColumn: "date",
+  },
+});
