@@ -55,6 +55,7 @@ async function expectTruth(sandbox: RunningSandbox, db: TestDatabase, account: s
     ["recordings", uniqueBy(await truth("recordings"), "uuid")],
     ["validations", await truth("validations", false)],
     ["validation_results", await truth("validations", false)],
+    ["transactions", await truth("transactions"), { account }],
   ];
   if (account === "master") {
     const catalog = await fetch(`${sandbox.url}/_sandbox/truth/number_catalog?country=1`);

@@ -25,6 +25,8 @@ interface ExpectedRow {
 /** What a truth record's mapping may need besides the record: the snapshot's day and country. */
 export interface OracleContext {
   readonly today?: string;
+  /** The account whose truth it is (the ledger's `ledger_account`). */
+  readonly account?: string;
   readonly country?: string;
 }
 
@@ -287,6 +289,40 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
     },
     ["id", "from_date", "to_date", "amount"],
     (r) => ({ id: r.id, from_date: r.from_date, to_date: r.to_date, amount: r.amount }),
+  ),
+  // The account's own ledger (the truth of one account; a sub-account's ledger read by its master,
+  // with ledger_account and the exact text of every number, is pipeline-transactions.test.ts's).
+  transactions: oneRowPerRecord(
+    {
+      table: "platform.transactions",
+      columns: [
+        col("ledger_account", "text"),
+        col("sub_organization_id", "integer"),
+        col("id", "integer"),
+        col("date", "instant"),
+        col("amount", "decimal"),
+        col("balance_after", "decimal"),
+        col("details", "text"),
+        col("status", "text"),
+        col("type", "integer"),
+        col("show_invoice", "boolean"),
+      ],
+      day: "(date AT TIME ZONE 'UTC')::date",
+    },
+    ["id", "date", "amount", "balance_after", "details", "status", "type", "show_invoice"],
+    (r, context) => ({
+      ledger_account: context.account,
+      sub_organization_id: null,
+      id: r.id,
+      date: r.date,
+      amount: r.amount,
+      balance_after: r.balance_after,
+      details: r.details,
+      status: r.status,
+      type: r.type,
+      show_invoice: r.show_invoice,
+    }),
+    ["product"],
   ),
   messages: oneRowPerRecord(
     {
