@@ -108,6 +108,7 @@ async function loadAndBuild(sandbox: RunningSandbox, database: TestDatabase): Pr
     "sip_trunks",
     "numbers",
     "transcriptions",
+    "transactions",
   ];
   const all = (account: string) => validations.filter((v) => v.account === account).map((v) => v.token);
   const run = await runAtSandboxTime(
@@ -278,11 +279,21 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
     expect(expected.filter((e) => !e.within).length).toBeGreaterThan(0);
     expect(expected.filter((e) => e.within).length).toBeGreaterThan(0);
 
-    // Usage per product equals the sandbox's own breakdown of the month's charges.
-    const products = await sql<{ account: string; month: string; product: string; usage_usd: string }>`
-      SELECT account, to_char(period_start_date, 'YYYY-MM') AS month, product, usage_usd::text
-      FROM analytics_marts.fct_invoices_reconciled WHERE product <> 'invoice_total'
+    // Usage per product, and what the billing ledger charged for it, each equal the sandbox's own
+    // breakdown of the month's charges (the ledger bills exactly the usage it serves).
+    const products = await sql<{
+      account: string;
+      month: string;
+      product: string;
+      usage_usd: string;
+      ledger_usd: string;
+      usage_without_ledger_usd: string;
+    }>`
+      SELECT account, to_char(period_start_date, 'YYYY-MM') AS month, product, usage_usd::text,
+             ledger_usd::text, usage_without_ledger_usd::text
+      FROM analytics_marts.fct_invoices_reconciled WHERE is_usage_product
       ORDER BY account, month, product`.execute(database.warehouse.db);
+    expect(products.rows.length).toBe(4 * 6);
     const breakdowns = new Map<string, Json>();
     for (const row of products.rows) {
       const key = `${row.account}|${row.month}`;
@@ -299,6 +310,29 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
         micros(breakdowns.get(`${r.account}|${r.month}`)![r.product]),
       ]),
     );
+    expect(products.rows.map((r) => [r.account, r.month, r.product, micros(r.ledger_usd)])).toEqual(
+      products.rows.map((r) => [
+        r.account,
+        r.month,
+        r.product,
+        micros(breakdowns.get(`${r.account}|${r.month}`)![r.product]),
+      ]),
+    );
+    expect(products.rows.filter((r) => micros(r.usage_without_ledger_usd) !== 0)).toEqual([]);
+    // The ledger's lines with no usage behind them, named: the seeded 10DLC fees and the unknown
+    // type code in the first month, top-ups never a difference, the reverted lines apart.
+    const named = await sql<{ product: string; ledger_without_usage_usd: string; ledger_lines: number }>`
+      SELECT product, ledger_without_usage_usd::text, ledger_lines
+      FROM analytics_marts.fct_invoices_reconciled
+      WHERE account = 'master' AND period_start_date = '2026-07-01' AND NOT is_usage_product
+        AND NOT is_invoice_total
+      ORDER BY product`.execute(database.warehouse.db);
+    expect(named.rows.map((r) => [r.product, r.ledger_without_usage_usd, r.ledger_lines])).toEqual([
+      ["adjustments", "-296.614421198765433", 4],
+      ["payments", "0", 5],
+      ["ten_dlc", "19.00", 2],
+      ["unknown", "0.50", 1],
+    ]);
 
     const mart = await sql<{
       account: string;
@@ -306,9 +340,17 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
       invoiced_usd: string;
       variance_usd: string;
       is_within_tolerance: boolean;
-    }>`SELECT account, invoice_id::text, invoiced_usd::text, variance_usd::text, is_within_tolerance
+      ledger_variance_usd: string;
+      reverted_lines: number;
+    }>`SELECT account, invoice_id::text, invoiced_usd::text, variance_usd::text, is_within_tolerance,
+              ledger_variance_usd::text, reverted_lines
        FROM analytics_marts.fct_invoices_reconciled WHERE product = 'invoice_total'
        ORDER BY invoice_id`.execute(database.warehouse.db);
+    // Three ways: the invoice is off the ledger by exactly the seeded delta too.
+    expect(mart.rows.map((r) => [Number(r.invoice_id), micros(r.ledger_variance_usd)])).toEqual(
+      expected.map((e) => [e.invoice_id, e.variance]),
+    );
+    expect(mart.rows.every((r) => r.reverted_lines > 0)).toBe(true);
     expect(
       mart.rows.map((r) => ({
         account: r.account,

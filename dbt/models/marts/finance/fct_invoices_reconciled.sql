@@ -1,15 +1,19 @@
--- One row per invoice × product: what the warehouse's usage data says the invoice's period cost,
--- per billed product, plus one `invoice_total` row comparing the invoiced amount with the sum.
--- The platform's invoice is a single amount (no lines), so only the total row has an invoiced
--- amount and a variance; product rows show where the usage comes from.
+-- One row per invoice × product, three ways: what the warehouse's usage data says the invoice's
+-- period cost (usage_usd), what the billing ledger charged for it (ledger_usd), and, on one
+-- `invoice_total` row, the invoiced amount. The platform's invoice is a single amount (no lines),
+-- so only the total row has an invoiced amount and variances; product rows show where usage and
+-- ledger differ, by name: usage with no ledger line, ledger lines with no usage, reverted lines.
+-- Ledger products with no usage stream (payments, adjustments, 10DLC, ...) get a row only when the
+-- period's ledger has lines of them.
 {%- set products = ['calls', 'forward_fees', 'transcriptions', 'validations', 'messages', 'number_fees'] %}
+{%- set ledger_only = ['payments', 'adjustments', 'ten_dlc', 'number_orders', 'recordings', 'other_services', 'unknown'] %}
 with invoices as (
     select * from {{ ref('stg_platform__invoices') }}
 ),
 
 products as (
-    select product, ordinal as product_order
-    from unnest(array['{{ products | join("', '") }}']) with ordinality as p (product, ordinal)
+    select product, ordinal as product_order, ordinal <= {{ products | length }} as is_usage_product
+    from unnest(array['{{ (products + ledger_only) | join("', '") }}']) with ordinality as p (product, ordinal)
 ),
 
 daily_usage as (
@@ -31,6 +35,24 @@ number_fees as (
     group by 1, 2
 ),
 
+ledger as (
+    -- The ledger whose account the invoice is (a sub-account's, read by its master, included).
+    -- ledger_usd is what the lines charged net (charges positive, credits negative).
+    select
+        i.account,
+        i.invoice_id,
+        l.product,
+        coalesce(sum(-l.amount_usd) filter (where not l.is_reverted), 0)  as ledger_usd,
+        count(*) filter (where not l.is_reverted)                         as ledger_lines,
+        coalesce(sum(-l.amount_usd) filter (where l.is_reverted), 0)      as reverted_usd,
+        count(*) filter (where l.is_reverted)                             as reverted_lines
+    from invoices as i
+    join {{ ref('fct_ledger_transactions') }} as l
+        on l.ledger_account = i.account
+       and l.transaction_date between i.period_start_date and i.period_end_date
+    group by 1, 2, 3
+),
+
 product_lines as (
     select
         i.account,
@@ -39,12 +61,20 @@ product_lines as (
         i.period_end_date,
         p.product,
         p.product_order,
-        coalesce(u.usage_usd, 0)  as usage_usd,
-        null::numeric             as invoiced_usd
+        p.is_usage_product,
+        coalesce(u.usage_usd, 0)        as usage_usd,
+        null::numeric                   as invoiced_usd,
+        coalesce(g.ledger_usd, 0)       as ledger_usd,
+        coalesce(g.ledger_lines, 0)     as ledger_lines,
+        coalesce(g.reverted_usd, 0)     as reverted_usd,
+        coalesce(g.reverted_lines, 0)   as reverted_lines
     from invoices as i
     cross join products as p
     left join (select * from daily_usage union all select * from number_fees) as u
         on u.account = i.account and u.invoice_id = i.invoice_id and u.product = p.product
+    left join ledger as g
+        on g.account = i.account and g.invoice_id = i.invoice_id and g.product = p.product
+    where p.is_usage_product or g.product is not null
 ),
 
 total_lines as (
@@ -54,9 +84,15 @@ total_lines as (
         i.period_start_date,
         i.period_end_date,
         'invoice_total'           as product,
-        {{ products | length + 1 }} as product_order,
+        {{ products | length + ledger_only | length + 1 }} as product_order,
+        null::boolean             as is_usage_product,
         sum(l.usage_usd)          as usage_usd,
-        i.amount_usd              as invoiced_usd
+        i.amount_usd              as invoiced_usd,
+        -- What the ledger billed for the invoiced products (payments and the like are not billed).
+        sum(l.ledger_usd) filter (where l.is_usage_product) as ledger_usd,
+        sum(l.ledger_lines)       as ledger_lines,
+        sum(l.reverted_usd)       as reverted_usd,
+        sum(l.reverted_lines)     as reverted_lines
     from invoices as i
     join product_lines as l using (account, invoice_id)
     group by i.account, i.invoice_id, i.period_start_date, i.period_end_date, i.amount_usd
@@ -66,6 +102,22 @@ lines as (
     select * from product_lines
     union all
     select * from total_lines
+),
+
+named as (
+    select
+        *,
+        case
+            when is_usage_product then greatest(usage_usd - ledger_usd, 0)
+            when is_usage_product is not null then 0
+        end                                                            as usage_without_ledger_usd,
+        -- Payments are money in, not a bill: they explain no charge and are not a difference.
+        case
+            when is_usage_product then greatest(ledger_usd - usage_usd, 0)
+            when product = 'payments' then 0
+            when is_usage_product is not null then ledger_usd
+        end                                                            as ledger_without_usage_usd
+    from lines
 )
 
 select
@@ -76,12 +128,26 @@ select
     product,
     product_order,
     product = 'invoice_total'                                          as is_invoice_total,
+    coalesce(is_usage_product, false)                                  as is_usage_product,
     usage_usd,
+    ledger_usd,
+    ledger_lines::integer                                              as ledger_lines,
     invoiced_usd,
     invoiced_usd - usage_usd                                           as variance_usd,
     round(100 * (invoiced_usd - usage_usd) / nullif(usage_usd, 0), 4)  as variance_pct,
     case
         when invoiced_usd is not null
             then abs(invoiced_usd - usage_usd) <= {{ var('invoice_variance_tolerance_usd', 0.005) }}
-    end                                                                as is_within_tolerance
-from lines
+    end                                                                as is_within_tolerance,
+    invoiced_usd - ledger_usd                                          as ledger_variance_usd,
+    case
+        when invoiced_usd is not null
+            then abs(invoiced_usd - ledger_usd) <= {{ var('invoice_variance_tolerance_usd', 0.005) }}
+    end                                                                as is_ledger_within_tolerance,
+    coalesce(usage_without_ledger_usd,
+        sum(usage_without_ledger_usd) over (partition by account, invoice_id))  as usage_without_ledger_usd,
+    coalesce(ledger_without_usage_usd,
+        sum(ledger_without_usage_usd) over (partition by account, invoice_id))  as ledger_without_usage_usd,
+    reverted_usd,
+    reverted_lines::integer                                            as reverted_lines
+from named
