@@ -7,7 +7,7 @@ import { listRejects } from "../../src/warehouse/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import { startFaultProxy } from "./fault-proxy.js";
-import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
+import { runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
 
 /**
  * Issue 14 §3, the billing ledger: the master reads its own ledger and each configured
@@ -146,6 +146,35 @@ describe("transactions: the billing ledger", () => {
       expect(await landed(db, "master")).toEqual(rows);
     },
   );
+
+  it("settles like CDRs: lines listed Pending, and lines that appear late, are read again until they settle", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const sandbox = await launchSandbox({
+      seed: 75,
+      start: START,
+      days: 3,
+      accounts: 2,
+      callsPerDay: 60,
+      now: "2026-08-03T12:00:00Z",
+    });
+    const db = await createDatabase();
+    const config = ledgerConfig(sandbox);
+    const first = await runAt(db.warehouse, config, sandbox, { command: "run" });
+    expect(first.exitCode).toBe(0);
+    expect(await landed(db, "master")).toEqual(await expected(sandbox, first.today));
+    const pending = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM platform.transactions WHERE status = 'Pending'`.execute(db.warehouse.db);
+    expect(pending.rows[0]?.n).toBeGreaterThan(0);
+    await setSandboxClock(sandbox, "2026-08-06T12:00:00Z");
+    const later = await runAt(db.warehouse, config, sandbox, { command: "run" });
+    expect(later.exitCode).toBe(0);
+    const rows = await landed(db, "master");
+    expect(rows).toEqual(await expected(sandbox, later.today));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.join("\n")).not.toContain('"Pending"');
+  });
 
   it("keeps an unknown type code, rejects a null or string amount with a one-line reason, the raw row exact", async ({
     launchSandbox,
