@@ -8,6 +8,7 @@
 import { describeError } from "../errors.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import type { Logger } from "../log.js";
+import { parseJsonExact } from "../platform/exact-number.js";
 import { type Clock, systemClock } from "../ports.js";
 import { parseSliceLabel } from "../slices.js";
 import type { LoadRow } from "../streams/load-row.js";
@@ -92,13 +93,16 @@ export async function replayRejects(
         const stream = getStream(streamName);
         // Distinct by the stream's row identity, as an extraction would make them (the latest wins).
         const identity = rowIdentityOf(stream);
+        const exactNumbers = stream.answer.kind === "pages" ? (stream.answer.exactNumbers ?? []) : [];
         const byIdentity = new Map<string, LoadRow>();
         const ids: number[] = [];
         for (const reject of rejects) {
           const implied = impliedOfReject(reject);
-          const parsed = parseRow(stream, reject.raw, implied);
+          // Exact numbers (a ledger's amounts) are read from the stored text, never through a float.
+          const raw = exactNumbers.length > 0 ? parseJsonExact(reject.rawText, exactNumbers) : reject.raw;
+          const parsed = parseRow(stream, raw, implied);
           if (parsed.ok) {
-            byIdentity.set(identity(reject.raw, implied), parsed.row);
+            byIdentity.set(identity(raw, implied), parsed.row);
             ids.push(reject.id);
           }
         }

@@ -20,6 +20,11 @@ export interface RejectRecord {
   /** Slice label (`2026-08-01..2026-08-02` or `full`); `parseSliceLabel` turns it back into a Slice. */
   readonly slice: string;
   readonly raw: unknown;
+  /**
+   * The stored raw row as JSON text (`jsonb`'s own: a number keeps its digits), for streams whose
+   * numbers must stay exact (`raw` went through `JSON.parse` and binary floats).
+   */
+  readonly rawText: string;
   readonly issues: unknown;
   /**
    * Values the request implied for the row, from the `implied` column; null when it implied none or
@@ -85,6 +90,7 @@ type RejectRow = {
   stream: string;
   slice: string;
   raw: unknown;
+  raw_text: string;
   issues: unknown;
   implied: unknown;
   received_at: Date;
@@ -99,6 +105,7 @@ function toRecord(row: RejectRow): RejectRecord {
     stream: row.stream,
     slice: row.slice,
     raw: row.raw,
+    rawText: row.raw_text,
     issues: row.issues,
     implied: stringRecord(row.implied),
     receivedAt: new Date(row.received_at),
@@ -141,6 +148,7 @@ function selectRejects(db: Kysely<Database>) {
       "stream",
       "slice",
       "raw",
+      sql<string>`raw::text`.as("raw_text"),
       "issues",
       "implied",
       "received_at",

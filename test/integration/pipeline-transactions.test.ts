@@ -1,5 +1,7 @@
 import { sql } from "kysely";
+import { pino } from "pino";
 import type { AccountConfig, EtlConfig } from "../../src/config.js";
+import { replayRejects } from "../../src/pipeline/replay-rejects.js";
 import { parseJsonExact } from "../../src/platform/exact-number.js";
 import { TRANSACTION_EXACT_NUMBERS } from "../../src/platform/transaction.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
@@ -229,6 +231,28 @@ describe("transactions: the billing ledger", () => {
       expect(raw.rows).toEqual([
         { balance: "-0.10", amount: "1.50" },
         { balance: "-0.10", amount: null },
+      ]);
+      // A reject an older schema made of a line valid today replays exactly: its numbers are read
+      // from the stored jsonb text (17 significant digits, a trailing zero), never through a float.
+      await sql`
+        INSERT INTO etl.rejects (run_id, account, stream, slice, raw, issues, implied)
+        VALUES (NULL, 'master', 'transactions', '2026-08-01..2026-08-02',
+          '{"id": 42, "date": "2026-08-01T11:00:00Z", "amount": -0.10, "balance_after": 12.345678901234567,
+            "details": "Replayed", "status": "Committed", "type": 14, "show_invoice": true}'::jsonb,
+          '[{"path": "type", "code": "custom", "message": "old schema"}]'::jsonb,
+          '{"ledger_account": "master"}'::jsonb)`.execute(db.warehouse.db);
+      const replay = await replayRejects(
+        { warehouse: db.warehouse, log: pino({ level: "silent" }), host: "test" },
+        { stream: "transactions" },
+      );
+      expect(replay.summaries).toEqual([
+        { account: "master", stream: "transactions", pending: 3, loaded: 1, stillRejected: 2 },
+      ]);
+      const replayed = await sql<{ amount: string; balance_after: string; ledger_account: string }>`
+        SELECT amount::text AS amount, balance_after::text AS balance_after, ledger_account
+        FROM platform.transactions WHERE id = 42`.execute(db.warehouse.db);
+      expect(replayed.rows).toEqual([
+        { amount: "-0.10", balance_after: "12.345678901234567", ledger_account: "master" },
       ]);
       // The other day is the sandbox's own ledger, loaded as usual.
       const otherDay = await truthRecords(sandbox, "transactions", "master", {
