@@ -85,6 +85,9 @@ const SEEDED = [
 /** The seeded line whose id is above 2^53 (a float would change it). */
 const BIG_ID_BASE = 9_007_199_254_740_993n;
 
+/** Ledger lines kept in the day cache (a line is ~0.3 KB). */
+const MAX_CACHED_LINES = 200_000;
+
 /** Top-ups (type 19, credit card payment) every `TOP_UP_EVERY` days from the first. */
 const TOP_UP_EVERY = 7;
 const TOP_UP_AMOUNTS = ["100.00", "250.00", "500.00"] as const;
@@ -104,6 +107,10 @@ export class LedgerBook {
   /** Closing balance of (account, day), computed in order from the world's first day. */
   private readonly closing = new Map<string, bigint>();
   private closingVersion = 0;
+  /** Recently used days' lines (an LRU bounded by line count): every page of a day needs them. */
+  private readonly days = new Map<string, LedgerLine[]>();
+  private cachedLines = 0;
+  private daysVersion = 0;
 
   constructor(
     private readonly world: SandboxWorld,
@@ -113,8 +120,33 @@ export class LedgerBook {
     this.months = monthsOf(world);
   }
 
-  /** Every line of (account, day), visible or not, in ledger order (date, then id). */
-  dayLines(account: SandboxAccount, dayNumber: number): LedgerLine[] {
+  /** Every line of (account, day), visible or not, in ledger order (date, then id); cached. */
+  dayLines(account: SandboxAccount, dayNumber: number): readonly LedgerLine[] {
+    if (this.daysVersion !== this.store.version) {
+      this.days.clear();
+      this.cachedLines = 0;
+      this.daysVersion = this.store.version;
+    }
+    const key = `${account.index}:${dayNumber}`;
+    const hit = this.days.get(key);
+    if (hit) {
+      this.days.delete(key);
+      this.days.set(key, hit);
+      return hit;
+    }
+    const lines = this.generateDay(account, dayNumber);
+    this.days.set(key, lines);
+    this.cachedLines += lines.length;
+    for (const [oldKey, old] of this.days) {
+      if (this.cachedLines <= MAX_CACHED_LINES || oldKey === key) break;
+      this.days.delete(oldKey);
+      this.cachedLines -= old.length;
+    }
+    return lines;
+  }
+
+  /** Generates the lines of (account, day) from the usage the sandbox serves. */
+  private generateDay(account: SandboxAccount, dayNumber: number): LedgerLine[] {
     if (!isWorldDay(this.world, dayNumber)) return [];
     const base = BigInt(account.index + 1) * 1_000_000_000_000n + BigInt(dayNumber) * 1_000_000n;
     const lines: LedgerLine[] = [];
