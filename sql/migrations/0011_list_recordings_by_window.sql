@@ -3,7 +3,7 @@
 -- (the platform's recording id, created_at, duration, from, to, call_uuid, url), so the table of
 -- the old lookup is replaced: its rows (call uuid, date, recording_url) are re-read by window on
 -- the next run (the stream has no completed windows yet, so its first run reads the whole
--- lookback). The lookup's per-call states are dropped with it.
+-- lookback). The lookup's per-call states and its quarantined rows are dropped with it.
 DROP TABLE platform.recordings;
 
 -- GET /v1/recordings?from_date=D&to_date=D by UTC day of created_at (the end of the call); merged
@@ -26,3 +26,8 @@ CREATE INDEX recordings_by_created_at ON platform.recordings (_account, created_
 CREATE INDEX recordings_by_call ON platform.recordings (_account, call_uuid);
 
 DELETE FROM etl.tracked_requests WHERE kind = 'recording';
+
+-- Rows the old lookup quarantined (single-CDR bodies, slices `ids:<n>:<uuid>`) could never be
+-- replayed into the new table (another shape, no window); the recordings they were about are read
+-- again from the list, so they are dropped rather than left pending forever.
+DELETE FROM etl.rejects WHERE stream = 'recordings' AND slice LIKE 'ids:%';
