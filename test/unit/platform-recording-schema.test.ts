@@ -34,9 +34,9 @@ describe("recording schemas (published shape)", () => {
     };
     expect(recordingsResponseSchema.parse(page).invalid?.sip_trunks).toEqual(["x"]);
     expect(recordingsResponseSchema.safeParse({ recordings: [], pagination: PAGINATION }).success).toBe(true);
-    expect(
-      recordingsResponseSchema.parse({ recordings: null, pagination: PAGINATION }).recordings,
-    ).toBeNull();
+    const empty = recordingsResponseSchema.parse({ recordings: null, pagination: PAGINATION });
+    expect(empty.recordings).toBeNull();
+    expect(recordingsStream.answer.rows(empty)).toEqual([]);
     expect(recordingsResponseSchema.safeParse({ recordings: [] }).success).toBe(false);
     expect(recordingsResponseSchema.safeParse({ items: [], pagination: PAGINATION }).success).toBe(false);
   });
