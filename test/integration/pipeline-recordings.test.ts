@@ -1,6 +1,7 @@
 import type { EtlConfig } from "../../src/config.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { addDays, dayToMs } from "../../src/utc-days.js";
+import { listRejects } from "../../src/warehouse/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   completedLabels,
@@ -134,5 +135,53 @@ describe("recordings by date window", () => {
       return at !== undefined && (readsOf.get(day) ?? []).some((readAt) => readAt < at);
     });
     expect(listedAfterARead.length).toBeGreaterThan(0);
+  });
+
+  it("under row and page faults: the valid recordings equal the truth, the corrupted ones are the rejects", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const start = "2026-08-01";
+    const sandbox = await launchSandbox({
+      seed: 44,
+      start,
+      days: 3,
+      accounts: 1,
+      callsPerDay: 1500,
+      now: "2026-08-04T06:00:00Z",
+      faults: {
+        base: "none",
+        rows: { wrongType: 0.01, missingField: 0.01, unknownEnum: 0.01, extraField: 0.02 },
+        pages: { duplicateRow: 0.1, shortPage: 0.1 },
+      },
+    });
+    const db = await createDatabase();
+    // A share of rejects this high is the test's own doing, not a schema change: never hold a window for it.
+    const config = onlyRecordings(sandboxConfig(sandbox, { maxRejectShare: 0.5 }));
+    const account = config.accounts[0]!.name;
+    const result = await runAt(db.warehouse, config, sandbox, { command: "run" });
+    expect([0, 3], JSON.stringify(result.streams)).toContain(result.exitCode);
+    const range = { from: start, to: result.today };
+    expect(await loadedRows(db.warehouse, "recordings", account)).toEqual(
+      await expectedRows(sandbox, "recordings", account, range),
+    );
+    const malformed = await truthRecords(sandbox, "recordings", account, range, "/malformed");
+    // Compared with sorted keys: a reject's raw row is stored as jsonb, which orders keys its own way.
+    const canonical = (row: unknown) =>
+      JSON.stringify(Object.fromEntries(Object.entries(row as Record<string, unknown>).sort()));
+    const corrupted = malformed.filter((m) => m.rejected === true).map((m) => canonical(m.raw));
+    // The test bites: rows of every rejected kind, and valid rows with unknown fields kept in `_extra`.
+    expect(new Set(malformed.filter((m) => m.rejected === true).map((m) => m.kind))).toEqual(
+      new Set(["wrong_type", "missing_field", "unknown_enum"]),
+    );
+    expect(malformed.some((m) => m.kind === "extra_field" && m.rejected === false)).toBe(true);
+    const faults = (
+      (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as {
+        faults: Record<string, number>;
+      }
+    ).faults;
+    expect((faults.duplicateRow ?? 0) + (faults.shortPage ?? 0), JSON.stringify(faults)).toBeGreaterThan(0);
+    const rejects = await listRejects(db.warehouse.db, { stream: "recordings", limit: 10_000 });
+    expect(rejects.map((r) => canonical(r.raw)).sort()).toEqual(corrupted.sort());
   });
 });
