@@ -47,6 +47,8 @@ export interface PlatformRoute {
 /**
  * Every route of platform-api.md (revision 2024) and of the 2026 revision, with the permission it
  * needs. A route renamed in 2026 (a path or only its parameter names) is listed once per revision.
+ * A call's transcription is read under its CDR (platform-facts.md "A call's transcription"; the
+ * `.../transcriptions` alias is named for 2026 only); `/v1/speech-analytics/{id}` is for uploaded audio.
  */
 export const PLATFORM_ROUTES = [
   { method: "POST", path: "/v1/api-keys", permission: "account:write", revisions: ["2024", "2026"] },
@@ -86,6 +88,12 @@ export const PLATFORM_ROUTES = [
   { method: "GET", path: "/v1/cdrs/{call_id}", permission: "calls:read", revisions: ["2026"] },
   {
     method: "GET",
+    path: "/v1/cdr/{uuid}/transcription",
+    permission: "calls:read",
+    revisions: ["2024"],
+  },
+  {
+    method: "GET",
     path: "/v1/cdrs/{call_id}/transcription",
     permission: "calls:read",
     revisions: ["2026"],
@@ -101,6 +109,13 @@ export const PLATFORM_ROUTES = [
     path: "/v1/cdrs/{call_id}/retranscribe",
     permission: "calls:write",
     revisions: ["2026"],
+  },
+  { method: "GET", path: "/v1/recordings", permission: "recordings:read", revisions: ["2024", "2026"] },
+  {
+    method: "GET",
+    path: "/v1/recordings/{call_uuid}",
+    permission: "recordings:read",
+    revisions: ["2024"],
   },
   { method: "GET", path: "/v1/recordings/{call_id}", permission: "recordings:read", revisions: ["2026"] },
   { method: "GET", path: "/v1/calls/webhooks", permission: "webhooks:read", revisions: ["2024", "2026"] },
@@ -180,9 +195,8 @@ export function routesOf(revision: ApiRevision): readonly PlatformRoute[] {
 }
 
 /**
- * Permission needed by the paths each of the loader's streams reads. `recordings` reads the single
- * CDR (`GET /v1/cdr/{uuid}`, 2026 `/v1/cdrs/{call_id}`), which carries `recording_url`;
- * `GET /v1/recordings/{call_id}` (2026) needs `recordings:read`. `brand_appeals` lists brands
+ * Permission needed by the paths each of the loader's streams reads. `recordings` lists
+ * `GET /v1/recordings` by date window (both revisions), `recordings:read`. `brand_appeals` lists brands
  * (`GET /v3/10dlc/brands`) and their appeals, both `campaigns:read`. `transactions` reads the
  * account's ledger and each sub-account's (`/v1/sub-organizations/{id}/billing/transactions`): the
  * facts name no permission for either, so both take `billing:read`, like invoices.
@@ -193,7 +207,7 @@ export const STREAM_PERMISSIONS = {
   invoices: "billing:read",
   transactions: "billing:read",
   transcriptions: "calls:read",
-  recordings: "calls:read",
+  recordings: "recordings:read",
   validations: "validator:read",
   messages: "messages:read",
   sip_trunks: "trunks:read",

@@ -1,9 +1,9 @@
+import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
 import { type Cdr, cdrSchema } from "../../src/platform/cdr.js";
 import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
-import { transcriptionSchema } from "../../src/platform/transcription.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
@@ -98,14 +98,16 @@ describe("sandbox world: CDRs follow the account's settings", () => {
       expect(uuids.has(child.parent_uuid!)).toBe(true);
   });
 
-  it("records exactly the answered calls where recording is on (recording_url only in the single CDR)", async ({
+  it("records exactly the answered calls where recording is on, one recording per call", async ({
     sandbox,
     cdrs,
   }) => {
     const master = sandbox.world.accounts[0]!;
-    const recorded = (await ndjson(sandbox, "/_sandbox/truth/recordings?account=master")).map(
-      (r) => r.uuid as string,
-    );
+    // Recordings are dated by the call's end: a call of the world's last day may end the day after.
+    const lastEnd = new Date(sandbox.world.endMs).toISOString().slice(0, 10);
+    const recordings = await ndjson(sandbox, `/_sandbox/truth/recordings?account=master&to=${lastEnd}`);
+    const recorded = recordings.map((r) => r.call_uuid as string);
+    expect(new Set(recordings.map((r) => r.id)).size).toBe(recordings.length);
     const expected = cdrs
       .filter((cdr) => {
         if (cdr.disposition !== "answered") return false;
@@ -123,7 +125,7 @@ describe("sandbox world: CDRs follow the account's settings", () => {
   }) => {
     const master = sandbox.world.accounts[0]!;
     const transcriptions = (await ndjson(sandbox, "/_sandbox/truth/transcriptions?account=master")).map((t) =>
-      transcriptionSchema.parse(t),
+      callTranscriptionSchema.parse(t),
     );
     const expected = cdrs
       .filter((cdr) => {
@@ -135,13 +137,13 @@ describe("sandbox world: CDRs follow the account's settings", () => {
         return owner.transcription && cdr.duration >= owner.transcriptionThreshold;
       })
       .map((c) => c.uuid);
-    expect(transcriptions.map((t) => t.request_id).sort()).toEqual(expected.sort());
+    expect(transcriptions.map((t) => t.call_uuid).sort()).toEqual(expected.sort());
     const failed = transcriptions.filter((t) => t.status === "failed");
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.length / transcriptions.length).toBeLessThan(0.1);
     for (const t of failed) expect(t).toMatchObject({ turns: null, charge: "0.00", language: null });
     for (const t of transcriptions.filter((x) => x.status === "completed")) {
-      const cdr = cdrs.find((c) => c.uuid === t.request_id)!;
+      const cdr = cdrs.find((c) => c.uuid === t.call_uuid)!;
       expect(micros(t.charge)).toBe(24_000 * Math.ceil(cdr.duration / 60));
       expect(t.turns!.length).toBeGreaterThan(0);
       for (const turn of t.turns!) expect(turn.e).toBeLessThanOrEqual(cdr.duration * 1000);

@@ -38,7 +38,7 @@ export function arraySource(rows: readonly PageRow[]): RowSource {
 }
 
 /** Streams served through paginated lists. */
-export type ListStream = "cdrs" | "short_link_metrics" | "invoices" | "messages";
+export type ListStream = "cdrs" | "short_link_metrics" | "invoices" | "messages" | "recordings";
 
 /** How a list page is wrapped. */
 export interface ListShape {
@@ -48,6 +48,8 @@ export interface ListShape {
   readonly field: string;
   /** Adds `"is_empty": <page has no rows>` before the array (invoices). */
   readonly isEmptyField?: boolean;
+  /** JSON members written after the array, before `pagination` (recordings: `"invalid":{...}`). */
+  readonly trailer?: string;
 }
 
 const COMMA = Buffer.from(",");
@@ -113,7 +115,7 @@ function slowRows(
 }
 
 /**
- * Serializes one page of a list: `{"<field>":[rows],"pagination":{...}}`. Applies the request's
+ * Serializes one page of a list: `{"<field>":[rows],<trailer>,"pagination":{...}}`. Applies the request's
  * page fault, the profile's seeded row faults and schema drift, and the `shuffle` option;
  * `pagination.total` is the true total of the list. When the profile changes no row of the stream
  * and nothing is shuffled, rows are copied straight from the source's buffers.
@@ -136,6 +138,7 @@ export function servePage(
     if (i > 0) parts.push(COMMA);
     parts.push(chunk);
   });
-  parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)}}`));
+  const trailer = shape.trailer === undefined ? "" : `,${shape.trailer}`;
+  parts.push(Buffer.from(`]${trailer},"pagination":${JSON.stringify(pagination)}}`));
   return Buffer.concat(parts);
 }
