@@ -65,6 +65,19 @@ export interface QualityCheck {
 }
 
 /**
+ * A valid answer that may not mean what it says (a list sent as `null`): read as the stream says,
+ * but counted per slice in `etl.run_slices.quality` (key `name`) and the run summary, with a warning.
+ */
+export interface AnswerCheck<Envelope = unknown> {
+  /** Key in `etl.run_slices.quality`, e.g. `null_list`. */
+  readonly name: string;
+  /** What a counted page is and how it was read, for the warning. */
+  readonly description: string;
+  /** True when the page's parsed envelope has the problem. */
+  test(body: Envelope): boolean;
+}
+
+/**
  * One page of a list answer as the stream reads it: the envelope's schema (from `src/platform`),
  * the rows in it (still unchecked: each is validated on its own) and its pagination.
  */
@@ -74,6 +87,8 @@ export interface PagedAnswer<Envelope = unknown> {
   rows(body: Envelope): readonly unknown[];
   /** The page's pagination, or null for a valid empty answer that carries none (invoices: `is_empty`). */
   pagination(body: Envelope): Pagination | null;
+  /** Pages that are valid but worth an operator's eye, counted per slice. */
+  readonly checks?: readonly AnswerCheck<Envelope>[];
 }
 
 /**

@@ -16,8 +16,9 @@ import {
   citySchema,
   didDocumentSchema,
   didSchema,
+  docTypeSchema,
   inboundCallDestinationSchema,
-  ownedDidsResponseSchema,
+  ownedNumbersResponseSchema,
   purchasableNumberSchema,
 } from "../../src/platform/numbers.js";
 import {
@@ -31,7 +32,12 @@ import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
-import { sipTrunkSchema, sipTrunksResponseSchema } from "../../src/platform/sip-trunk.js";
+import {
+  hostRequestSchema,
+  sipTrunkSchema,
+  sipTrunkSummarySchema,
+  sipTrunksResponseSchema,
+} from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
 import {
   tenDlcAppealSchema,
@@ -189,13 +195,14 @@ async function routeRequests(
     "GET /v1/mydids": () => ({
       path: "/v1/mydids?page=1&per_page=2",
       check: (b) => {
-        const parsed = exact(ownedDidsResponseSchema, b);
+        const parsed = exact(ownedNumbersResponseSchema, b);
         expect(exact(paginationSchema, parsed.pagination)).toMatchObject({
           per_page: 2,
           total: account.dids.length,
         });
-        expect(parsed.dids).toHaveLength(2);
-        list(parsed.dids, didSchema);
+        expect(parsed.items).toHaveLength(2);
+        list(parsed.items, didSchema);
+        list(parsed.doc_types, docTypeSchema);
       },
     }),
     "PUT /v1/mydids/{id}": () => ({
@@ -254,8 +261,10 @@ async function routeRequests(
     "GET /v1/trunks": () => ({
       path: "/v1/trunks",
       check: (b) => {
-        const trunks = sipTrunksResponseSchema.parse(b);
-        list(trunks, sipTrunkSchema);
+        const trunks = exact(sipTrunksResponseSchema, b).sip_trunks ?? [];
+        list(trunks, sipTrunkSummarySchema);
+        for (const trunk of trunks)
+          if (trunk.host_request !== null) exact(hostRequestSchema, trunk.host_request);
         expect(trunks.slice(0, account.trunks.length).map((t) => t.name)).toEqual(
           account.trunks.map((t) => t.name),
         );
