@@ -270,6 +270,13 @@ async function routeRequests(
         );
       },
     }),
+    "GET /v1/trunks/{id}": () => ({
+      path: `/v1/trunks/${account.trunks[0]!.id}`,
+      check: (b) => {
+        const trunk = exact(sipTrunkSchema, b);
+        expect(trunk).toMatchObject({ name: account.trunks[0]!.name, label: account.trunks[0]!.label });
+      },
+    }),
     "POST /v1/trunks": () => ({
       path: "/v1/trunks",
       body: {
@@ -378,6 +385,7 @@ async function routeRequests(
   };
   const unknownIds: UnknownIds = {
     "PUT /v1/mydids/{id}": { path: "/v1/mydids/424242", body: {} },
+    "GET /v1/trunks/{id}": { path: "/v1/trunks/424242" },
     "GET /v1/buy/countries/{country}/cities": { path: "/v1/buy/countries/44/cities" },
     "GET /v1/buy/countries/{country}/cities/{city}/dids": { path: "/v1/buy/countries/1/cities/999/dids" },
     "GET /v1/cdr/{uuid}": { path: "/v1/cdr/5d2f3c1e-0000-4000-8000-000000000000" },

@@ -56,6 +56,7 @@ async function idsOf(sandbox: RunningSandbox): Promise<Record<string, string>> {
     request_id: transcribed.request_id ?? transcribed.call_uuid!,
     token: account.validations[0]!.token,
     sub: String(sandbox.world.accounts[1]!.id),
+    trunk: String(account.trunks[0]!.id),
     brand_id: brand.brand_id,
     campaign_id: brand.campaigns[0]!.campaign_id,
   };
@@ -67,6 +68,7 @@ function requestOf(route: PlatformRoute, ids: Record<string, string>): string {
     if (route.path.startsWith("/v1/validation/")) return ids.token!;
     if (route.path.startsWith("/v1/recordings/")) return ids.recorded!;
     if (route.path.startsWith("/v1/sub-organizations/")) return ids.sub!;
+    if (route.path.startsWith("/v1/trunks/")) return ids.trunk!;
     return ids[name]!;
   });
   if (route.path === "/v1/cdr" || route.path === "/v1/cdrs")

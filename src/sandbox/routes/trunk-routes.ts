@@ -1,12 +1,12 @@
 import type { SipTrunk } from "../../platform/sip-trunk.js";
 import { createTrunkRequestSchema } from "../../platform/sip-trunk.js";
 import { createWidgetTokenRequestSchema, type WidgetToken } from "../../platform/widget-token.js";
-import { json, ParamError, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { json, notFound, ParamError, rawJson, type SandboxResponse } from "../http/http-kit.js";
 import { readPaging } from "../http/paging.js";
 import { parseBody } from "../http/parse-body.js";
 import { formatMicros } from "../money.js";
 import { hash32, Rng } from "../prng.js";
-import { trunkSummariesOf } from "../trunk-list.js";
+import { trunkSummariesOf, trunksOf } from "../trunk-list.js";
 import { arraySource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
@@ -93,6 +93,19 @@ function listTrunks(context: RouteContext): SandboxResponse {
   );
 }
 
+/**
+ * `GET /v1/trunks/{id}`: one trunk of the account with all its settings (the full trunk object
+ * `POST /v1/trunks` answers); 404 for an id the account does not have (yet) at the clock.
+ */
+function getTrunk(context: RouteContext): SandboxResponse {
+  const raw = context.params.id ?? "";
+  if (!/^\d+$/.test(raw) || Number(raw) > 2_147_483_647) throw new ParamError(400, "id");
+  const trunk = trunksOf(context.runtime, context.account, context.runtime.clock.now()).find(
+    (t) => t.id === Number(raw),
+  );
+  return trunk === undefined ? notFound() : json(200, trunk);
+}
+
 /** `POST /v2/webrtc/tokens`: a widget token for one of the account's trunks. */
 function createWidgetToken(context: RouteContext): SandboxResponse {
   const body = parseBody(context.request, createWidgetTokenRequestSchema);
@@ -112,6 +125,7 @@ function createWidgetToken(context: RouteContext): SandboxResponse {
 /** Trunk and widget routes. */
 export const trunkRoutes: readonly PlatformHandler[] = [
   { method: "GET", path: "/v1/trunks", handle: listTrunks },
+  { method: "GET", path: "/v1/trunks/{id}", handle: getTrunk },
   { method: "POST", path: "/v1/trunks", handle: createTrunk },
   { method: "POST", path: "/v2/webrtc/tokens", handle: createWidgetToken },
 ];
