@@ -92,7 +92,7 @@ export interface PagedAnswer<Envelope = unknown> {
 }
 
 /**
- * An answer that holds every row at once, with no pagination: a bare array (trunks, webhooks,
+ * An answer that holds every row at once, with no pagination: a bare array (webhooks,
  * appeals) or a single object (a sub-account); `rows` gives the rows it holds.
  */
 export interface WholeAnswer<Envelope = unknown> {
