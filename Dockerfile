@@ -1,6 +1,6 @@
 # The loader CLI with dbt, for docker-compose, Kubernetes CronJobs or any scheduler.
 # Build: docker build -t telecom-etl .   Run: docker run --rm -e DATABASE_URL=... telecom-etl run
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +9,7 @@ COPY src ./src
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app

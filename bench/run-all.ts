@@ -31,6 +31,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
     },
     { file: "nightly-cost.js", args: [], what: "nightly cost after a 90-day backfill" },
     {
+      file: "first-run.js",
+      args: quick ? ["--days", "10", "--calls-per-day", "500"] : [],
+      what: "a new user's first run: default config, 30 days, every stream, default rate (requests, wall time)",
+    },
+    {
       file: "child-fan-out.js",
       args: [],
       what: "child fan-out: transcriptions at a 20 req/s limit, nightly child requests",

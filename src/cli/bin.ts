@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-import { main } from "./main.js";
+// Node 22 is the minimum: its JSON.parse hands a reviver each number's source text, which the
+// billing ledger's amounts are read from exactly. Checked before anything else is loaded.
+const major = Number(process.versions.node.split(".")[0]);
+if (major < 22) {
+  process.stderr.write(
+    `telecom-etl needs Node.js 22 or newer (this is ${process.version}): run it with the Node 22 that ` +
+      "`make setup` installs (.make/node22/node_modules/node-linux-*/bin/node) or install Node 22+\n",
+  );
+  process.exit(2);
+}
 
 // `telecom-etl status | head -1`: a reader that closed the pipe early is not an error of ours.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -7,6 +16,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+const { main } = await import("./main.js");
 const code = await main(process.argv.slice(2));
 // Exit explicitly: keep-alive sockets or a log transport must not keep a finished command alive.
 process.exit(code);

@@ -102,6 +102,13 @@ export const PLATFORM_ROUTES = [
     permission: "calls:write",
     revisions: ["2026"],
   },
+  { method: "GET", path: "/v1/recordings", permission: "recordings:read", revisions: ["2024", "2026"] },
+  {
+    method: "GET",
+    path: "/v1/recordings/{call_uuid}",
+    permission: "recordings:read",
+    revisions: ["2024"],
+  },
   { method: "GET", path: "/v1/recordings/{call_id}", permission: "recordings:read", revisions: ["2026"] },
   { method: "GET", path: "/v1/calls/webhooks", permission: "webhooks:read", revisions: ["2024", "2026"] },
   {
@@ -169,9 +176,8 @@ export function routesOf(revision: ApiRevision): readonly PlatformRoute[] {
 }
 
 /**
- * Permission needed by the paths each of the loader's streams reads. `recordings` reads the single
- * CDR (`GET /v1/cdr/{uuid}`, 2026 `/v1/cdrs/{call_id}`), which carries `recording_url`;
- * `GET /v1/recordings/{call_id}` (2026) needs `recordings:read`. `brand_appeals` lists brands
+ * Permission needed by the paths each of the loader's streams reads. `recordings` lists
+ * `GET /v1/recordings` by date window (both revisions), `recordings:read`. `brand_appeals` lists brands
  * (`GET /v3/10dlc/brands`) and their appeals, both `campaigns:read`.
  */
 export const STREAM_PERMISSIONS = {
@@ -179,7 +185,7 @@ export const STREAM_PERMISSIONS = {
   short_link_metrics: "campaigns:read",
   invoices: "billing:read",
   transcriptions: "calls:read",
-  recordings: "calls:read",
+  recordings: "recordings:read",
   validations: "validator:read",
   messages: "messages:read",
   sip_trunks: "trunks:read",

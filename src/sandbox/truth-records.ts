@@ -7,12 +7,7 @@ import { formatCdrDate } from "./serialize-cdr.js";
 import type { TruthQuery } from "./truth-query.js";
 
 /** Streams read per record (not through a list): their truth is one line per record of the range. */
-export const RECORD_STREAMS = [
-  "transcriptions",
-  "validations",
-  "recordings",
-  "transcription_requests",
-] as const;
+export const RECORD_STREAMS = ["transcriptions", "validations", "transcription_requests"] as const;
 /** A record stream. */
 export type RecordStream = (typeof RECORD_STREAMS)[number];
 
@@ -39,15 +34,6 @@ function callLine(
   const { seed } = runtime.world;
   const spec = call.transcription;
   switch (stream) {
-    case "recordings":
-      return call.recordingUrl === null
-        ? null
-        : JSON.stringify({
-            uuid: call.uuid,
-            direction: call.direction,
-            date: formatCdrDate(call.startMs),
-            recording_url: call.recordingUrl,
-          });
     case "transcriptions":
       if (!spec || spec.readyAtMs > nowMs) return null;
       return JSON.stringify(
@@ -71,8 +57,7 @@ function callLine(
 
 /**
  * Truth of the streams read per record. `validations`: `{token, ...GET /v1/validation body now}`
- * per token made in the range. Per visible CDR of the range: `recordings` `{uuid, direction, date,
- * recording_url}` when it has a recording; `transcriptions` the 200 body of its ready
+ * per token made in the range. Per visible CDR of the range: `transcriptions` the 200 body of its ready
  * transcription, in the active revision's shape; `transcription_requests` `{uuid, direction,
  * status: pending|completed|failed, ready_at}` when it has a transcription at all (ready or not).
  */

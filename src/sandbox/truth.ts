@@ -2,6 +2,7 @@ import type { CdrType } from "../platform/cdr.js";
 import type { RowIdentity } from "./faults/row-faults.js";
 import { isValidRow, ROW_CHANGE_NAMES, serveRow } from "./faults/served-row.js";
 import { selectMessages } from "./message-query.js";
+import { selectRecordings } from "./recording-query.js";
 import { selectInvoiceRows } from "./routes/invoice-routes.js";
 import type { ListStream } from "./routes/page-body.js";
 import { selectShortLinkRows } from "./routes/short-link-routes.js";
@@ -16,7 +17,13 @@ import { SNAPSHOT_STREAMS, type SnapshotStream, snapshotLines } from "./truth-sn
 export type { TruthQuery } from "./truth-query.js";
 
 /** List streams: served through paginated lists, with row faults and drift. */
-const LIST_STREAMS = ["cdrs", "short_link_metrics", "invoices", "messages"] as const satisfies ListStream[];
+const LIST_STREAMS = [
+  "cdrs",
+  "short_link_metrics",
+  "invoices",
+  "messages",
+  "recordings",
+] as const satisfies ListStream[];
 
 /** Streams the truth export knows (`number_catalog` takes a country instead of an account, see admin routes). */
 export const TRUTH_STREAMS = [
@@ -74,6 +81,10 @@ function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQue
         of(serializeMessage(message, nowMs), day, message.index),
       );
     }
+    case "recordings":
+      return selectRecordings(runtime, query.account, query.fromMs, query.toMs + DAY_MS, nowMs).map((r) =>
+        of(r.json, r.day, r.index),
+      );
     case "cdrs":
       return visibleCalls(runtime, query).map((call) =>
         of(runtime.cdrs.serialize(call), Math.floor(call.startMs / DAY_MS), call.index, call.direction),
@@ -86,7 +97,8 @@ function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQue
  *
  * List streams: every visible record byte for byte as the API serves it now (rows changed by the
  * fault profile included when they stay valid for the platform's schema: extra fields, null
- * charges, harmless drift), without the rows the profile makes invalid. CDR lines carry an extra
+ * charges, harmless drift), without the rows the profile makes invalid. Recordings are placed in
+ * the range by `created_at` (the end of their call), as the list does. CDR lines carry an extra
  * `direction` (`placed`/`received`); messages carry their own `direction`, and a message's line
  * is its state now (status, charge, delivered_at as listed at the clock). Record and snapshot
  * streams: see truth-records.ts and truth-snapshots.ts. Order is not meaningful.

@@ -1,53 +1,59 @@
 import {
-  type CdrDetail,
-  cdrDetailSchema,
-  objectAnswerSchema,
+  type Recording,
+  type RecordingsResponse,
+  recordingSchema,
+  recordingsResponseSchema,
   STREAM_PERMISSIONS,
 } from "../platform/index.js";
+import { lastDayOf, windowOf } from "../slices.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type StreamRequest } from "./stream-definition.js";
+import { defineStream, type Slice, type StreamRequest } from "./stream-definition.js";
 
-const c = columnsOf<CdrDetail>();
+const c = columnsOf<Recording>();
 
-/** The columns of `platform.recordings`. */
+/** The columns of `platform.recordings`; `from`/`to` become `from_number`/`to_number`. */
 export const RECORDING_COLUMNS = [
-  c.required("uuid", "text", (row) => row.call_id ?? row.uuid),
-  c.nullable("date", "timestamptz", (row) => row.date),
-  c.nullable("recording_url", "text", (row) => row.recording_url),
+  c.required("id", "bigint", (row) => row.id),
+  c.required("created_at", "timestamptz", (row) => row.created_at),
+  c.required("duration", "integer", (row) => row.duration),
+  c.required("from_number", "text", (row) => row.from),
+  c.required("to_number", "text", (row) => row.to),
+  c.required("call_uuid", "text", (row) => row.call_uuid),
+  c.required("url", "text", (row) => row.url),
 ] as const;
 
 /** A row of `platform.recordings` as readers get it. */
 export type RecordingRow = RowOf<typeof RECORDING_COLUMNS>;
 
-/** The single-CDR path of each API revision (the only answer that carries `recording_url`). */
-const CDR_PATH = { "2024": "/v1/cdr", "2026": "/v1/cdrs" } as const;
-
 /**
- * Call recordings: a lookup child of CDRs, asked once per answered call on a trunk (placed) or
- * number (received) with recording on: `GET /v1/cdr/{uuid}` (2026: `/v1/cdrs/{call_id}`), whose
- * `recording_url` is stored. 404 → none. Turn it off by leaving it out of `streams`.
+ * Call recordings: `GET /v1/recordings?from_date=D&to_date=E` (both API revisions) per UTC window
+ * of `created_at` (the end of the call); `to_date` is read as an inclusive day like the CDR list's
+ * `to`, so a one-day window asks `from_date=D&to_date=D`. A page of many at a time (`per_page`
+ * 100), never one request per call. Merged by the platform's recording `id`. A recording is listed
+ * when its call's CDR is, and CDRs arrive up to two days late, so a window settles like CDRs:
+ * re-read until read `settle_hours` after its end. Turn it off by leaving it out of `streams`.
  */
 export const recordingsStream = defineStream({
   name: "recordings",
   permission: STREAM_PERMISSIONS.recordings,
-  slicing: "lookup",
-  revisionDependent: true,
-  lookup: {
-    candidates: "call_recordings",
-    trackedKind: "recording",
-    state: (status) => (status === 404 ? "none" : status === 202 ? "pending" : "final"),
+  slicing: "date_window",
+  requests(slice: Slice): readonly StreamRequest[] {
+    const window = windowOf(slice, "recordings");
+    return [
+      {
+        path: "/v1/recordings",
+        query: { from_date: window.start, to_date: lastDayOf(window) },
+        implied: {},
+      },
+    ];
   },
-  requests(slice, context): readonly StreamRequest[] {
-    if (slice.kind !== "ids") return [];
-    return slice.items.map((item) => ({
-      path: `${CDR_PATH[context.revision]}/${encodeURIComponent(item.id)}`,
-      query: {},
-      implied: { source: item.implied.source ?? "call" },
-      lookupId: item.id,
-    }));
+  answer: {
+    kind: "pages",
+    envelope: recordingsResponseSchema,
+    rows: (body: RecordingsResponse) => body.recordings ?? [],
+    pagination: (body: RecordingsResponse) => body.pagination,
   },
-  answer: { kind: "whole", envelope: objectAnswerSchema, rows: (body: object) => [body] },
-  schema: cdrDetailSchema,
+  schema: recordingSchema,
   columns: RECORDING_COLUMNS,
-  table: { name: "platform.recordings", key: ["uuid"], writeMode: "merge" },
+  table: { name: "platform.recordings", key: ["id"], writeMode: "merge", windowColumn: "created_at" },
 });

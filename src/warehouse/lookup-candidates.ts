@@ -10,11 +10,10 @@ import type { LookupItem } from "../slices.js";
 import type { Database } from "./database.js";
 
 /** Where a lookup stream's ids come from. */
-export const CANDIDATE_KINDS = ["call_transcriptions", "call_recordings", "tracked"] as const;
+export const CANDIDATE_KINDS = ["call_transcriptions", "tracked"] as const;
 /**
  * `call_transcriptions`: answered calls on a trunk (placed) or number (received) with transcription
- * on, at or above its threshold, within the age limit, plus uploaded files tracked by id;
- * `call_recordings`: answered calls on a trunk or number with recording on; `tracked`: only ids
+ * on, at or above its threshold, within the age limit, plus uploaded files tracked by id; `tracked`: only ids
  * tracked explicitly (validation tokens from the config or `telecom-etl track`).
  */
 export type CandidateKind = (typeof CANDIDATE_KINDS)[number];
@@ -71,7 +70,7 @@ export async function lookupCandidates(db: Kysely<Database>, query: CandidateQue
   let text: ReturnType<typeof sql>;
   if (query.kind === "tracked") {
     text = tracked;
-  } else if (query.kind === "call_transcriptions") {
+  } else {
     const oldest = new Date(query.now - query.maxAgeDays * 86_400_000);
     text = sql`
       SELECT c.uuid AS id, 'call' AS source, min(c.date) AS at ${CALL_SETTINGS}
@@ -82,13 +81,6 @@ export async function lookupCandidates(db: Kysely<Database>, query: CandidateQue
       GROUP BY c.uuid
       UNION ALL
       SELECT * FROM (${tracked}) f WHERE f.source = 'file'`;
-  } else {
-    text = sql`
-      SELECT c.uuid AS id, 'call' AS source, min(c.date) AS at ${CALL_SETTINGS}
-      WHERE c._account = ${query.account} AND c.disposition = 'answered'
-        AND (t.call_recording_enabled OR n.call_recording_enabled)
-        AND ${settled}
-      GROUP BY c.uuid`;
   }
   const rows = await sql<{ id: string; source: string }>`
     SELECT id, source FROM (${text}) candidates ORDER BY at NULLS LAST, id`.execute(db);

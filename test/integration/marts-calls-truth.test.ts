@@ -186,6 +186,18 @@ describe("call marts against the sandbox's truth", () => {
     );
     expect(after?.legs).toBe(legs.length);
 
+    // has_recording: exactly the calls the recordings list (by call_uuid) holds, one recording per call.
+    const recorded = (await truthRecords(sandbox, "recordings", ACCOUNT, range)).map((r) =>
+      String(r.call_uuid),
+    );
+    expect(recorded.length).toBeGreaterThan(0);
+    const flagged = await rows(
+      warehouse,
+      sql<{ call_uuid: string }>`
+        SELECT call_uuid FROM analytics_marts.fct_calls WHERE account = ${ACCOUNT} AND has_recording`,
+    );
+    expect(flagged.map((r) => r.call_uuid).sort()).toEqual(recorded.sort());
+
     // Daily cost and ASR per trunk.
     const expected = dailyTrunkFigures(legs);
     const mart = await rows(

@@ -94,8 +94,8 @@ describe("sandbox validations and recordings", () => {
     const lines = await truth(sandbox, "recordings");
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines.slice(0, 10)) {
-      const detail = cdrDetailSchema.parse((await get(sandbox, `/v1/cdr/${line.uuid}`)).body);
-      expect(detail.recording_url).toBe(line.recording_url);
+      const detail = cdrDetailSchema.parse((await get(sandbox, `/v1/cdr/${line.call_uuid}`)).body);
+      expect(detail.recording_url).toBe(line.url);
     }
   });
 });

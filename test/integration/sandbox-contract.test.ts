@@ -29,6 +29,11 @@ import {
   routesOf,
 } from "../../src/platform/permissions.js";
 import {
+  invalidRecordingFiltersSchema,
+  recordingSchema,
+  recordingsResponseSchema,
+} from "../../src/platform/recording.js";
+import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
@@ -163,6 +168,9 @@ async function routeRequests(
       "/_sandbox/truth/transcriptions?account=master&from=2026-08-03&to=2026-08-03",
     )
   )[0]!;
+  const recordings = await admin<Record<string, unknown>[]>(
+    "/_sandbox/truth/recordings?account=master&from=2026-08-03&to=2026-08-03",
+  );
   const world = await admin<{
     accounts: { brands: { brand_id: string; campaigns: { campaign_id: string; status: string }[] }[] }[];
   }>("/_sandbox/world");
@@ -250,6 +258,23 @@ async function routeRequests(
       },
     }),
     "GET /v1/cdr/{uuid}": () => ({ path: `/v1/cdr/${cdr.uuid}`, check: (b) => exact(cdrDetailSchema, b) }),
+    "GET /v1/recordings": () => ({
+      path: "/v1/recordings?from_date=2026-08-03&to_date=2026-08-03&per_page=100",
+      check: (b) => {
+        const parsed = exact(recordingsResponseSchema, b);
+        exact(paginationSchema, parsed.pagination);
+        expect(exact(invalidRecordingFiltersSchema, parsed.invalid)).toEqual({ dids: [], sip_trunks: [] });
+        list(parsed.recordings ?? [], recordingSchema);
+        // The list is the truth export's items of the day (created_at on 2026-08-03), in full.
+        expect(parsed.recordings).toEqual(recordings);
+        expect(recordings.length).toBeGreaterThan(0);
+        for (const item of recordings) expect(String(item.created_at).slice(0, 10)).toBe("2026-08-03");
+      },
+    }),
+    "GET /v1/recordings/{call_uuid}": () => ({
+      path: `/v1/recordings/${String(recordings[0]!.call_uuid)}`,
+      check: (b) => expect(exact(recordingSchema, b)).toEqual(recordings[0]),
+    }),
     "GET /v1/calls/webhooks": () => ({
       path: "/v1/calls/webhooks",
       check: (b) => list(callWebhooksResponseSchema.parse(b), callWebhookSchema),
@@ -389,6 +414,7 @@ async function routeRequests(
     "GET /v1/buy/countries/{country}/cities": { path: "/v1/buy/countries/44/cities" },
     "GET /v1/buy/countries/{country}/cities/{city}/dids": { path: "/v1/buy/countries/1/cities/999/dids" },
     "GET /v1/cdr/{uuid}": { path: "/v1/cdr/5d2f3c1e-0000-4000-8000-000000000000" },
+    "GET /v1/recordings/{call_uuid}": { path: `/v1/recordings/${cdr.uuid}x` },
     "GET /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1" },
     "PUT /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1", body: { name: "x" } },
     "GET /v1/validation/{uuid}": { path: "/v1/validation/not-a-token", extra: { error_code: "011" } },

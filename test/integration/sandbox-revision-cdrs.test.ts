@@ -151,7 +151,7 @@ describe("sandbox API revision 2026: CDR rows", () => {
       await ndjson<{ call_uuid: string }>(hostileA, `/_sandbox/truth/transcriptions?account=master&${WINDOW}`)
     ).slice(0, 4);
     const recorded = (
-      await ndjson<{ uuid: string }>(hostileA, `/_sandbox/truth/recordings?account=master&${WINDOW}`)
+      await ndjson<{ call_uuid: string }>(hostileA, `/_sandbox/truth/recordings?account=master&${WINDOW}`)
     ).slice(0, 3);
     const steps: { method: string; path: string; admin?: boolean }[] = [];
     for (const type of ["placed", "received"]) {
@@ -167,8 +167,20 @@ describe("sandbox API revision 2026: CDR rows", () => {
         { method: "GET", path: `/v1/cdrs/${call_uuid}/transcriptions` },
       );
     }
-    for (const { uuid } of recorded) steps.push({ method: "GET", path: `/v1/recordings/${uuid}` });
-    for (const stream of ["cdrs", "cdrs/malformed", "cdrs/late", "transcriptions", "recordings"]) {
+    expect(recorded.length).toBeGreaterThan(0);
+    for (const { call_uuid } of recorded) steps.push({ method: "GET", path: `/v1/recordings/${call_uuid}` });
+    for (let page = 1; page <= 3; page++) {
+      const path = `/v1/recordings?from_date=2026-08-02&to_date=2026-08-02&per_page=20&page=${page}`;
+      steps.push({ method: "GET", path }, { method: "GET", path });
+    }
+    for (const stream of [
+      "cdrs",
+      "cdrs/malformed",
+      "cdrs/late",
+      "transcriptions",
+      "recordings",
+      "recordings/malformed",
+    ]) {
       steps.push({ method: "GET", path: `/_sandbox/truth/${stream}?account=master&${WINDOW}`, admin: true });
     }
     const a: string[] = [];

@@ -5,7 +5,7 @@ import { cdrDetailSchema } from "../../src/platform/cdr.js";
 import { ERROR_MESSAGES, pendingBodySchema } from "../../src/platform/common.js";
 import { availableDidsResponseSchema, citiesResponseSchema, didSchema } from "../../src/platform/numbers.js";
 import { PLATFORM_ROUTES, type PlatformRoute, routesOf } from "../../src/platform/permissions.js";
-import { recordingSchema } from "../../src/platform/recording.js";
+import { type Recording, recordingSchema, recordingsResponseSchema } from "../../src/platform/recording.js";
 import { transcriptionSchema } from "../../src/platform/transcription.js";
 import { validationResponseSchema } from "../../src/platform/validation.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
@@ -33,7 +33,7 @@ function unknownFields(schema: { shape: object }, value: unknown): string[] {
 /** Ids of the master's world to put in route paths: a call with a transcription, one with a recording, ... */
 async function idsOf(sandbox: RunningSandbox): Promise<Record<string, string>> {
   const account = sandbox.world.accounts[0]!;
-  const recording = (await ndjson<{ uuid: string }>(sandbox, `/_sandbox/truth/recordings?${RANGE}`))[0]!;
+  const recording = (await ndjson<{ call_uuid: string }>(sandbox, `/_sandbox/truth/recordings?${RANGE}`))[0]!;
   const transcribed = (
     await ndjson<{ request_id?: string; call_uuid?: string; status: string }>(
       sandbox,
@@ -52,7 +52,7 @@ async function idsOf(sandbox: RunningSandbox): Promise<Record<string, string>> {
     city_id: "101",
     uuid: transcribed.request_id ?? transcribed.call_uuid!,
     call_id: transcribed.request_id ?? transcribed.call_uuid!,
-    recorded: recording.uuid,
+    recorded: recording.call_uuid,
     request_id: transcribed.request_id ?? transcribed.call_uuid!,
     token: account.validations[0]!.token,
     sub: String(sandbox.world.accounts[1]!.id),
@@ -213,35 +213,64 @@ describe("sandbox API revision 2026: the renamed and new routes", () => {
     expect(retranscribed).toMatchObject({ status: 200, body: { success: true } });
   });
 
-  test("serves a call's recording, 404 without one", async ({ sandboxes }) => {
-    const sandbox = sandboxes.v2026;
-    const recordings = await ndjson<{ uuid: string; recording_url: string; date: string }>(
-      sandbox,
-      `/_sandbox/truth/recordings?${RANGE}`,
-    );
-    expect(recordings.length).toBeGreaterThan(0);
-    for (const expected of recordings.slice(0, 5)) {
-      const answer = await platform(sandbox, `/v1/recordings/${expected.uuid}`);
-      expect(answer.status).toBe(200);
-      const recording = recordingSchema.parse(answer.body);
-      expect(unknownFields(recordingSchema, answer.body)).toEqual([]);
-      const cdr = cdrDetailSchema.parse((await platform(sandbox, `/v1/cdrs/${expected.uuid}`)).body);
-      expect(recording).toEqual({
-        call_id: expected.uuid,
-        recording_url: cdr.recording_url,
-        date: cdr.date,
-        duration: cdr.duration,
+  test.for(["2024", "2026"] as const)(
+    "revision %s lists recordings by day and serves a call's recording in the same item shape, 404 without one",
+    async (revision: ApiRevision, { sandboxes }) => {
+      const sandbox = revision === "2024" ? sandboxes.v2024 : sandboxes.v2026;
+      const cdrPath = revision === "2024" ? "/v1/cdr" : "/v1/cdrs";
+      const recordings = await ndjson<Recording>(sandbox, `/_sandbox/truth/recordings?${RANGE}`);
+      expect(recordings.length).toBeGreaterThan(100);
+      const listed: unknown[] = [];
+      for (let page = 1; ; page++) {
+        const answer = await platform(
+          sandbox,
+          `/v1/recordings?from_date=2026-08-02&to_date=2026-08-03&page=${page}&per_page=100`,
+        );
+        expect(answer.status).toBe(200);
+        const body = recordingsResponseSchema.parse(answer.body);
+        expect(unknownFields(recordingsResponseSchema, answer.body)).toEqual([]);
+        listed.push(...(body.recordings ?? []));
+        if (page >= body.pagination.total_pages) break;
+      }
+      // The list (to_date inclusive) is the truth of the two days, in full and in order.
+      expect(listed).toEqual(recordings);
+      for (const expected of recordings.slice(0, 5)) {
+        const answer = await platform(sandbox, `/v1/recordings/${expected.call_uuid}`);
+        expect(answer.status).toBe(200);
+        expect(recordingSchema.parse(answer.body)).toEqual(expected);
+        expect(unknownFields(recordingSchema, answer.body)).toEqual([]);
+        const cdr = cdrDetailSchema.parse((await platform(sandbox, `${cdrPath}/${expected.call_uuid}`)).body);
+        // One recording per call, made when the call ended, of the call's parties and length.
+        expect(cdr).toMatchObject({ recording_url: expected.url, from: expected.from, to: expected.to });
+        expect(cdr.duration).toBe(expected.duration);
+        expect(Date.parse(expected.created_at)).toBeGreaterThanOrEqual(Date.parse(cdr.date!));
+      }
+      const without = (
+        await ndjson<{ uuid?: string; call_id?: string; disposition: string }>(
+          sandbox,
+          `/_sandbox/truth/cdrs?${RANGE}`,
+        )
+      ).find((c) => c.disposition === "busy")!;
+      expect(await platform(sandbox, `/v1/recordings/${without.call_id ?? without.uuid}`)).toMatchObject({
+        status: 404,
+        body: NOT_FOUND,
       });
-    }
-    const without = (
-      await ndjson<{ uuid: string; disposition: string }>(sandbox, `/_sandbox/truth/cdrs?${RANGE}`)
-    ).find((c) => c.disposition === "busy")!;
-    expect(await platform(sandbox, `/v1/recordings/${without.uuid}`)).toMatchObject({
-      status: 404,
-      body: NOT_FOUND,
-    });
-    expect((await platform(sandbox, "/v1/recordings/not-a-call")).status).toBe(404);
-  });
+      expect((await platform(sandbox, "/v1/recordings/not-a-call")).status).toBe(404);
+      const reversed = await platform(sandbox, "/v1/recordings?from_date=2026-08-03&to_date=2026-08-02");
+      expect(reversed).toMatchObject({
+        status: 422,
+        body: { success: false, message: "Missing or invalid parameter to_date" },
+      });
+      const filtered = await platform(
+        sandbox,
+        `/v1/recordings?from_date=2026-08-02&to_date=2026-08-03&sip_trunks[]=no-such-trunk&from=abc`,
+      );
+      expect(recordingsResponseSchema.parse(filtered.body)).toMatchObject({
+        recordings: [],
+        invalid: { dids: ["abc"], sip_trunks: ["no-such-trunk"] },
+      });
+    },
+  );
 
   test("serves numbers, the number catalog, validations and speech analytics under their 2026 paths", async ({
     sandboxes,
@@ -280,6 +309,9 @@ describe("sandbox API revision 2026: the renamed and new routes", () => {
     expect(await platform(sandbox, `/v1/recordings/${ids.recorded}`, { key: callsRead })).toMatchObject(
       forbidden,
     );
+    expect(await platform(sandbox, "/v1/recordings?from_date=2026-08-02", { key: callsRead })).toMatchObject(
+      forbidden,
+    );
     expect(
       await platform(sandbox, `/v1/cdrs/${ids.call_id}/retranscribe`, { method: "POST", key: callsRead }),
     ).toMatchObject(forbidden);
@@ -290,6 +322,9 @@ describe("sandbox API revision 2026: the renamed and new routes", () => {
     expect((await platform(sandbox, `/v1/recordings/${ids.recorded}`, { key: recordingsRead })).status).toBe(
       200,
     );
+    expect(
+      (await platform(sandbox, "/v1/recordings?from_date=2026-08-02", { key: recordingsRead })).status,
+    ).toBe(200);
     const callsWrite = await keyWith({ calls: "write" });
     expect(
       (await platform(sandbox, `/v1/cdrs/${ids.call_id}/retranscribe`, { method: "POST", key: callsWrite }))

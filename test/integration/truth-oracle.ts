@@ -606,11 +606,27 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
   recordings: oneRowPerRecord(
     {
       table: "platform.recordings",
-      columns: [col("uuid", "text"), col("date", "instant"), col("recording_url", "text")],
+      columns: [
+        col("id", "integer"),
+        col("created_at", "instant"),
+        col("duration", "integer"),
+        col("from_number", "text"),
+        col("to_number", "text"),
+        col("call_uuid", "text"),
+        col("url", "text"),
+      ],
+      day: `(created_at AT TIME ZONE 'UTC')::date`,
     },
-    ["uuid", "date", "recording_url"],
-    (r) => ({ uuid: r.uuid, date: r.date, recording_url: r.recording_url }),
-    ["direction"],
+    ["id", "created_at", "duration", "from", "to", "call_uuid", "url"],
+    (r) => ({
+      id: r.id,
+      created_at: r.created_at,
+      duration: r.duration,
+      from_number: r.from,
+      to_number: r.to,
+      call_uuid: r.call_uuid,
+      url: r.url,
+    }),
   ),
   validations: oneRowPerRecord(
     {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema } from "../../src/platform/invoice.js";
+import { recordingSchema } from "../../src/platform/recording.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import { FaultInjector } from "../../src/sandbox/faults/fault-injector.js";
 import {
@@ -18,6 +19,9 @@ const CLICK =
   '{"latitude":40.7,"longitude":-74,"operating_system":"iOS","browser":"Safari","language":"en-US","phone":"12125550100",' +
   '"utm_campaign":"spring","created_at":"2026-08-01 10:00:00.120Z","link_hash":"abc1234","user_id":510001}';
 const INVOICE = '{"id":700320,"from_date":"2026-08-01","to_date":"2026-08-31","amount":"123.45"}';
+const RECORDING =
+  '{"id":187612048001,"created_at":"2026-08-01T10:01:02Z","duration":61,"from":"12125550100","to":"442071234567",' +
+  '"call_uuid":"9a1e4c2b-0d3f-4a7b-8c9d-0e1f2a3b4c5d","url":"https://recordings.sandbox.test/acme/u-1.mp3"}';
 
 describe("sandbox fault profiles", () => {
   it("resolves built-in names and custom mixes over a base", () => {
@@ -61,6 +65,7 @@ describe("sandbox row faults", () => {
       { stream: "cdrs" as const, json: CDR, schema: cdrSchema },
       { stream: "short_link_metrics" as const, json: CLICK, schema: shortLinkMetricSchema },
       { stream: "invoices" as const, json: INVOICE, schema: invoiceSchema },
+      { stream: "recordings" as const, json: RECORDING, schema: recordingSchema },
     ];
     for (const { stream, json, schema } of cases) {
       expect(schema.safeParse(JSON.parse(json)).success).toBe(true);

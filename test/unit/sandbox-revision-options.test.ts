@@ -64,8 +64,11 @@ describe("PLATFORM_ROUTES per revision", () => {
       "GET /v1/buy/countries/{country_id}/cities",
     );
     expect(found(r2026, "GET", "/v1/cdrs/abc/transcriptions")).toBe("GET /v1/cdrs/{call_id}/transcriptions");
-    expect(found(r2024, "GET", "/v1/recordings/abc")).toBe("not-found");
+    // One call's recording exists in both revisions (platform-facts.md), under each one's parameter name.
+    expect(found(r2024, "GET", "/v1/recordings/abc")).toBe("GET /v1/recordings/{call_uuid}");
     expect(found(r2026, "GET", "/v1/recordings/abc")).toBe("GET /v1/recordings/{call_id}");
+    expect(found(r2024, "GET", "/v1/recordings")).toBe("GET /v1/recordings");
+    expect(found(r2026, "GET", "/v1/recordings")).toBe("GET /v1/recordings");
     expect(found(r2026, "GET", "/v1/cdrs/abc/retranscribe")).toBe("method-not-allowed");
   });
 

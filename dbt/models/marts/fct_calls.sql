@@ -62,7 +62,8 @@ roots as (
     {{ call_roots('legs', ref('stg_platform__cdrs')) | indent(4) }}
 ),
 recordings as (
-    select account, call_uuid, bool_or(recording_url is not null) as has_recording
+    -- Listed recordings by call: a call has at most one, each with a URL (required by the platform).
+    select account, call_uuid, true as has_recording
     from {{ ref('stg_platform__recordings') }}
     group by 1, 2
 ),

@@ -84,6 +84,22 @@ const CORRUPT: Record<ListStream, Record<RowFault, (row: Json, salt: number) => 
       row.route_id = salt % 97;
     },
   },
+  recordings: {
+    wrongType: (row) => {
+      row.duration = String(row.duration);
+    },
+    missingField: (row, salt) => {
+      delete row[["id", "call_uuid", "url"][salt % 3]!];
+    },
+    // No closed set in a recording: an id of the wrong type stands in for an unknown enum.
+    unknownEnum: (row) => {
+      row.id = `rec-${String(row.id)}`;
+    },
+    extraField: (row, salt) => {
+      row.format = "mp3";
+      row.size_bytes = 16_000 * (salt % 600);
+    },
+  },
   invoices: {
     wrongType: (row) => {
       row.amount = Number(row.amount);

@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 
 /** Streams whose rows can drift (the list streams). */
-export const DRIFT_STREAMS = ["cdrs", "short_link_metrics", "invoices", "messages"] as const;
+export const DRIFT_STREAMS = ["cdrs", "short_link_metrics", "invoices", "messages", "recordings"] as const;
 /** How a field drifts: renamed to `to`, removed, sent as a string, or sent as null. */
 export const DRIFT_CHANGES = ["rename", "remove", "stringify", "nullify"] as const;
 /** A drift change. */

@@ -1,6 +1,7 @@
 import { cdrSchema } from "../../platform/cdr.js";
 import { invoiceSchema } from "../../platform/invoice.js";
 import { messageSchema } from "../../platform/message.js";
+import { recordingSchema } from "../../platform/recording.js";
 import { shortLinkMetricSchema } from "../../platform/short-link-metric.js";
 import type { ListStream } from "../routes/page-body.js";
 import { type FaultProfile, type IndependentRowFault, ROW_FAULTS, type RowFault } from "./fault-profile.js";
@@ -79,6 +80,7 @@ const SCHEMAS = {
   short_link_metrics: shortLinkMetricSchema,
   invoices: invoiceSchema,
   messages: messageSchema,
+  recordings: recordingSchema,
 } as const satisfies Record<ListStream, unknown>;
 
 /** Whether a served row of `stream` passes the platform's schema (the shared zod schema the loader uses). */

@@ -56,7 +56,7 @@ function listOwned(context: RouteContext): SandboxResponse {
     200,
     servePage(
       context,
-      { stream: null, field: "items", after: { doc_types: DOC_TYPES } },
+      { stream: null, field: "items", trailer: `"doc_types":${JSON.stringify(DOC_TYPES)}` },
       arraySource(rows),
       paging,
     ),

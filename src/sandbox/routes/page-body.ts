@@ -38,7 +38,7 @@ export function arraySource(rows: readonly PageRow[]): RowSource {
 }
 
 /** Streams served through paginated lists. */
-export type ListStream = "cdrs" | "short_link_metrics" | "invoices" | "messages";
+export type ListStream = "cdrs" | "short_link_metrics" | "invoices" | "messages" | "recordings";
 
 /** How a list page is wrapped. */
 export interface ListShape {
@@ -48,10 +48,10 @@ export interface ListShape {
   readonly field: string;
   /** Adds `"is_empty": <page has no rows>` before the array (invoices). */
   readonly isEmptyField?: boolean;
+  /** JSON members written after the array, before `pagination` (recordings: `"invalid":{...}`; owned numbers: `"doc_types":[...]`). */
+  readonly trailer?: string;
   /** Serves the list as `null` instead of `[]` when it has no rows at all (trunks of an account without any). */
   readonly nullWhenEmpty?: boolean;
-  /** Fields written between the array and `pagination`, e.g. `{ doc_types: [...] }` (owned numbers). */
-  readonly after?: Readonly<Record<string, unknown>>;
 }
 
 const COMMA = Buffer.from(",");
@@ -117,8 +117,8 @@ function slowRows(
 }
 
 /**
- * Serializes one page of a list: `{"<field>":[rows],"pagination":{...}}` (with the shape's extra
- * fields; `null` for the rows of an empty list when the shape says so). Applies the request's
+ * Serializes one page of a list: `{"<field>":[rows],<trailer>,"pagination":{...}}` (`null` for the
+ * rows of an empty list when the shape says so). Applies the request's
  * page fault, the profile's seeded row faults and schema drift, and the `shuffle` option;
  * `pagination.total` is the true total of the list. When the profile changes no row of the stream
  * and nothing is shuffled, rows are copied straight from the source's buffers.
@@ -136,10 +136,8 @@ export function servePage(
     start >= end ? [] : fast ? source.chunks(start, end) : slowRows(context, shape, source, start, end);
   const pagination: Pagination = paginationOf(paging, source.total);
   const leading = shape.isEmptyField ? `"is_empty":${start >= end},` : "";
-  const trailing = Object.entries(shape.after ?? {})
-    .map(([name, value]) => `,"${name}":${JSON.stringify(value)}`)
-    .join("");
-  const tail = `${trailing},"pagination":${JSON.stringify(pagination)}}`;
+  const trailer = shape.trailer === undefined ? "" : `,${shape.trailer}`;
+  const tail = `${trailer},"pagination":${JSON.stringify(pagination)}}`;
   if (shape.nullWhenEmpty && source.total === 0) {
     return Buffer.from(`{${leading}"${shape.field}":null${tail}`);
   }

@@ -1,27 +1,89 @@
-import type { Recording } from "../../platform/recording.js";
 import { visibleCall } from "../call-lookup.js";
-import { json, notFound, type SandboxResponse } from "../http/http-kit.js";
-import { formatCdrDate } from "../serialize-cdr.js";
+import type { CdrCall } from "../generate-cdr-day.js";
+import {
+  json,
+  notFound,
+  optionalDate,
+  optionalText,
+  ParamError,
+  rawJson,
+  type SandboxResponse,
+} from "../http/http-kit.js";
+import { readPaging } from "../http/paging.js";
+import { recordingOf, selectRecordings } from "../recording-query.js";
+import { DAY_MS } from "../sandbox-options.js";
+import { arraySource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
+/** The `sip_trunks` filter: repeated `sip_trunks[]=a&sip_trunks[]=b` or `sip_trunks=a,b`, empty values left out. */
+function trunkNames(query: URLSearchParams): string[] {
+  return [...query.getAll("sip_trunks[]"), ...query.getAll("sip_trunks").flatMap((v) => v.split(","))].filter(
+    (name) => name !== "",
+  );
+}
+
 /**
- * `GET /v1/recordings/{call_id}` (2026): the recording of a visible call of the account, 404 when
- * there is none (the call was not answered, or recording was off on its trunk or number).
+ * `GET /v1/recordings` (both revisions): the account's recordings whose `created_at` falls on
+ * `from_date`..`to_date` (inclusive UTC days, both optional; 422 when malformed or reversed), by
+ * `created_at` then id, paged. Filters: `from`, `to` (exact numbers), `call_uuid`, `sip_trunks`
+ * (trunk names; a placed call's trunk). `invalid` lists the filter values the account does not
+ * know: trunk names it has no trunk of, and `from`/`to` values that are not phone numbers.
+ */
+function listRecordings(context: RouteContext): SandboxResponse {
+  const { query } = context.request;
+  const { runtime, account } = context;
+  const fromMs = optionalDate(query, "from_date");
+  const toMs = optionalDate(query, "to_date");
+  if (fromMs !== null && toMs !== null && toMs < fromMs) throw new ParamError(422, "to_date");
+  const paging = readPaging(query, runtime.options.maxPerPage);
+  const from = optionalText(query, "from");
+  const to = optionalText(query, "to");
+  const callUuid = optionalText(query, "call_uuid");
+  const trunks = trunkNames(query);
+  const known = new Set(account.trunks.map((t) => t.name));
+  const invalid = {
+    dids: [from, to].filter((n): n is string => n !== null && !/^\d+$/.test(n)),
+    sip_trunks: trunks.filter((name) => !known.has(name)),
+  };
+  const keep = (call: CdrCall) =>
+    (from === null || call.from === from) &&
+    (to === null || call.to === to) &&
+    (callUuid === null || call.uuid === callUuid) &&
+    (trunks.length === 0 || (call.sipTrunk !== null && trunks.includes(call.sipTrunk)));
+  const nowMs = runtime.clock.now();
+  const rows = selectRecordings(
+    runtime,
+    account,
+    fromMs ?? runtime.world.startMs,
+    toMs === null ? nowMs + 1 : toMs + DAY_MS,
+    nowMs,
+    keep,
+  );
+  const body = servePage(
+    context,
+    { stream: "recordings", field: "recordings", trailer: `"invalid":${JSON.stringify(invalid)}` },
+    arraySource(rows),
+    paging,
+  );
+  return rawJson(200, body);
+}
+
+/**
+ * `GET /v1/recordings/{call_uuid}` (2024), `GET /v1/recordings/{call_id}` (2026): the recording of
+ * a visible call of the account as the list shows it, 404 when there is none (the call was not
+ * answered, or recording was off on its trunk or number).
  */
 function getRecording(context: RouteContext): SandboxResponse {
   const { runtime } = context;
-  const call = visibleCall(runtime, context.account, context.params.call_id ?? "", runtime.clock.now());
-  if (!call || call.recordingUrl === null) return notFound();
-  const recording: Recording = {
-    call_id: call.uuid,
-    recording_url: call.recordingUrl,
-    date: formatCdrDate(call.startMs),
-    duration: call.duration,
-  };
-  return json(200, recording);
+  const id = context.params.call_id ?? context.params.call_uuid ?? "";
+  const call = visibleCall(runtime, context.account, id, runtime.clock.now());
+  const recording = call ? recordingOf(call) : null;
+  return recording === null ? notFound() : json(200, recording);
 }
 
-/** Recording routes (2026 only). */
+/** Recording routes: the list (both revisions) and one call's recording. */
 export const recordingRoutes: readonly PlatformHandler[] = [
+  { method: "GET", path: "/v1/recordings", handle: listRecordings },
+  { method: "GET", path: "/v1/recordings/{call_uuid}", handle: getRecording },
   { method: "GET", path: "/v1/recordings/{call_id}", handle: getRecording },
 ];
