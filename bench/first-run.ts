@@ -63,19 +63,21 @@ try {
   for (const [route, n] of byRoute) {
     console.log(`  ${String(n).padStart(7)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${route}`);
   }
+  for (const summary of result.streams) {
+    console.log(
+      `  stream ${summary.stream}: ${summary.requests} requests, ${summary.inserted} rows inserted`,
+    );
+  }
   const recordings = result.streams.find((s) => s.stream === "recordings");
   if (recordings !== undefined) {
-    const listed = byRoute
-      .filter(([route]) => route.startsWith("GET /v1/recordings"))
-      .reduce((a, [, n]) => a + n, 0);
     const counted = await sql<{ n: number }>`SELECT count(*)::int AS n FROM platform.recordings`.execute(
       warehouse.db,
     );
-    const rows = counted.rows[0]!;
-    const bound = Math.ceil(Number(rows.n) / 100) + days + 1;
+    const rows = counted.rows[0]!.n;
+    const bound = Math.ceil(rows / 100) + days + 1;
     console.log(
-      `  recordings: ${listed} requests for ${rows.n} recordings; bound (pages of 100 + one per window) ${bound}: ` +
-        `${listed <= bound ? "met" : "NOT met"}`,
+      `  recordings: ${recordings.requests} requests for ${rows} recordings; bound (pages of 100 + one per window) ${bound}: ` +
+        `${recordings.requests <= bound ? "met" : "NOT met"}`,
     );
   }
 } finally {

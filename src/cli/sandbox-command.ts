@@ -25,6 +25,7 @@ interface SandboxFlags {
   readonly apiRevision: string;
   readonly dropDeprecated: boolean;
   readonly clockSkewMs: number;
+  readonly speechAnalytics: boolean;
 }
 
 function integer(value: string): number {
@@ -111,6 +112,7 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
     .option("--api-revision <rev>", "API revision served: 2024 (platform-api.md) or 2026", "2024")
     .option("--drop-deprecated", "2026 only: CDRs without the deprecated uuid and parent_uuid", false)
     .option("--clock-skew-ms <ms>", "added to the sandbox clock in every Date header", signedInteger, 0)
+    .option("--no-speech-analytics", "speech analytics not provisioned: transcription routes answer 403")
     .action(async (flags: SandboxFlags) => {
       const options: SandboxOptions = {
         port: flags.port,
@@ -129,6 +131,7 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
         apiRevision: flags.apiRevision as ApiRevision,
         dropDeprecated: flags.dropDeprecated,
         clockSkewMs: flags.clockSkewMs,
+        speechAnalytics: flags.speechAnalytics,
         ...(flags.start === undefined ? {} : { start: flags.start }),
         ...(flags.now === undefined ? {} : { now: flags.now }),
       };

@@ -15,7 +15,8 @@ export interface RunOutcome {
 /**
  * 130 when interrupted; 2 when every account was refused its key and nothing loaded; 1 when any
  * window failed or any stream was skipped or stopped; 3 when all went through but rows were
- * quarantined; else 0.
+ * quarantined; else 0. A stream `not_provisioned` (the account lacks the product, e.g. speech
+ * analytics) is a warning in the summary, not a failure: nothing was lost.
  */
 export function runOutcome(summaries: readonly StreamSummary[], interrupted: boolean): RunOutcome {
   const loaded = summaries.reduce((sum, s) => sum + s.windowsLoaded, 0);
@@ -25,7 +26,7 @@ export function runOutcome(summaries: readonly StreamSummary[], interrupted: boo
   if (accounts.size > 0 && refused.size === accounts.size && loaded === 0) {
     return { exitCode: EXIT.usage, status: "failed" };
   }
-  if (summaries.some((s) => s.status !== "succeeded")) {
+  if (summaries.some((s) => s.status !== "succeeded" && s.status !== "not_provisioned")) {
     return { exitCode: EXIT.workFailed, status: loaded > 0 ? "partial" : "failed" };
   }
   if (summaries.some((s) => s.rejected > 0)) return { exitCode: EXIT.quarantined, status: "quarantined" };

@@ -32,8 +32,18 @@ export interface PlannedSlice {
 }
 
 /** How one (account, stream) ended in a run. */
-export const STREAM_OUTCOMES = ["succeeded", "failed", "skipped", "auth_failed", "interrupted"] as const;
-/** `skipped`: 403, the key lacks the stream's permission; `auth_failed`: 401 for the account. */
+export const STREAM_OUTCOMES = [
+  "succeeded",
+  "failed",
+  "skipped",
+  "not_provisioned",
+  "auth_failed",
+  "interrupted",
+] as const;
+/**
+ * `skipped`: 403, the key lacks the stream's permission; `not_provisioned`: 403 on a stream of a
+ * product the account does not have (speech analytics), a warning; `auth_failed`: 401 for the account.
+ */
 export type StreamOutcome = (typeof STREAM_OUTCOMES)[number];
 
 /** Figures of one (account, stream) in one run. */
@@ -333,8 +343,11 @@ async function onSliceError(
     tally.windowsNotRun++;
     if (job.streamAbort.signal.aborted) return;
     job.streamAbort.abort(error);
-    tally.errors.push(error.message);
-    env.log.error({ account: job.account.name, stream: job.stream.name }, error.message);
+    const product = job.stream.product;
+    const message = product === undefined ? error.message : notProvisionedMessage(job, product, error);
+    tally.errors.push(message);
+    if (product === undefined) env.log.error({ account: job.account.name, stream: job.stream.name }, message);
+    else env.log.warn({ account: job.account.name, stream: job.stream.name }, message);
     env.progress.windowDone(job.id, {
       window: label,
       status: "skipped",
@@ -342,7 +355,7 @@ async function onSliceError(
       rejected: 0,
       requests: 0,
       completed: false,
-      error: error.message,
+      error: message,
     });
     // One `skipped` record tells `status` why the stream has no data for this account.
     await env.warehouse.db
@@ -350,7 +363,7 @@ async function onSliceError(
         sliceRecordQuery(env.warehouse.db, identity, {
           status: "skipped",
           stats: sliceStats,
-          error: error.message,
+          error: message,
         }),
       )
       .catch((recordError: unknown) =>
@@ -396,7 +409,11 @@ export function summarize(job: StreamJob): StreamSummary {
     tally.errors.push(`${unaccounted} planned window(s) were never run`);
   }
   if (job.accountAbort.signal.reason instanceof AuthError && unfinished) status = "auth_failed";
-  else if (job.streamAbort.signal.aborted) status = "skipped";
+  else if (job.streamAbort.signal.aborted)
+    status =
+      job.stream.product !== undefined && job.streamAbort.signal.reason instanceof PermissionError
+        ? "not_provisioned"
+        : "skipped";
   else if (tally.windowsFailed > 0 || tally.windowsHeld > 0) status = "failed";
   else if (tally.windowsNotRun > 0) status = "interrupted";
   const errors =
@@ -404,6 +421,20 @@ export function summarize(job: StreamJob): StreamSummary {
       ? [stoppedByAuth(job.stream.name, job.accountAbort.signal.reason as AuthError), ...tally.errors]
       : tally.errors;
   return { ...tally, status, errors };
+}
+
+/**
+ * The one line saying a product is missing: what the platform answered, that nothing was lost
+ * (no id changed state), and the two ways to fix it.
+ */
+export function notProvisionedMessage(job: StreamJob, product: string, error: PermissionError): string {
+  const said = error.context.platformMessage === undefined ? "" : ` "${error.context.platformMessage}"`;
+  const where = `${error.context.method ?? "GET"} ${error.context.path ?? ""}`.trim();
+  return (
+    `account ${job.account.name}, stream ${job.stream.name}: not provisioned: ${product} is not enabled for this account ` +
+    `(403${said} on ${where}); nothing was loaded and nothing is lost (its ids are asked again once it is enabled); ` +
+    `enable ${product} for the account, or remove "${job.stream.name}" from the account's streams`
+  );
 }
 
 /**

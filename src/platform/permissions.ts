@@ -47,6 +47,8 @@ export interface PlatformRoute {
 /**
  * Every route of platform-api.md (revision 2024) and of the 2026 revision, with the permission it
  * needs. A route renamed in 2026 (a path or only its parameter names) is listed once per revision.
+ * A call's transcription is read under its CDR (platform-facts.md "A call's transcription"; the
+ * `.../transcriptions` alias is named for 2026 only); `/v1/speech-analytics/{id}` is for uploaded audio.
  */
 export const PLATFORM_ROUTES = [
   { method: "POST", path: "/v1/api-keys", permission: "account:write", revisions: ["2024", "2026"] },
@@ -84,6 +86,12 @@ export const PLATFORM_ROUTES = [
   { method: "GET", path: "/v1/cdrs", permission: "calls:read", revisions: ["2026"] },
   { method: "GET", path: "/v1/cdr/{uuid}", permission: "calls:read", revisions: ["2024"] },
   { method: "GET", path: "/v1/cdrs/{call_id}", permission: "calls:read", revisions: ["2026"] },
+  {
+    method: "GET",
+    path: "/v1/cdr/{uuid}/transcription",
+    permission: "calls:read",
+    revisions: ["2024"],
+  },
   {
     method: "GET",
     path: "/v1/cdrs/{call_id}/transcription",

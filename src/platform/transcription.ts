@@ -19,7 +19,11 @@ export const transcriptionTurnSchema = z.looseObject({
 /** A transcription turn. */
 export type TranscriptionTurn = z.infer<typeof transcriptionTurnSchema>;
 
-/** `GET /v1/speech-analytics/{uuid}` 200 body. For a call, `request_id` is the call's uuid. */
+/**
+ * `GET /v1/speech-analytics/{request_id}` 200 body: the transcription of an uploaded audio file
+ * (`request_id` is the transcription request's id, never a call's; a call's transcription is
+ * `callTranscriptionSchema`, read under its CDR).
+ */
 export const transcriptionSchema = z.looseObject({
   transcript: z.looseObject({ channel_1: z.string(), channel_2: z.string() }),
   turns: z.array(transcriptionTurnSchema).nullable(),

@@ -17,7 +17,7 @@ import { isWorldDay, type SandboxAccount, type SandboxDid, type SandboxWorld } f
 /** The transcription a call will get, decided when the call is generated. */
 export interface CallTranscriptionSpec {
   readonly status: "completed" | "failed";
-  /** Sandbox time from which `GET /v1/speech-analytics/{uuid}` answers 200. */
+  /** Sandbox time from which the call's `.../transcription` route under its CDR answers 200. */
   readonly readyAtMs: number;
   readonly chargeMicros: number;
   readonly language: (typeof TRANSCRIPTION_LANGUAGES)[number];

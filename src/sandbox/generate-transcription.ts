@@ -1,9 +1,11 @@
+import type { ApiRevision } from "../platform/api-revision.js";
 import type { CallTranscription } from "../platform/call-transcription.js";
 import type { Transcription } from "../platform/transcription.js";
 import type { CdrCall } from "./generate-cdr-day.js";
 import { formatMicros } from "./money.js";
 import { hash32, Rng } from "./prng.js";
 import { formatCdrDate } from "./serialize-cdr.js";
+import type { UploadedAudio } from "./uploaded-audio.js";
 
 const AGENT = [
   "Thank you for calling, how can I help you today?",
@@ -39,15 +41,20 @@ interface Conversation {
 }
 
 /**
- * The conversation of a completed call, derived from the call's uuid: turns alternate between the
- * account's side (`agent`) and the other party, `s`/`e` are ms from answer, sentiment labels are
- * open (`mixed` occurs besides positive/neutral/negative). Both API revisions draw the same
- * numbers; only the speakers' names differ.
+ * The conversation of a completed recording, derived from its id (a call's uuid or an upload's
+ * request id): turns alternate between the account's side (`agent`) and the other party, `s`/`e`
+ * are ms from answer, sentiment labels are open (`mixed` occurs besides positive/neutral/negative).
  */
-function conversationOf(seed: number, call: CdrCall, agent: string, caller: string): Conversation {
-  const rng = new Rng(hash32(seed, "transcription", call.uuid));
-  const count = Math.max(2, Math.min(40, Math.floor(call.duration / 8)));
-  const slice = Math.floor((call.duration * 1000) / count);
+function conversationOf(
+  seed: number,
+  id: string,
+  duration: number,
+  agent: string,
+  caller: string,
+): Conversation {
+  const rng = new Rng(hash32(seed, "transcription", id));
+  const count = Math.max(2, Math.min(40, Math.floor(duration / 8)));
+  const slice = Math.floor((duration * 1000) / count);
   const turns: NonNullable<Transcription["turns"]> = [];
   let positive = 0;
   for (let i = 0; i < count; i++) {
@@ -84,18 +91,18 @@ function conversationOf(seed: number, call: CdrCall, agent: string, caller: stri
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
 
 /**
- * The transcription of a call as `GET /v1/speech-analytics/{uuid}` answers it once ready
- * (revision 2024 shape): speakers are `channel_1` (the account's side) and `channel_2`.
+ * The transcription of an uploaded file as `GET /v1/speech-analytics/{request_id}` answers it once
+ * ready (both revisions; platform-api.md "Transcription"): speakers are `channel_1` and `channel_2`.
  */
-export function transcriptionOf(seed: number, accountId: number, call: CdrCall): Transcription {
-  const spec = call.transcription!;
+export function uploadTranscriptionOf(seed: number, accountId: number, upload: UploadedAudio): Transcription {
+  const spec = upload.transcription;
   const common = {
-    request_id: call.uuid,
-    duration: call.duration,
+    request_id: upload.requestId,
+    duration: upload.duration,
     charge: formatMicros(spec.chargeMicros),
     status: spec.status,
     transcription_date: iso(spec.readyAtMs),
-    original_file: `https://recordings.sandbox.test/${accountId}/${call.uuid}.wav`,
+    original_file: `https://uploads.sandbox.test/${accountId}/${upload.requestId}.wav`,
   };
   if (spec.status === "failed") {
     return {
@@ -107,7 +114,7 @@ export function transcriptionOf(seed: number, accountId: number, call: CdrCall):
       ...common,
     };
   }
-  const talk = conversationOf(seed, call, "channel_1", "channel_2");
+  const talk = conversationOf(seed, upload.requestId, upload.duration, "channel_1", "channel_2");
   return {
     transcript: { channel_1: talk.texts.get("channel_1")!, channel_2: talk.texts.get("channel_2")! },
     turns: talk.turns,
@@ -125,19 +132,20 @@ function transcriptionId(seed: number, call: CdrCall): string {
 }
 
 /**
- * The transcription of a call as `GET /v1/cdrs/{call_id}/transcription` answers it once ready
- * (revision 2026 shape): the same conversation as {@link transcriptionOf}, with the call's phone
- * numbers as speakers (the account's side is `from` for a placed call, `to` for a received one).
+ * The transcription of a call as `GET /v1/cdr/{uuid}/transcription` (2024) and
+ * `GET /v1/cdrs/{call_id}/transcription` (2026) answer it once ready (platform-facts.md "A call's
+ * transcription"): the call's phone numbers are the speakers (the account's side is `from` for a
+ * placed call, `to` for a received one); 2026 adds the call's `date`, `from` and `to`.
  */
-export function callTranscriptionOf(seed: number, call: CdrCall): CallTranscription {
+export function callTranscriptionOf(seed: number, call: CdrCall, revision: ApiRevision): CallTranscription {
   const spec = call.transcription!;
   const [agent, caller] = call.direction === "placed" ? [call.from, call.to] : [call.to, call.from];
   const completed = spec.status === "completed";
-  const talk = completed ? conversationOf(seed, call, agent, caller) : null;
+  const talk = completed ? conversationOf(seed, call.uuid, call.duration, agent, caller) : null;
   const date = formatCdrDate(call.startMs);
-  return {
+  const body: CallTranscription = {
     transcript: { [call.from]: talk?.texts.get(call.from) ?? "", [call.to]: talk?.texts.get(call.to) ?? "" },
-    turns: talk?.turns ?? null,
+    turns: talk?.turns.map(({ speaker, ...turn }) => ({ type: speaker, ...turn })) ?? null,
     uuid: transcriptionId(seed, call),
     language: completed ? spec.language : null,
     duration: call.duration,
@@ -148,8 +156,6 @@ export function callTranscriptionOf(seed: number, call: CdrCall): CallTranscript
     call_uuid: call.uuid,
     call_score: talk?.score ?? null,
     call_summary: talk?.summary ?? null,
-    date,
-    from: call.from,
-    to: call.to,
   };
+  return revision === "2026" ? { ...body, date, from: call.from, to: call.to } : body;
 }

@@ -49,6 +49,12 @@ export interface SandboxOptions {
   readonly dropDeprecated?: boolean;
   /** Added to the sandbox clock in the `Date` header of every answer, ms, may be negative (default 0). */
   readonly clockSkewMs?: number;
+  /**
+   * Whether speech analytics is provisioned for the accounts (default true). When false, every
+   * transcription route (a call's under its CDR, and speech-analytics) answers 403 "The service is
+   * not provisioned for your account." (platform-facts.md "A call's transcription").
+   */
+  readonly speechAnalytics?: boolean;
 }
 
 /** Options with every default applied. */
@@ -73,6 +79,7 @@ export interface ResolvedSandboxOptions {
   readonly apiRevision: ApiRevision;
   readonly dropDeprecated: boolean;
   readonly clockSkewMs: number;
+  readonly speechAnalytics: boolean;
 }
 
 /** Milliseconds per day. */
@@ -172,5 +179,6 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     apiRevision,
     dropDeprecated,
     clockSkewMs,
+    speechAnalytics: options.speechAnalytics ?? true,
   };
 }

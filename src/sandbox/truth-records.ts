@@ -1,13 +1,19 @@
 import type { CdrCall } from "./generate-cdr-day.js";
-import { callTranscriptionOf, transcriptionOf } from "./generate-transcription.js";
+import { callTranscriptionOf, uploadTranscriptionOf } from "./generate-transcription.js";
 import { validationResponse } from "./generate-validation.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { formatCdrDate } from "./serialize-cdr.js";
 import type { TruthQuery } from "./truth-query.js";
+import { uploadedAudio } from "./uploaded-audio.js";
 
 /** Streams read per record (not through a list): their truth is one line per record of the range. */
-export const RECORD_STREAMS = ["transcriptions", "validations", "transcription_requests"] as const;
+export const RECORD_STREAMS = [
+  "transcriptions",
+  "validations",
+  "transcription_requests",
+  "uploaded_transcriptions",
+] as const;
 /** A record stream. */
 export type RecordStream = (typeof RECORD_STREAMS)[number];
 
@@ -24,23 +30,14 @@ export function visibleCalls(runtime: SandboxRuntime, query: TruthQuery): CdrCal
 }
 
 /** The truth line of one visible call for a call-based record stream, or null when it has no such record. */
-function callLine(
-  runtime: SandboxRuntime,
-  stream: RecordStream,
-  query: TruthQuery,
-  call: CdrCall,
-): string | null {
+function callLine(runtime: SandboxRuntime, stream: RecordStream, call: CdrCall): string | null {
   const nowMs = runtime.clock.now();
   const { seed } = runtime.world;
   const spec = call.transcription;
   switch (stream) {
     case "transcriptions":
       if (!spec || spec.readyAtMs > nowMs) return null;
-      return JSON.stringify(
-        runtime.options.apiRevision === "2026"
-          ? callTranscriptionOf(seed, call)
-          : transcriptionOf(seed, query.account.id, call),
-      );
+      return JSON.stringify(callTranscriptionOf(seed, call, runtime.options.apiRevision));
     case "transcription_requests":
       return spec
         ? JSON.stringify({
@@ -55,11 +52,33 @@ function callLine(
   }
 }
 
+/** `{request_id, submitted_at, ready_at, status: pending|completed|failed, transcription: 200 body | null}` per upload of the range. */
+function uploadLines(runtime: SandboxRuntime, query: TruthQuery): string[] {
+  const nowMs = runtime.clock.now();
+  return uploadedAudio(runtime.world, query.account)
+    .filter(
+      (u) =>
+        u.submittedAtMs <= nowMs && u.submittedAtMs >= query.fromMs && u.submittedAtMs < query.toMs + DAY_MS,
+    )
+    .map((u) => {
+      const ready = u.transcription.readyAtMs <= nowMs;
+      return JSON.stringify({
+        request_id: u.requestId,
+        submitted_at: formatCdrDate(u.submittedAtMs),
+        ready_at: formatCdrDate(u.transcription.readyAtMs),
+        status: ready ? u.transcription.status : "pending",
+        transcription: ready ? uploadTranscriptionOf(runtime.world.seed, query.account.id, u) : null,
+      });
+    });
+}
+
 /**
  * Truth of the streams read per record. `validations`: `{token, ...GET /v1/validation body now}`
- * per token made in the range. Per visible CDR of the range: `transcriptions` the 200 body of its ready
- * transcription, in the active revision's shape; `transcription_requests` `{uuid, direction,
- * status: pending|completed|failed, ready_at}` when it has a transcription at all (ready or not).
+ * per token made in the range; `uploaded_transcriptions`: per uploaded audio file submitted in the
+ * range, its request id, times, status and speech-analytics body once ready. Per visible CDR of
+ * the range: `transcriptions` the 200 body of its ready transcription under the CDR, in the active
+ * revision's shape; `transcription_requests` `{uuid, direction, status: pending|completed|failed,
+ * ready_at}` when it has a transcription at all (ready or not).
  */
 export function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, query: TruthQuery): string[] {
   const nowMs = runtime.clock.now();
@@ -70,9 +89,10 @@ export function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, 
       )
       .map((v) => JSON.stringify({ token: v.token, ...validationResponse(runtime.world.seed, v, nowMs) }));
   }
+  if (stream === "uploaded_transcriptions") return uploadLines(runtime, query);
   const lines: string[] = [];
   for (const call of visibleCalls(runtime, query)) {
-    const line = callLine(runtime, stream, query, call);
+    const line = callLine(runtime, stream, call);
     if (line !== null) lines.push(line);
   }
   return lines;

@@ -34,6 +34,7 @@ export function worldView(runtime: SandboxRuntime): Record<string, unknown> {
     api_revision: options.apiRevision,
     drop_deprecated: options.dropDeprecated,
     clock_skew_ms: options.clockSkewMs,
+    speech_analytics: options.speechAnalytics,
     clock: { now: new Date(runtime.clock.now()).toISOString(), real: runtime.clock.isReal },
     accounts: world.accounts.map((account) => ({
       ...accountView(account),

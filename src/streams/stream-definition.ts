@@ -194,6 +194,12 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   schemaFor?(implied: Implied): z.ZodType;
   /** Tables the stream's rows also feed. */
   readonly children?: readonly ChildTable<z.infer<Schema>>[];
+  /**
+   * The paid product whose absence makes the platform answer this stream 403 "not provisioned"
+   * (`speech analytics` for transcriptions): a 403 then reports the stream `not_provisioned` once,
+   * a warning that fails nothing, rather than a key lacking a permission.
+   */
+  readonly product?: string;
 }
 
 /** A stream as written in its file: everything but the landing table, which is built from `table` and `columns`. */

@@ -9,8 +9,10 @@ import {
   runAt,
   sandboxConfig,
   setSandboxClock,
+  truthRecords,
 } from "./pipeline-harness.js";
 import { expectTruthLandedWithRejects } from "./truth-landed.js";
+import { expectedFromTruth, landedRows } from "./truth-oracle.js";
 
 /**
  * Issue "nothing lost", item 3: the loader reads the platform's 2024 revision, its 2026 revision,
@@ -90,7 +92,15 @@ describe("API revisions 2024 and 2026", () => {
         ...variant.options,
       });
       const db = await createDatabase();
-      const config = sandboxConfig(sandbox);
+      // Calls' transcriptions too (read under the CDR of the revision), with the settings that make calls candidates.
+      const base = sandboxConfig(sandbox, { transcriptionMaxAgeDays: 60 });
+      const config = {
+        ...base,
+        accounts: base.accounts.map((a) => ({
+          ...a,
+          streams: [...ALL_STREAMS, "sip_trunks", "numbers", "transcriptions"],
+        })),
+      };
       for (const now of [
         "2026-08-03T05:00:00Z",
         "2026-08-04T05:00:00Z",
@@ -107,8 +117,22 @@ describe("API revisions 2024 and 2026", () => {
               await expectedRows(sandbox, stream, account, range),
             );
           }
+          const ready = await truthRecords(sandbox, "transcriptions", account, {
+            from: "2026-08-01",
+            to: result.today,
+          });
+          for (const table of ["transcriptions", "transcription_turns"]) {
+            expect(await landedRows(db.warehouse, table, account), `${account}/${table} at ${now}`).toEqual(
+              expectedFromTruth(table, ready),
+            );
+          }
         }
       }
+      const transcribed = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM platform.transcriptions WHERE call_uuid IS NOT NULL`.execute(
+        db.warehouse.db,
+      );
+      expect(transcribed.rows[0]?.n).toBeGreaterThan(0);
       // Child legs keep their parent on every revision (parent_call_id when uuid is gone).
       const parents = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM platform.cdrs WHERE parent_uuid IS NOT NULL`.execute(db.warehouse.db);

@@ -47,6 +47,8 @@ async function routeRequests(sandbox: RunningSandbox, route: string): Promise<nu
   return Object.values(stats.routes[route] ?? {}).reduce((a, b) => a + b, 0);
 }
 
+/** Where the loader asks a call's transcription (revision 2024): under its CDR. */
+const CALL_TRANSCRIPTION = "GET /v1/cdr/{uuid}/transcription";
 const SPEECH_ANALYTICS = "GET /v1/speech-analytics/{uuid}";
 
 describe("lookups ask each id once per state change", () => {
@@ -80,7 +82,7 @@ describe("lookups ask each id once per state change", () => {
 
     // Later in the evening: the pending ones are ready, and more calls were made meanwhile.
     await setSandboxClock(sandbox, "2026-08-03T19:00:00Z");
-    const asked = await routeRequests(sandbox, SPEECH_ANALYTICS);
+    const asked = await routeRequests(sandbox, CALL_TRANSCRIPTION);
     const second = await runAt(db.warehouse, config, sandbox, { command: "run" });
     expect(second.exitCode).toBe(0);
     const afterSecond = await tracked(db, "transcription");
@@ -88,7 +90,9 @@ describe("lookups ask each id once per state change", () => {
       (r) => !afterFirst.rows.some((f) => f.external_id === r.external_id),
     );
     // Asked: the pending ones and the new calls, nothing else (no id answered before).
-    expect((await routeRequests(sandbox, SPEECH_ANALYTICS)) - asked).toBe(pendingTruth.size + newIds.length);
+    expect((await routeRequests(sandbox, CALL_TRANSCRIPTION)) - asked).toBe(
+      pendingTruth.size + newIds.length,
+    );
     for (const row of afterSecond.rows) {
       if (
         afterFirst.byState("none").has(row.external_id) ||
@@ -106,10 +110,12 @@ describe("lookups ask each id once per state change", () => {
     // Past the world's end nothing new is made: a run asks only what is still pending (none of the old).
     await setSandboxClock(sandbox, "2026-08-04T02:00:00Z");
     await runAt(db.warehouse, config, sandbox, { command: "run" });
-    const settled = await routeRequests(sandbox, SPEECH_ANALYTICS);
+    const settled = await routeRequests(sandbox, CALL_TRANSCRIPTION);
     const quiet = await runAt(db.warehouse, config, sandbox, { command: "run" });
     expect(quiet.streams.find((s) => s.stream === "transcriptions")?.lookups).toEqual({});
-    expect(await routeRequests(sandbox, SPEECH_ANALYTICS)).toBe(settled);
+    expect(await routeRequests(sandbox, CALL_TRANSCRIPTION)).toBe(settled);
+    // No call was ever asked at speech-analytics (uploaded audio only).
+    expect(await routeRequests(sandbox, SPEECH_ANALYTICS)).toBe(0);
   });
 
   it("a transcription pending longer than the age limit expires and is not asked again", async ({
@@ -146,6 +152,44 @@ describe("lookups ask each id once per state change", () => {
       SELECT count(*)::int AS n FROM etl.tracked_requests r JOIN platform.cdrs c ON c.uuid = r.external_id
       WHERE r.kind = 'transcription' AND c.date < '2026-08-02T00:00:00Z'`.execute(db.warehouse.db);
     expect(calls.rows[0]?.n).toBe(0);
+  });
+
+  it("an uploaded file's transcription tracked by request id loads from speech-analytics: pending, then final", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const sandbox = await launchSandbox({ seed: 84, start: START, days: 8, accounts: 1, callsPerDay: 20 });
+    const db = await createDatabase();
+    const config = lookupConfig(sandbox, "transcriptions", { transcriptionMaxAgeDays: 60 });
+    const range = { from: START, to: "2026-08-08" };
+    const uploads = await truthRecords(sandbox, "uploaded_transcriptions", "master", range);
+    expect(uploads.length).toBe(2);
+    const upload = uploads[0]!;
+    // Tracked the moment it was submitted: the platform is still making it.
+    await setSandboxClock(sandbox, String(upload.submitted_at));
+    await trackIds(db.warehouse.db, {
+      kind: "transcription",
+      account: "master",
+      ids: [String(upload.request_id)],
+      source: "file",
+      at: new Date(Date.parse(String(upload.submitted_at))),
+    });
+    await runAt(db.warehouse, config, sandbox, { command: "run" });
+    expect((await tracked(db, "transcription")).byState("pending")).toContain(String(upload.request_id));
+    await setSandboxClock(sandbox, "2026-08-09T00:00:00Z");
+    const later = await runAt(db.warehouse, config, sandbox, { command: "run" });
+    expect(later.exitCode).toBe(0);
+    expect((await tracked(db, "transcription")).byState("final")).toContain(String(upload.request_id));
+    const [ready] = await truthRecords(sandbox, "uploaded_transcriptions", "master", range);
+    expect(ready!.transcription).not.toBeNull();
+    const calls = await truthRecords(sandbox, "transcriptions", "master", range);
+    for (const table of ["transcriptions", "transcription_turns"]) {
+      expect(await landedRows(db.warehouse, table, "master"), table).toEqual(
+        expectedFromTruth(table, [...calls, ready!.transcription as Record<string, unknown>]),
+      );
+    }
+    // Asked at speech-analytics once per state (pending, then final); never under a CDR.
+    expect(await routeRequests(sandbox, SPEECH_ANALYTICS)).toBe(2);
   });
 
   it("a validation in progress is polled until done, its results upserted as they appear; an unknown token is not_found", async ({

@@ -88,10 +88,16 @@ async function routeRequests(sandbox: RunningSandbox, routes: readonly string[])
   );
 }
 
+/** Where a call's transcription is read in each revision: under its CDR (platform-facts.md). */
+const CALL_TRANSCRIPTION_ROUTE = {
+  "2024": "GET /v1/cdr/{uuid}/transcription",
+  "2026": "GET /v1/cdrs/{call_id}/transcription",
+} as const;
+const SPEECH_ANALYTICS_ROUTES = ["GET /v1/speech-analytics/{uuid}", "GET /v1/speech-analytics/{request_id}"];
+
 const LOOKUP_ROUTES = [
-  "GET /v1/speech-analytics/{uuid}",
-  "GET /v1/speech-analytics/{request_id}",
-  "GET /v1/cdrs/{call_id}/transcription",
+  ...SPEECH_ANALYTICS_ROUTES,
+  ...Object.values(CALL_TRANSCRIPTION_ROUTE),
   "GET /v1/cdr/{uuid}",
   "GET /v1/cdrs/{call_id}",
   "GET /v1/recordings/{call_uuid}",
@@ -126,6 +132,12 @@ describe("every stream against the sandbox's truth", () => {
       )!;
       // Child legs are candidates by their trunk's settings but have no transcription: asked once, none.
       expect(transcriptions.lookups.none ?? 0).toBeGreaterThan(0);
+      // Calls are asked under their CDR, one request per candidate; speech-analytics (uploaded files) never.
+      const asked = Object.values(transcriptions.lookups).reduce((a, b) => a + b, 0);
+      expect(await routeRequests(sandbox, [CALL_TRANSCRIPTION_ROUTE[revision]])).toBeGreaterThanOrEqual(
+        asked,
+      );
+      expect(await routeRequests(sandbox, SPEECH_ANALYTICS_ROUTES)).toBe(0);
 
       const lookupsBefore = await routeRequests(sandbox, LOOKUP_ROUTES);
       const again = await runAt(db.warehouse, config, sandbox, { command: "run" });
@@ -151,42 +163,45 @@ describe("every stream against the sandbox's truth", () => {
     },
   );
 
-  it("under hostile faults every stream still equals the truth, the faulty rows in the rejects", async ({
-    launchSandbox,
-    createDatabase,
-  }) => {
-    const sandbox = await launchSandbox({
-      seed: 72,
-      start: START,
-      days: 3,
-      accounts: 1,
-      callsPerDay: 150,
-      faults: { base: "hostile", hangMs: 2_500, latencySpikeMs: 200, retryAfterSeconds: 1 },
-      now: "2026-08-04T06:00:00Z",
-    });
-    const db = await createDatabase();
-    const config = everyStream(sandbox, { timeouts: { connectMs: 2_000, headersMs: 1_000, totalMs: 1_000 } });
-    const result = await runAt(db.warehouse, config, sandbox, { command: "run" });
-    expect([0, 3], JSON.stringify(result.streams.filter((s) => s.status !== "succeeded"))).toContain(
-      result.exitCode,
-    );
-    await expectTruth(sandbox, db, "master", result.today);
-    const rejected = await listRejects(db.warehouse.db, { limit: 100_000 });
-    const malformed = (
-      await Promise.all(
-        ["cdrs", "short_link_metrics", "invoices", "messages", "recordings"].map((stream) =>
-          truthRecords(
-            sandbox,
-            stream,
-            "master",
-            stream === "invoices" ? {} : { from: START, to: result.today },
-            "/malformed",
+  it.for(["2024", "2026"] as const)(
+    "API revision %s under hostile faults: every stream still equals the truth, the faulty rows in the rejects",
+    async (revision, { launchSandbox, createDatabase }) => {
+      const sandbox = await launchSandbox({
+        seed: 72,
+        start: START,
+        days: 3,
+        accounts: 1,
+        callsPerDay: 150,
+        apiRevision: revision,
+        faults: { base: "hostile", hangMs: 2_500, latencySpikeMs: 200, retryAfterSeconds: 1 },
+        now: "2026-08-04T06:00:00Z",
+      });
+      const db = await createDatabase();
+      const config = everyStream(sandbox, {
+        timeouts: { connectMs: 2_000, headersMs: 1_000, totalMs: 1_000 },
+      });
+      const result = await runAt(db.warehouse, config, sandbox, { command: "run" });
+      expect([0, 3], JSON.stringify(result.streams.filter((s) => s.status !== "succeeded"))).toContain(
+        result.exitCode,
+      );
+      await expectTruth(sandbox, db, "master", result.today);
+      const rejected = await listRejects(db.warehouse.db, { limit: 100_000 });
+      const malformed = (
+        await Promise.all(
+          ["cdrs", "short_link_metrics", "invoices", "messages", "recordings"].map((stream) =>
+            truthRecords(
+              sandbox,
+              stream,
+              "master",
+              stream === "invoices" ? {} : { from: START, to: result.today },
+              "/malformed",
+            ),
           ),
-        ),
+        )
       )
-    )
-      .flat()
-      .filter((m) => m.rejected === true);
-    expect(rejected.length).toBe(malformed.length);
-  });
+        .flat()
+        .filter((m) => m.rejected === true);
+      expect(rejected.length).toBe(malformed.length);
+    },
+  );
 });

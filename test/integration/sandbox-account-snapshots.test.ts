@@ -518,9 +518,9 @@ describe("sandbox sub-accounts, number catalog and transcription requests", () =
     requests: { uuid: string; direction: string; status: string; ready_at: string }[],
     pendingUuid: string,
   ): Promise<void> {
-    const name = sandbox.runtime.options.apiRevision === "2026" ? "v2026" : "v2024";
-    const prefix = name === "v2026" ? "/v1/cdrs/" : "/v1/speech-analytics/";
-    const suffix = name === "v2026" ? "/transcription" : "";
+    // A call's transcription is read under its CDR in both revisions.
+    const prefix = sandbox.runtime.options.apiRevision === "2026" ? "/v1/cdrs/" : "/v1/cdr/";
+    const suffix = "/transcription";
     const range = "account=master&from=2026-08-19&to=2026-08-20";
     expect(requests.find((r) => r.uuid === pendingUuid)?.status).toBe("pending");
     expect(requests.some((r) => r.status === "completed")).toBe(true);

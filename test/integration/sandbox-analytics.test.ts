@@ -1,5 +1,6 @@
+import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
 import { cdrDetailSchema } from "../../src/platform/cdr.js";
-import { errorBodySchema, pendingBodySchema } from "../../src/platform/common.js";
+import { ERROR_MESSAGES, errorBodySchema, pendingBodySchema } from "../../src/platform/common.js";
 import { transcriptionSchema } from "../../src/platform/transcription.js";
 import { validationResponseSchema } from "../../src/platform/validation.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
@@ -30,25 +31,29 @@ async function setClock(sandbox: RunningSandbox, iso: string): Promise<void> {
 it.override({ sandboxOptions: { seed: 4, days: 14, callsPerDay: 200 } });
 
 describe("sandbox transcriptions", () => {
-  it("serves every ready transcription of the truth export with the platform schema", async ({ sandbox }) => {
+  it("serves every ready call transcription of the truth export under its CDR (2024 path)", async ({
+    sandbox,
+  }) => {
     const lines = await truth(sandbox, "transcriptions");
     expect(lines.length).toBeGreaterThan(10);
     const statuses = new Set<string>();
     for (const line of lines.slice(0, 40)) {
-      const { status, body } = await get(sandbox, `/v1/speech-analytics/${line.request_id}`);
+      const { status, body } = await get(sandbox, `/v1/cdr/${line.call_uuid}/transcription`);
       expect(status).toBe(200);
       expect(body).toEqual(line);
-      statuses.add(transcriptionSchema.parse(body).status);
+      statuses.add(callTranscriptionSchema.parse(body).status);
+      // speech-analytics is for uploaded audio: a call's uuid is no request id there.
+      expect((await get(sandbox, `/v1/speech-analytics/${line.call_uuid}`)).status).toBe(404);
     }
     expect(statuses.has("completed")).toBe(true);
   });
 
   it("answers 202 pending right after the call, then 200; 404 for calls without one", async ({ sandbox }) => {
     const [line] = await truth(sandbox, "transcriptions");
-    const transcription = transcriptionSchema.parse(line);
+    const transcription = callTranscriptionSchema.parse(line);
     const ready = Date.parse(transcription.transcription_date);
     await setClock(sandbox, new Date(ready - 1000).toISOString());
-    const pending = await get(sandbox, `/v1/speech-analytics/${transcription.request_id}`);
+    const pending = await get(sandbox, `/v1/cdr/${transcription.call_uuid}/transcription`);
     await setClock(sandbox, "2026-08-15T00:00:00Z");
     expect(pending.status).toBe(202);
     expect(pendingBodySchema.parse(pending.body)).toEqual({
@@ -57,11 +62,55 @@ describe("sandbox transcriptions", () => {
     });
     const cdrs = await truth(sandbox, "cdrs");
     const without = cdrs.find((c) => c.disposition !== "answered")!;
-    const missing = await get(sandbox, `/v1/speech-analytics/${without.uuid}`);
+    const missing = await get(sandbox, `/v1/cdr/${without.uuid}/transcription`);
     expect(missing.status).toBe(404);
     expect(errorBodySchema.parse(missing.body).message).toBe("Record not found");
-    const detail = await get(sandbox, `/v1/cdr/${transcription.request_id}?show_transcription=true`);
+    const detail = await get(sandbox, `/v1/cdr/${transcription.call_uuid}?show_transcription=true`);
     expect(cdrDetailSchema.parse(detail.body)).toMatchObject({ transcription: line });
+  });
+
+  it("serves uploaded files' transcriptions at speech-analytics by request id: 404 before upload, 202, then 200", async ({
+    sandbox,
+  }) => {
+    const uploads = await truth(sandbox, "uploaded_transcriptions", "&from=2026-08-01&to=2026-08-14");
+    // One upload per started week of the world (14 days: two per account).
+    expect(uploads).toHaveLength(2);
+    for (const upload of uploads) {
+      const { status, body } = await get(sandbox, `/v1/speech-analytics/${upload.request_id}`);
+      expect({ status, body }).toEqual({ status: 200, body: upload.transcription });
+      expect(transcriptionSchema.parse(body).request_id).toBe(upload.request_id);
+      await setClock(sandbox, new Date(Date.parse(String(upload.ready_at)) - 1000).toISOString());
+      const pending = await get(sandbox, `/v1/speech-analytics/${upload.request_id}`);
+      await setClock(sandbox, new Date(Date.parse(String(upload.submitted_at)) - 1000).toISOString());
+      const before = await get(sandbox, `/v1/speech-analytics/${upload.request_id}`);
+      await setClock(sandbox, "2026-08-15T00:00:00Z");
+      expect([pending.status, before.status]).toEqual([202, 404]);
+      // An upload's request id is no call: nothing under the CDR path.
+      expect((await get(sandbox, `/v1/cdr/${upload.request_id}/transcription`)).status).toBe(404);
+    }
+  });
+
+  it("answers 403 not provisioned on every transcription route when the account has no speech analytics", async ({
+    sandbox,
+    launchSandbox,
+  }) => {
+    const off = await launchSandbox({ seed: 4, days: 14, callsPerDay: 200, speechAnalytics: false });
+    const [line] = await truth(sandbox, "transcriptions");
+    const [upload] = await truth(sandbox, "uploaded_transcriptions", "&from=2026-08-01&to=2026-08-14");
+    for (const path of [
+      `/v1/cdr/${line!.call_uuid}/transcription`,
+      `/v1/speech-analytics/${upload!.request_id}`,
+    ]) {
+      const answer = await get(off, path);
+      expect({ path, status: answer.status }).toEqual({ path, status: 403 });
+      expect(errorBodySchema.parse(answer.body).message).toBe(ERROR_MESSAGES.forbidden);
+    }
+    // The CDR itself is still served; it carries no transcription.
+    const detail = await get(off, `/v1/cdr/${line!.call_uuid}?show_transcription=true`);
+    expect(cdrDetailSchema.parse(detail.body)).toMatchObject({ transcription: null });
+    expect((await (await fetch(`${off.url}/_sandbox/world`)).json()) as object).toMatchObject({
+      speech_analytics: false,
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 import { apiKeySchema } from "../../src/platform/api-key.js";
 import { callSchema, callWebhookSchema, callWebhooksResponseSchema } from "../../src/platform/call.js";
+import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
 import { cdrDetailSchema, cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
 import {
   ERROR_MESSAGES,
@@ -164,13 +165,19 @@ async function routeRequests(
     await admin<{ uuid: string }[]>("/_sandbox/truth/cdrs?account=master&from=2026-08-03&to=2026-08-03")
   )[0]!;
   const transcription = (
-    await admin<{ request_id: string }[]>(
+    await admin<{ call_uuid: string }[]>(
       "/_sandbox/truth/transcriptions?account=master&from=2026-08-03&to=2026-08-03",
     )
   )[0]!;
   const recordings = await admin<Record<string, unknown>[]>(
     "/_sandbox/truth/recordings?account=master&from=2026-08-03&to=2026-08-03",
   );
+  // An uploaded file's transcription (the only kind speech-analytics answers), ready at this clock.
+  const upload = (
+    await admin<{ request_id: string; transcription: unknown }[]>(
+      "/_sandbox/truth/uploaded_transcriptions?account=master&from=2026-08-01&to=2026-08-20",
+    )
+  ).find((u) => u.transcription !== null)!;
   const world = await admin<{
     accounts: { brands: { brand_id: string; campaigns: { campaign_id: string; status: string }[] }[] }[];
   }>("/_sandbox/world");
@@ -355,9 +362,18 @@ async function routeRequests(
         }
       },
     }),
+    "GET /v1/cdr/{uuid}/transcription": () => ({
+      path: `/v1/cdr/${transcription.call_uuid}/transcription`,
+      check: (b) => {
+        const parsed = exact(callTranscriptionSchema, b);
+        expect(parsed.call_uuid).toBe(transcription.call_uuid);
+        // The call's date, from and to come with the 2026 revision only.
+        expect(Object.keys(b as object).filter((k) => ["date", "from", "to"].includes(k))).toEqual([]);
+      },
+    }),
     "GET /v1/speech-analytics/{uuid}": () => ({
-      path: `/v1/speech-analytics/${transcription.request_id}`,
-      check: (b) => exact(transcriptionSchema, b),
+      path: `/v1/speech-analytics/${upload.request_id}`,
+      check: (b) => expect(exact(transcriptionSchema, b)).toEqual(upload.transcription),
     }),
     "GET /v3/10dlc/brands": () => ({
       path: "/v3/10dlc/brands",
@@ -418,7 +434,9 @@ async function routeRequests(
     "GET /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1" },
     "PUT /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1", body: { name: "x" } },
     "GET /v1/validation/{uuid}": { path: "/v1/validation/not-a-token", extra: { error_code: "011" } },
-    "GET /v1/speech-analytics/{uuid}": { path: `/v1/speech-analytics/${cdr.uuid}x` },
+    "GET /v1/cdr/{uuid}/transcription": { path: `/v1/cdr/${cdr.uuid}x/transcription` },
+    // A call's uuid is no transcription request id: a call's transcription is read under its CDR.
+    "GET /v1/speech-analytics/{uuid}": { path: `/v1/speech-analytics/${transcription.call_uuid}` },
     "GET /v3/10dlc/brands/{brand_id}/appeals": { path: "/v3/10dlc/brands/BNOSUCH/appeals" },
     "POST /v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge": {
       path: `/v3/10dlc/brands/${brands[0]!.brand_id}/campaigns/CNOSUCH/nudge`,
@@ -552,21 +570,24 @@ describe("sandbox contract: every platform route over HTTP", () => {
     expect(await call("unmatched", "/v2/no-such-endpoint")).toEqual({ status: 404, body: NOT_FOUND });
   });
 
-  it("answers 202 pending while a transcription is being made", async ({ call, admin, samples }) => {
-    const path = samples["GET /v1/speech-analytics/{uuid}"]().path;
-    const ready = transcriptionSchema.parse((await call("GET /v1/speech-analytics/{uuid}", path)).body);
-    const { now } = await admin<{ now: string }>("/_sandbox/clock");
-    await admin("/_sandbox/clock", {
-      now: new Date(Date.parse(ready.transcription_date) - 1000).toISOString(),
-    });
-    const pending = await call("GET /v1/speech-analytics/{uuid}", path);
-    await admin("/_sandbox/clock", { now });
-    expect(pending.status).toBe(202);
-    expect(pendingBodySchema.parse(pending.body)).toEqual({
-      success: true,
-      message: "The transcription is still pending",
-    });
-  });
+  it.for(["GET /v1/speech-analytics/{uuid}", "GET /v1/cdr/{uuid}/transcription"] as const)(
+    "answers 202 pending while a transcription is being made (%s)",
+    async (route, { call, admin, samples }) => {
+      const path = samples[route]().path;
+      const ready = (await call(route, path)).body as { transcription_date: string };
+      const { now } = await admin<{ now: string }>("/_sandbox/clock");
+      await admin("/_sandbox/clock", {
+        now: new Date(Date.parse(ready.transcription_date) - 1000).toISOString(),
+      });
+      const pending = await call(route, path);
+      await admin("/_sandbox/clock", { now });
+      expect(pending.status).toBe(202);
+      expect(pendingBodySchema.parse(pending.body)).toEqual({
+        success: true,
+        message: "The transcription is still pending",
+      });
+    },
+  );
 
   it("counts exactly these requests in GET /_sandbox/stats, by route and status", async ({ admin }) => {
     const stats = await admin<{

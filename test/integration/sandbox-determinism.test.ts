@@ -40,7 +40,7 @@ async function stepsFor(probe: RunningSandbox): Promise<Step[]> {
     .split("\n")
     .filter((l) => l !== "")
     .slice(0, 5)
-    .map((l) => (JSON.parse(l) as { request_id: string }).request_id);
+    .map((l) => (JSON.parse(l) as { call_uuid: string }).call_uuid);
   const steps: Step[] = [{ method: "GET", path: "/_sandbox/world", admin: true }];
   for (const day of ["2026-08-02", "2026-08-03", "2026-08-13"]) {
     for (const type of ["placed", "received"]) {
@@ -52,7 +52,7 @@ async function stepsFor(probe: RunningSandbox): Promise<Step[]> {
     }
   }
   for (const id of transcriptionIds) {
-    steps.push({ method: "GET", path: `/v1/speech-analytics/${id}` });
+    steps.push({ method: "GET", path: `/v1/cdr/${id}/transcription` });
     steps.push({ method: "GET", path: `/v1/cdr/${id}?show_transcription=true` });
   }
   for (let page = 1; page <= 3; page++)

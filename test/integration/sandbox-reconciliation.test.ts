@@ -1,7 +1,7 @@
+import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
 import { cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
 import { FINAL_MESSAGE_STATUSES, messageSchema } from "../../src/platform/message.js";
-import { transcriptionSchema } from "../../src/platform/transcription.js";
 import { validationResponseSchema } from "../../src/platform/validation.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
@@ -61,8 +61,8 @@ describe("sandbox invoices reconcile with the world's charges", () => {
         add(month, micros(cdr.charge ?? "0") + micros(cdr.forward_fee ?? "0"));
       }
       for (const line of await ndjson(sandbox, `/_sandbox/truth/transcriptions?account=${account.name}`)) {
-        const transcription = transcriptionSchema.parse(line);
-        add(callMonth.get(transcription.request_id)!, micros(transcription.charge));
+        const transcription = callTranscriptionSchema.parse(line);
+        add(callMonth.get(transcription.call_uuid)!, micros(transcription.charge));
       }
       const messagesByMonth = new Map<string, number>();
       for (const line of await ndjson(sandbox, `/_sandbox/truth/messages?account=${account.name}`)) {

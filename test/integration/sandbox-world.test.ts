@@ -1,9 +1,9 @@
+import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
 import { type Cdr, cdrSchema } from "../../src/platform/cdr.js";
 import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
-import { transcriptionSchema } from "../../src/platform/transcription.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
@@ -125,7 +125,7 @@ describe("sandbox world: CDRs follow the account's settings", () => {
   }) => {
     const master = sandbox.world.accounts[0]!;
     const transcriptions = (await ndjson(sandbox, "/_sandbox/truth/transcriptions?account=master")).map((t) =>
-      transcriptionSchema.parse(t),
+      callTranscriptionSchema.parse(t),
     );
     const expected = cdrs
       .filter((cdr) => {
@@ -137,13 +137,13 @@ describe("sandbox world: CDRs follow the account's settings", () => {
         return owner.transcription && cdr.duration >= owner.transcriptionThreshold;
       })
       .map((c) => c.uuid);
-    expect(transcriptions.map((t) => t.request_id).sort()).toEqual(expected.sort());
+    expect(transcriptions.map((t) => t.call_uuid).sort()).toEqual(expected.sort());
     const failed = transcriptions.filter((t) => t.status === "failed");
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.length / transcriptions.length).toBeLessThan(0.1);
     for (const t of failed) expect(t).toMatchObject({ turns: null, charge: "0.00", language: null });
     for (const t of transcriptions.filter((x) => x.status === "completed")) {
-      const cdr = cdrs.find((c) => c.uuid === t.request_id)!;
+      const cdr = cdrs.find((c) => c.uuid === t.call_uuid)!;
       expect(micros(t.charge)).toBe(24_000 * Math.ceil(cdr.duration / 60));
       expect(t.turns!.length).toBeGreaterThan(0);
       for (const turn of t.turns!) expect(turn.e).toBeLessThanOrEqual(cdr.duration * 1000);

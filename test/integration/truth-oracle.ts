@@ -160,7 +160,10 @@ const TURN_COLUMNS = [
 const same = <T extends Json>(fields: readonly string[], record: T): Json =>
   Object.fromEntries(fields.map((field) => [field, record[field] ?? null]));
 
-/** The id a transcription truth record was asked by: the call's uuid (2024: request_id; 2026: call_uuid). */
+/**
+ * The id a transcription truth record was asked by: a call's uuid (`call_uuid`, the call
+ * transcription under its CDR, both revisions) or an uploaded file's `request_id` (speech-analytics).
+ */
 const transcriptionRequestId = (r: Json) => (r.call_uuid ?? r.request_id) as string;
 
 /** The oracle's tables, by stream (and child table). */
@@ -534,8 +537,8 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
       col("to_number", "text"),
     ],
     rows: (r) => {
-      const is2026 = "call_uuid" in r;
-      const known = is2026
+      const isCall = "call_uuid" in r;
+      const known = isCall
         ? [
             "transcript",
             "turns",
@@ -568,20 +571,21 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
           ];
       const columns = {
         request_id: transcriptionRequestId(r),
-        call_uuid: transcriptionRequestId(r),
-        transcription_id: is2026 ? r.uuid : r.request_id,
+        call_uuid: isCall ? r.call_uuid : null,
+        transcription_id: isCall ? r.uuid : r.request_id,
         status: r.status,
         language: r.language,
         duration: r.duration,
         charge: r.charge,
         transcription_date: r.transcription_date,
-        score: is2026 ? r.call_score : r.transcription_score,
-        summary: is2026 ? r.call_summary : r.transcription_summary,
+        score: isCall ? r.call_score : r.transcription_score,
+        summary: isCall ? r.call_summary : r.transcription_summary,
         transcript: r.transcript,
-        original_file: is2026 ? null : r.original_file,
-        call_date: is2026 ? r.call_date : null,
-        from_number: is2026 ? r.from : null,
-        to_number: is2026 ? r.to : null,
+        original_file: isCall ? null : r.original_file,
+        call_date: isCall ? r.call_date : null,
+        // The 2024 call transcription does not carry the call's numbers (2026 does).
+        from_number: isCall ? (r.from ?? null) : null,
+        to_number: isCall ? (r.to ?? null) : null,
       };
       return [{ columns, extra: unknownFields(r, known) }];
     },
@@ -594,13 +598,14 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
         columns: {
           request_id: transcriptionRequestId(r),
           turn_index: index,
-          speaker: turn.speaker,
+          // A call's turns name the speaker's number in `type`; an uploaded file's, `speaker`.
+          speaker: turn.type ?? turn.speaker,
           start_ms: turn.s,
           end_ms: turn.e,
           text: turn.text,
           sentiment: turn.sentiment,
         },
-        extra: unknownFields(turn, ["speaker", "s", "e", "text", "sentiment"]),
+        extra: unknownFields(turn, ["speaker", "type", "s", "e", "text", "sentiment"]),
       })),
   },
   recordings: oneRowPerRecord(

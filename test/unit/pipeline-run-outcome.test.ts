@@ -34,6 +34,18 @@ describe("runOutcome", () => {
     expect(runOutcome([summary("a", "cdrs"), skipped], false).exitCode).toBe(1);
   });
 
+  it("is unaffected by a stream whose product is not provisioned (a warning, nothing lost)", () => {
+    const missing = summary("a", "transcriptions", {
+      status: "not_provisioned",
+      windowsLoaded: 0,
+      windowsNotRun: 1,
+    });
+    expect(runOutcome([summary("a", "cdrs"), missing], false)).toEqual({ exitCode: 0, status: "succeeded" });
+    expect(runOutcome([summary("a", "cdrs", { rejected: 1 }), missing], false).exitCode).toBe(3);
+    const failed = summary("a", "cdrs", { status: "failed", windowsFailed: 1, windowsLoaded: 2 });
+    expect(runOutcome([failed, missing], false).exitCode).toBe(1);
+  });
+
   it("is 2 only when every account was refused its key and nothing loaded", () => {
     const refused = (account: string) =>
       summary(account, "cdrs", { status: "auth_failed", windowsLoaded: 0 });

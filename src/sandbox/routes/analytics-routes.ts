@@ -1,27 +1,26 @@
-import { transcribedCall } from "../call-lookup.js";
-import { transcriptionOf } from "../generate-transcription.js";
+import { uploadTranscriptionOf } from "../generate-transcription.js";
 import { json, notFound, type SandboxResponse } from "../http/http-kit.js";
+import { findUpload } from "../uploaded-audio.js";
 import { generateValidationLine } from "../validation-lookup.js";
+import { PENDING_TRANSCRIPTION, speechAnalyticsRefusal } from "./call-transcription-routes.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
-/** The 202 body of a transcription still being made. */
-export const PENDING_TRANSCRIPTION = {
-  success: true,
-  message: "The transcription is still pending",
-} as const;
-
 /**
- * `GET /v1/speech-analytics/{uuid}` (2024; `{request_id}` in 2026): 404 without a transcription,
- * 202 while it is made, then 200. For a call, the request id is the call's uuid.
+ * `GET /v1/speech-analytics/{uuid}` (2024; `{request_id}` in 2026): the transcription of an
+ * uploaded audio file by its request id: 404 for an unknown id (a call's uuid included: a call's
+ * transcription is read under its CDR), 202 while it is made, then 200.
  */
 const getTranscription =
   (param: string) =>
   (context: RouteContext): SandboxResponse => {
     const { runtime } = context;
-    const call = transcribedCall(runtime, context.account, context.params[param] ?? "", runtime.clock.now());
-    if (call === null) return notFound();
-    if (call === "pending") return json(202, PENDING_TRANSCRIPTION);
-    return json(200, transcriptionOf(runtime.world.seed, context.account.id, call));
+    const refused = speechAnalyticsRefusal(runtime);
+    if (refused) return refused;
+    const nowMs = runtime.clock.now();
+    const upload = findUpload(runtime.world, context.account, context.params[param] ?? "", nowMs);
+    if (upload === null) return notFound();
+    if (upload.transcription.readyAtMs > nowMs) return json(202, PENDING_TRANSCRIPTION);
+    return json(200, uploadTranscriptionOf(runtime.world.seed, context.account.id, upload));
   };
 
 /**

@@ -1,20 +1,39 @@
 import { transcribedCall, visibleCall } from "../call-lookup.js";
 import { callTranscriptionOf } from "../generate-transcription.js";
-import { json, notFound, type SandboxResponse } from "../http/http-kit.js";
-import { PENDING_TRANSCRIPTION } from "./analytics-routes.js";
+import { forbidden, json, notFound, type SandboxResponse } from "../http/http-kit.js";
+import type { SandboxRuntime } from "../sandbox-runtime.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
+/** The 202 body of a transcription still being made. */
+export const PENDING_TRANSCRIPTION = {
+  success: true,
+  message: "The transcription is still pending",
+} as const;
+
 /**
- * `GET /v1/cdrs/{call_id}/transcription` and its alias `.../transcriptions` (2026): 404 when the
- * call has no transcription, 202 while it is made, then 200 with the call transcription shape.
+ * 403 "The service is not provisioned for your account." when the sandbox runs without speech
+ * analytics (option `speechAnalytics: false`), else null: every transcription route checks it.
  */
-function getCallTranscription(context: RouteContext): SandboxResponse {
-  const { runtime } = context;
-  const call = transcribedCall(runtime, context.account, context.params.call_id ?? "", runtime.clock.now());
-  if (call === null) return notFound();
-  if (call === "pending") return json(202, PENDING_TRANSCRIPTION);
-  return json(200, callTranscriptionOf(runtime.world.seed, call));
+export function speechAnalyticsRefusal(runtime: SandboxRuntime): SandboxResponse | null {
+  return runtime.options.speechAnalytics ? null : forbidden();
 }
+
+/**
+ * `GET /v1/cdr/{uuid}/transcription` (2024), `GET /v1/cdrs/{call_id}/transcription` and its alias
+ * `.../transcriptions` (2026): 404 when the call has no transcription, 202 while it is made, then
+ * 200 with the call transcription shape of the revision (platform-facts.md "A call's transcription").
+ */
+const getCallTranscription =
+  (param: string) =>
+  (context: RouteContext): SandboxResponse => {
+    const { runtime } = context;
+    const refused = speechAnalyticsRefusal(runtime);
+    if (refused) return refused;
+    const call = transcribedCall(runtime, context.account, context.params[param] ?? "", runtime.clock.now());
+    if (call === null) return notFound();
+    if (call === "pending") return json(202, PENDING_TRANSCRIPTION);
+    return json(200, callTranscriptionOf(runtime.world.seed, call, runtime.options.apiRevision));
+  };
 
 /**
  * `POST /v1/cdrs/{call_id}/retranscribe` (2026): `{"success": true}` for a visible answered call
@@ -23,14 +42,17 @@ function getCallTranscription(context: RouteContext): SandboxResponse {
  */
 function retranscribe(context: RouteContext): SandboxResponse {
   const { runtime } = context;
+  const refused = speechAnalyticsRefusal(runtime);
+  if (refused) return refused;
   const call = visibleCall(runtime, context.account, context.params.call_id ?? "", runtime.clock.now());
   if (call?.disposition !== "answered") return notFound();
   return json(200, { success: true });
 }
 
-/** Routes of a call's transcription (2026 only). */
+/** Routes of a call's transcription, under its CDR in each API revision. */
 export const callTranscriptionRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/cdrs/{call_id}/transcription", handle: getCallTranscription },
-  { method: "GET", path: "/v1/cdrs/{call_id}/transcriptions", handle: getCallTranscription },
+  { method: "GET", path: "/v1/cdr/{uuid}/transcription", handle: getCallTranscription("uuid") },
+  { method: "GET", path: "/v1/cdrs/{call_id}/transcription", handle: getCallTranscription("call_id") },
+  { method: "GET", path: "/v1/cdrs/{call_id}/transcriptions", handle: getCallTranscription("call_id") },
   { method: "POST", path: "/v1/cdrs/{call_id}/retranscribe", handle: retranscribe },
 ];

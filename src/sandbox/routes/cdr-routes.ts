@@ -2,7 +2,7 @@ import { CDR_DISPOSITION_FILTERS, CDR_TYPES } from "../../platform/cdr.js";
 import { visibleCall } from "../call-lookup.js";
 import { type CdrSelection, forEachSelected, selectedChunks } from "../cdr-query.js";
 import { rowJson } from "../cdr-store.js";
-import { callTranscriptionOf, transcriptionOf } from "../generate-transcription.js";
+import { callTranscriptionOf } from "../generate-transcription.js";
 import {
   booleanParam,
   enumParam,
@@ -69,8 +69,8 @@ function listCdrs(context: RouteContext): SandboxResponse {
 /**
  * `GET /v1/cdr/{uuid}` (2024), `GET /v1/cdrs/{call_id}` (2026): one visible CDR of the caller's
  * account, with `recording_url`; with `show_transcription=true` it adds `transcription` (null
- * until ready), in the shape of the revision: the speech-analytics Transcription (2024) or the
- * call transcription of `/v1/cdrs/{call_id}/transcription` (2026).
+ * until ready), in the call transcription shape of `.../transcription` under the CDR of the
+ * revision (sandbox choice: the interface document does not show it).
  */
 const getCdr =
   (param: string) =>
@@ -84,10 +84,8 @@ const getCdr =
     const spec = call.transcription;
     const { seed } = runtime.world;
     const transcription =
-      spec && spec.readyAtMs <= nowMs
-        ? runtime.options.apiRevision === "2026"
-          ? callTranscriptionOf(seed, call)
-          : transcriptionOf(seed, context.account.id, call)
+      runtime.options.speechAnalytics && spec && spec.readyAtMs <= nowMs
+        ? callTranscriptionOf(seed, call, runtime.options.apiRevision)
         : null;
     return rawJson(200, appendJsonField(detail, "transcription", transcription));
   };

@@ -1,8 +1,9 @@
 -- One row per speaker turn of a call transcription (account × request_id × turn_index), with the
 -- side that spoke and the turn's sentiment as a 1–5 score:
 --   positive → 5, neutral → 3, mixed → 3, negative → 1; any other label → null (kept, unscored).
--- speaker_side: `agent` is the account's side (2024 speaker `channel_1`; 2026 the account's own
--- number on the call), `customer` the other party (`channel_2`, or the other number).
+-- speaker_side: `agent` is the account's side (a call's turns, both revisions: the account's own
+-- number on the call; an uploaded file's: `channel_1`), `customer` the other party (the other
+-- number, or `channel_2`).
 -- call_third: 1, 2 or 3 by the turn's start time within the call (duration from the transcription,
 -- else the last turn's end).
 with turns as (
