@@ -49,6 +49,8 @@ export interface ExtractedSlice {
   readonly rowsFetched: number;
   /** The earliest platform clock (`Date` header) any answer of the slice gave; undefined without one. */
   readonly platformClock: PlatformReading | undefined;
+  /** Distinct pages per answer check of the stream (see AnswerCheck) that had its problem; checks no page had are left out. */
+  readonly answerQuality: Readonly<Record<string, number>>;
 }
 
 /** Inputs of {@link extractSlice}. */
@@ -74,9 +76,11 @@ export interface ExtractSliceOptions {
   readonly now?: () => number;
 }
 
-/** The earliest platform clock the answers of one slice showed. */
+/** What the answers of one slice showed besides their rows: the earliest platform clock, flagged pages. */
 interface ClockReadings {
   earliest: PlatformReading | undefined;
+  /** Per answer check, the pages (request and page number) that had its problem, each counted once however often read. */
+  readonly flagged: Map<string, Set<string>>;
 }
 
 /** The body of a list answer did not have the shape the stream expects. */
@@ -88,7 +92,7 @@ export class EnvelopeError extends SliceError {}
  */
 export async function extractSlice(options: ExtractSliceOptions): Promise<ExtractedSlice> {
   const counter = { pages: 0 };
-  const readings: ClockReadings = { earliest: undefined };
+  const readings: ClockReadings = { earliest: undefined, flagged: new Map() };
   // The requests of a slice (CDRs: placed and received) are read side by side within the budget.
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
@@ -122,6 +126,7 @@ export async function extractSlice(options: ExtractSliceOptions): Promise<Extrac
     pageRequests: counter.pages,
     rowsFetched: requests.reduce((sum, r) => sum + r.rows.length, 0),
     platformClock: readings.earliest,
+    answerQuality: Object.fromEntries([...readings.flagged].map(([name, pages]) => [name, pages.size])),
   };
 }
 
@@ -307,6 +312,14 @@ async function fetchAnswer(
   const parsed = answer.envelope.safeParse(response.body);
   if (!parsed.success) throw envelopeError(where, parsed.error, context);
   const rows = answer.rows(parsed.data);
+  if (answer.kind === "pages") {
+    for (const check of answer.checks ?? []) {
+      if (!check.test(parsed.data)) continue;
+      const pages = readings.flagged.get(check.name) ?? new Set<string>();
+      pages.add(where);
+      readings.flagged.set(check.name, pages);
+    }
+  }
   // A valid empty answer (invoices: `is_empty: true`) may carry no pagination.
   const pagination = answer.kind === "pages" ? (answer.pagination(parsed.data) ?? empty) : empty;
   return { rows, pagination };

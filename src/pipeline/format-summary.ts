@@ -23,7 +23,7 @@ export function formatRunSummary(result: PipelineResult): string[] {
     }
     for (const [check, n] of Object.entries(s.quality)) {
       lines.push(
-        `      data quality: ${n} row(s) ${check.replaceAll("_", " ")} (loaded as they are; see etl.run_slices.quality)`,
+        `      data quality: ${check.replaceAll("_", " ")}: ${n} (loaded as they are; see etl.run_slices.quality)`,
       );
     }
     for (const error of s.errors) lines.push(`      ${error}`);

@@ -191,6 +191,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       now: () => env.clock.now(),
     });
     rowsFetched = extracted.rowsFetched;
+    const answerQuality = extracted.answerQuality;
     env.clockWatch.observe(extracted.platformClock, job.account.name);
     // The read counts as made at the earlier of the run's clock and the platform's.
     const readAt = Math.min(
@@ -221,7 +222,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       planned.complete &&
       planned.slice.kind === "window" &&
       settledBy(readAt, job.settings.settleHours)(planned.slice.window.end);
-    const quality = countQuality(stream, parsed.rows);
+    const quality = { ...countQuality(stream, parsed.rows), ...answerQuality };
     // From here on the window's data is complete: load it even if an interruption arrives now.
     const result = await loadSlice(
       env.warehouse,
@@ -305,8 +306,12 @@ function lookupStates(
 
 /** "4 answered calls with a per-minute rate and a duration but no charge" for a slice's quality counts. */
 export function describeQuality(stream: StreamDefinition, quality: Readonly<Record<string, number>>): string {
+  const checks = [
+    ...(stream.qualityChecks ?? []),
+    ...(stream.answer.kind === "pages" ? (stream.answer.checks ?? []) : []),
+  ];
   return Object.entries(quality)
-    .map(([name, n]) => `${n} ${stream.qualityChecks?.find((c) => c.name === name)?.description ?? name}`)
+    .map(([name, n]) => `${n} ${checks.find((c) => c.name === name)?.description ?? name}`)
     .join(", ");
 }
 

@@ -61,16 +61,37 @@ export const didSchema = z.looseObject({
 /** An owned number. */
 export type Did = z.infer<typeof didSchema>;
 
+/** A kind of document a number may require (`doc_types` of the owned-numbers list). */
+export const docTypeSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  title: z.string(),
+});
+/** A document type. */
+export type DocType = z.infer<typeof docTypeSchema>;
+
 /**
- * `GET /v1/mydids` (2024), `GET /v1/numbers` (2026): the account's owned numbers, paginated. Items
- * are checked one by one by the loader, so they stay `unknown` here.
+ * `GET /v1/mydids` (2024), `GET /v1/numbers` (2026), as the platform publishes it: the account's
+ * owned numbers under `items`, the document types numbers may require under `doc_types`, paginated.
  */
-export const ownedDidsResponseSchema = z.looseObject({
-  dids: z.array(z.unknown()),
+export const ownedNumbersResponseSchema = z.looseObject({
+  items: z.array(didSchema),
+  doc_types: z.array(docTypeSchema),
   pagination: paginationSchema,
 });
-/** Envelope of the owned-numbers list. */
-export type OwnedDidsResponse = z.infer<typeof ownedDidsResponseSchema>;
+/** A page of owned numbers as the platform serves it. */
+export type OwnedNumbersResponse = z.infer<typeof ownedNumbersResponseSchema>;
+
+/**
+ * A page of owned numbers as a loader reads it: items are checked one by one (so `unknown` here),
+ * and `doc_types`, which the loader does not use, may be missing.
+ */
+export const ownedNumbersAnswerSchema = ownedNumbersResponseSchema.extend({
+  items: z.array(z.unknown()),
+  doc_types: z.array(z.unknown()).optional(),
+});
+/** A page of owned numbers, rows unchecked. */
+export type OwnedNumbersAnswer = z.infer<typeof ownedNumbersAnswerSchema>;
 
 /** Body of `PUT /v1/mydids/{id}`. */
 export const updateDidRequestSchema = z.object({

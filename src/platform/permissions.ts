@@ -126,6 +126,7 @@ export const PLATFORM_ROUTES = [
     revisions: ["2024", "2026"],
   },
   { method: "GET", path: "/v1/trunks", permission: "trunks:read", revisions: ["2024", "2026"] },
+  { method: "GET", path: "/v1/trunks/{id}", permission: "trunks:read", revisions: ["2024", "2026"] },
   { method: "POST", path: "/v1/trunks", permission: "trunks:write", revisions: ["2024", "2026"] },
   {
     method: "GET",

@@ -1,7 +1,11 @@
 import { z } from "zod";
-import { dateTimeString, decimalString } from "./common.js";
+import { dateTimeString, decimalString, paginationSchema } from "./common.js";
 
-/** A SIP trunk. */
+/**
+ * A SIP trunk with all its settings, the interface document's "SIP trunk" object: what
+ * `POST /v1/trunks` answers and `GET /v1/trunks/{id}` serves. The list serves summaries
+ * ({@link sipTrunkSummarySchema}).
+ */
 export const sipTrunkSchema = z.looseObject({
   id: z.number().int(),
   name: z.string(),
@@ -29,11 +33,80 @@ export const sipTrunkSchema = z.looseObject({
   encrypted_media: z.boolean(),
   access_token: z.string(),
 });
-/** A SIP trunk. */
+/** A SIP trunk with all its settings. */
 export type SipTrunk = z.infer<typeof sipTrunkSchema>;
 
-/** `GET /v1/trunks` answers a bare array of the account's trunks. */
-export const sipTrunksResponseSchema = z.array(sipTrunkSchema);
+/** How a trunk authenticates: SIP registration with a password, or the IP addresses it calls from. */
+export const TRUNK_AUTH_METHODS = ["Digest", "IP auth"] as const;
+
+/** Whether a trunk may place outbound calls (`pending`: awaiting the platform's approval). */
+export const TRUNK_STATUSES = ["active", "pending"] as const;
+
+/**
+ * The month-to-date charge of a trunk: a decimal string like all money (platform-facts.md). The
+ * platform's reference shows it as a JSON number in one example: such a number is read through its
+ * shortest decimal form (exact for up to 15 significant digits), never summed as a float.
+ */
+export const trunkChargeSchema = z.union([
+  decimalString,
+  z
+    .number()
+    .refine(Number.isFinite, "expected a finite number")
+    .transform((n) => String(n)),
+]);
+
+/** The IP-authentication request of a trunk (`host_request`): the host it calls from and the request's status. */
+export const hostRequestSchema = z.looseObject({
+  host: z.string(),
+  status: z.string(),
+});
+
+/**
+ * A trunk as `GET /v1/trunks` lists it (the platform's published reference): a summary, not every
+ * setting. `talk_time` (seconds) and `charge` (USD) are the trunk's outbound totals for the current
+ * month so far, reset at the start of each month. `callerid` may be null or "" (several caller
+ * ids); `host_request` is null for a Digest trunk. `status` and `auth_method` are labels (the known
+ * ones in TRUNK_STATUSES, TRUNK_AUTH_METHODS; others are kept). `access_token` is a credential.
+ */
+export const sipTrunkSummarySchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  label: z.string(),
+  callerid: z.string().nullable(),
+  auth_method: z.string(),
+  host_request: hostRequestSchema.nullable(),
+  status: z.string(),
+  charge: trunkChargeSchema,
+  talk_time: z.number().int().min(0),
+  passthrough: z.boolean(),
+  multiple_numbers: z.boolean(),
+  encrypted_media: z.boolean(),
+  call_recording_enabled: z.boolean(),
+  machine_detection_enabled: z.boolean(),
+  transcription_enabled: z.boolean(),
+  transcription_threshold: z.number().int(),
+  access_token: z.string().optional(),
+});
+/** A trunk as the list serves it. */
+export type SipTrunkSummary = z.infer<typeof sipTrunkSummarySchema>;
+
+/**
+ * `GET /v1/trunks` as the platform publishes it: `{"sip_trunks": [...] | null, "pagination"}`,
+ * paged (`page`, `per_page`). `null` is how the platform writes a list without trunks.
+ */
+export const sipTrunksResponseSchema = z.looseObject({
+  sip_trunks: z.array(sipTrunkSummarySchema).nullable(),
+  pagination: paginationSchema,
+});
+/** A page of trunks as the platform serves it. */
+export type SipTrunksResponse = z.infer<typeof sipTrunksResponseSchema>;
+
+/** A page of trunks as a loader reads it: each trunk is checked on its own, so they stay `unknown` here. */
+export const sipTrunksAnswerSchema = sipTrunksResponseSchema.extend({
+  sip_trunks: z.array(z.unknown()).nullable(),
+});
+/** A page of trunks, rows unchecked. */
+export type SipTrunksAnswer = z.infer<typeof sipTrunksAnswerSchema>;
 
 /** Body of `POST /v1/trunks`. */
 export const createTrunkRequestSchema = z.object({

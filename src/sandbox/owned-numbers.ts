@@ -1,7 +1,18 @@
-import type { Did } from "../platform/numbers.js";
+import type { Did, DocType } from "../platform/numbers.js";
 import { formatMicros } from "./money.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import type { SandboxAccount, SandboxDid } from "./world.js";
+
+/**
+ * The document types the owned-numbers list names in `doc_types` (the platform's reference gives
+ * their shape, `id`, `name`, `title`, not their values: these are the sandbox's). Seeded numbers
+ * require none.
+ */
+export const DOC_TYPES: readonly DocType[] = [
+  { id: 1, name: "address_proof", title: "Proof of address" },
+  { id: 2, name: "identity", title: "Identity document" },
+  { id: 3, name: "business_registration", title: "Business registration" },
+];
 
 /**
  * The DID object of an owned number at `nowMs`, with its current settings (`PUT /v1/mydids/{id}`

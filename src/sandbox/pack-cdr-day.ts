@@ -30,6 +30,10 @@ export interface DirectionRows {
   readonly trunk: Uint8Array;
   /** Row index of the call (as encoded in its uuid). */
   readonly index: Uint32Array;
+  /** The row's `duration`, seconds. */
+  readonly duration: Uint32Array;
+  /** The row's `charge` in micro-dollars (0 when it has none). */
+  readonly chargeMicros: Float64Array;
   /** Latest `visibleAtMs`: from then on every row is visible. */
   readonly maxVisibleAtMs: number;
 }
@@ -66,6 +70,8 @@ class RowWriter {
   private disposition: Uint8Array;
   private trunk: Uint8Array;
   private index: Uint32Array;
+  private duration: Uint32Array;
+  private chargeMicros: Float64Array;
 
   constructor(
     capacity: number,
@@ -80,6 +86,8 @@ class RowWriter {
     this.disposition = new Uint8Array(capacity);
     this.trunk = new Uint8Array(capacity);
     this.index = new Uint32Array(capacity);
+    this.duration = new Uint32Array(capacity);
+    this.chargeMicros = new Float64Array(capacity);
   }
 
   private grow(): void {
@@ -99,6 +107,8 @@ class RowWriter {
     this.disposition = copy(this.disposition, (n) => new Uint8Array(n));
     this.trunk = copy(this.trunk, (n) => new Uint8Array(n));
     this.index = copy(this.index, (n) => new Uint32Array(n));
+    this.duration = copy(this.duration, (n) => new Uint32Array(n));
+    this.chargeMicros = copy(this.chargeMicros, (n) => new Float64Array(n));
   }
 
   add(call: CdrCall): void {
@@ -122,6 +132,8 @@ class RowWriter {
     this.trunk[i] =
       call.sipTrunk === null ? 0 : 1 + this.account.trunks.findIndex((t) => t.name === call.sipTrunk);
     this.index[i] = call.index;
+    this.duration[i] = call.duration;
+    this.chargeMicros[i] = call.chargeMicros ?? 0;
   }
 
   finish(): DirectionRows {
@@ -136,6 +148,8 @@ class RowWriter {
       disposition: this.disposition.slice(0, n),
       trunk: this.trunk.slice(0, n),
       index: this.index.slice(0, n),
+      duration: this.duration.slice(0, n),
+      chargeMicros: this.chargeMicros.slice(0, n),
       maxVisibleAtMs: this.maxVisibleAtMs,
     };
   }

@@ -14,6 +14,7 @@ import type { ResolvedSandboxOptions } from "./sandbox-options.js";
 import { cdrIdFieldsOf } from "./serialize-cdr.js";
 import { ShortLinkStore } from "./short-link-store.js";
 import { RequestStats } from "./stats.js";
+import { TrunkUsage } from "./trunk-usage.js";
 import { buildWorld, type SandboxAccount, type SandboxWorld } from "./world.js";
 
 /** Everything a running sandbox holds: the world, its lazily generated streams, the clock, keys, stats. */
@@ -33,6 +34,8 @@ export class SandboxRuntime {
   readonly limiter: RateLimiter;
   readonly state: AccountState;
   readonly calls: CallCenter;
+  /** Month-to-date outbound totals of the trunks (`GET /v1/trunks`). */
+  readonly trunkUsage: TrunkUsage;
 
   constructor(readonly options: ResolvedSandboxOptions) {
     this.world = buildWorld(options);
@@ -45,6 +48,7 @@ export class SandboxRuntime {
       this.funnel,
     );
     this.cdrQuery = new CdrQuery(this.cdrs);
+    this.trunkUsage = new TrunkUsage(this.cdrs);
     this.shortLinks = new ShortLinkStore(this.world, this.funnel);
     this.messages = new MessageStore(this.world);
     this.invoices = new InvoiceBook(this.world, this.cdrs, this.messages);

@@ -1,6 +1,8 @@
-import type { SipTrunk } from "../platform/sip-trunk.js";
+import type { SipTrunk, SipTrunkSummary } from "../platform/sip-trunk.js";
+import { formatMicros } from "./money.js";
 import { hash32, Rng } from "./prng.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
+import type { TrunkTotals } from "./trunk-usage.js";
 import type { SandboxAccount, SandboxTrunk } from "./world.js";
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
@@ -51,15 +53,70 @@ export function seededTrunkView(seed: number, trunk: SandboxTrunk): SipTrunk {
 }
 
 /**
- * Every trunk of an account that exists at `nowMs`, in `GET /v1/trunks` order: the seeded ones
- * by id, then those created through `POST /v1/trunks` in creation order.
+ * A trunk as `GET /v1/trunks` lists it, from its full settings: a trunk with a static host
+ * authenticates by IP (`IP auth`, its `host_request` the host and the request's status), one with a
+ * `dynamic` host by registration (`Digest`, `host_request` null). An IP-auth request waits for the
+ * platform's approval: seeded trunks are approved (`active`), a trunk created with a `host_request`
+ * stays `pending`. Caller-id passthrough also needs the platform's approval, which the sandbox
+ * never gives (`passthrough` false). `talk_time` and `charge` are `totals` (month to date).
+ */
+export function trunkSummary(trunk: SipTrunk, approved: boolean, totals: TrunkTotals): SipTrunkSummary {
+  const ipAuth = trunk.host !== "dynamic";
+  const status = approved || !ipAuth ? "active" : "pending";
+  return {
+    id: trunk.id,
+    name: trunk.name,
+    label: trunk.label,
+    callerid: trunk.callerid,
+    auth_method: ipAuth ? "IP auth" : "Digest",
+    host_request: ipAuth ? { host: trunk.host, status: status === "active" ? "approved" : "pending" } : null,
+    status,
+    charge: formatMicros(totals.micros),
+    talk_time: totals.seconds,
+    passthrough: false,
+    multiple_numbers: trunk.multiple_numbers,
+    encrypted_media: trunk.encrypted_media,
+    call_recording_enabled: trunk.call_recording_enabled,
+    machine_detection_enabled: trunk.machine_detection_enabled,
+    transcription_enabled: trunk.transcription_enabled,
+    transcription_threshold: trunk.transcription_threshold,
+    access_token: trunk.access_token,
+  };
+}
+
+/** Trunks created through `POST /v1/trunks` that exist at `nowMs`, in creation order. */
+function createdTrunks(runtime: SandboxRuntime, account: SandboxAccount, nowMs: number): SipTrunk[] {
+  return (runtime.state.createdTrunks.get(account.index) ?? []).filter(
+    (t) => Date.parse(t.created_at) <= nowMs,
+  );
+}
+
+/**
+ * Every trunk of an account that exists at `nowMs`, with all its settings, in `GET /v1/trunks`
+ * order: the seeded ones by id, then those created through `POST /v1/trunks` in creation order.
  */
 export function trunksOf(runtime: SandboxRuntime, account: SandboxAccount, nowMs: number): SipTrunk[] {
   const seeded = account.trunks
     .filter((t) => t.createdAtMs <= nowMs)
     .map((t) => seededTrunkView(runtime.world.seed, t));
-  const created = (runtime.state.createdTrunks.get(account.index) ?? []).filter(
-    (t) => Date.parse(t.created_at) <= nowMs,
-  );
-  return [...seeded, ...created];
+  return [...seeded, ...createdTrunks(runtime, account, nowMs)];
+}
+
+/**
+ * The account's trunks at `nowMs` as `GET /v1/trunks` lists them (same order as {@link trunksOf}),
+ * each with its month-to-date outbound totals (see trunk-usage.ts; created trunks place no calls).
+ */
+export function trunkSummariesOf(
+  runtime: SandboxRuntime,
+  account: SandboxAccount,
+  nowMs: number,
+): SipTrunkSummary[] {
+  const seeded = account.trunks.filter((t) => t.createdAtMs <= nowMs);
+  const totals = seeded.length === 0 ? [] : runtime.trunkUsage.monthToDate(account, nowMs);
+  return [
+    ...seeded.map((t) =>
+      trunkSummary(seededTrunkView(runtime.world.seed, t), true, totals[account.trunks.indexOf(t)]!),
+    ),
+    ...createdTrunks(runtime, account, nowMs).map((t) => trunkSummary(t, false, { seconds: 0, micros: 0 })),
+  ];
 }

@@ -4,7 +4,7 @@ import { ownedDidRows } from "./owned-numbers.js";
 import { brandAppeals, brandsOf } from "./routes/ten-dlc-routes.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { appendJsonField } from "./serialize-cdr.js";
-import { trunksOf } from "./trunk-list.js";
+import { trunkSummariesOf } from "./trunk-list.js";
 import type { SandboxAccount } from "./world.js";
 
 /** Streams a loader reads as a whole (full refresh): their truth is what the account has now. */
@@ -28,7 +28,8 @@ export function visibleSubAccounts(runtime: SandboxRuntime, account: SandboxAcco
 
 /**
  * What the account has at the current clock, one JSON line per record as the platform serves it:
- * `sip_trunks` (`GET /v1/trunks` items), `numbers` (owned numbers, `GET /v1/mydids` items),
+ * `sip_trunks` (`GET /v1/trunks` items: summaries with month-to-date `talk_time` and `charge`,
+ * `access_token` included), `numbers` (owned numbers, `GET /v1/mydids` items),
  * `brands` (`GET /v3/10dlc/brands` items), `brand_appeals` (each appeal of each brand plus
  * `brand_id`), `call_webhooks` (`GET /v1/calls/webhooks` items), `sub_accounts` (each
  * sub-account the account may read, `GET /v1/sub-organizations/{id}` body, `api_key` included).
@@ -42,7 +43,7 @@ export function snapshotLines(
   const lines = (items: readonly unknown[]) => items.map((item) => JSON.stringify(item));
   switch (stream) {
     case "sip_trunks":
-      return lines(trunksOf(runtime, account, nowMs));
+      return lines(trunkSummariesOf(runtime, account, nowMs));
     case "numbers":
       return ownedDidRows(runtime, account, nowMs).map((row) => row.json);
     case "brands":

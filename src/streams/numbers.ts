@@ -1,8 +1,8 @@
 import {
   type Did,
   didSchema,
-  type OwnedDidsResponse,
-  ownedDidsResponseSchema,
+  type OwnedNumbersAnswer,
+  ownedNumbersAnswerSchema,
   STREAM_PERMISSIONS,
 } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
@@ -50,7 +50,8 @@ const NUMBERS_PATH = { "2024": "/v1/mydids", "2026": "/v1/numbers" } as const;
 
 /**
  * The account's owned numbers (DIDs): `GET /v1/mydids` (2026: `/v1/numbers`), paged, every run;
- * the account's whole set. The dimension that tells where a received call went and whether it is
+ * the account's whole set, read from `items` (the answer's `doc_types`, the document types numbers
+ * may require, is not loaded). The dimension that tells where a received call went and whether it is
  * recorded and transcribed (at or above which duration).
  */
 export const numbersStream = defineStream({
@@ -63,9 +64,9 @@ export const numbersStream = defineStream({
   },
   answer: {
     kind: "pages",
-    envelope: ownedDidsResponseSchema,
-    rows: (body: OwnedDidsResponse) => body.dids,
-    pagination: (body: OwnedDidsResponse) => body.pagination,
+    envelope: ownedNumbersAnswerSchema,
+    rows: (body: OwnedNumbersAnswer) => body.items,
+    pagination: (body: OwnedNumbersAnswer) => body.pagination,
   },
   schema: didSchema,
   columns: NUMBER_COLUMNS,

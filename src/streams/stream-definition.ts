@@ -67,6 +67,19 @@ export interface QualityCheck {
 }
 
 /**
+ * A valid answer that may not mean what it says (a list sent as `null`): read as the stream says,
+ * but counted per slice in `etl.run_slices.quality` (key `name`) and the run summary, with a warning.
+ */
+export interface AnswerCheck<Envelope = unknown> {
+  /** Key in `etl.run_slices.quality`, e.g. `null_list`. */
+  readonly name: string;
+  /** What a counted page is and how it was read, for the warning. */
+  readonly description: string;
+  /** True when the page's parsed envelope has the problem. */
+  test(body: Envelope): boolean;
+}
+
+/**
  * One page of a list answer as the stream reads it: the envelope's schema (from `src/platform`),
  * the rows in it (still unchecked: each is validated on its own) and its pagination.
  */
@@ -81,10 +94,12 @@ export interface PagedAnswer<Envelope = unknown> {
    * `amount`, `balance_after`, int64 `id`; see src/platform/exact-number.ts).
    */
   readonly exactNumbers?: readonly string[];
+  /** Pages that are valid but worth an operator's eye, counted per slice. */
+  readonly checks?: readonly AnswerCheck<Envelope>[];
 }
 
 /**
- * An answer that holds every row at once, with no pagination: a bare array (trunks, webhooks,
+ * An answer that holds every row at once, with no pagination: a bare array (webhooks,
  * appeals) or a single object (a sub-account); `rows` gives the rows it holds.
  */
 export interface WholeAnswer<Envelope = unknown> {

@@ -6,12 +6,18 @@ import {
   availableDidsResponseSchema,
   citiesResponseSchema,
   didSchema,
-  ownedDidsResponseSchema,
+  docTypeSchema,
+  ownedNumbersResponseSchema,
   type PurchasableNumber,
   purchasableNumberSchema,
 } from "../../src/platform/numbers.js";
 import { PERMISSION_RESOURCES, type Permission } from "../../src/platform/permissions.js";
-import { sipTrunkSchema, sipTrunksResponseSchema } from "../../src/platform/sip-trunk.js";
+import {
+  type SipTrunkSummary,
+  sipTrunkSchema,
+  sipTrunkSummarySchema,
+  sipTrunksResponseSchema,
+} from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
 import {
   tenDlcAppealSchema,
@@ -19,6 +25,7 @@ import {
   tenDlcBrandsResponseSchema,
 } from "../../src/platform/ten-dlc.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { parseMicros } from "../../src/sandbox/money.js";
 import { admin, exchangeDigest, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -36,6 +43,7 @@ const test = sandboxTest({
   twin2: { ...WORLD },
   history: { ...WORLD },
   pages: { ...WORLD, faults: { routes: { "GET /v1/mydids": { pages: { duplicateRow: 1 } } } } },
+  month: { ...WORLD, now: "2026-08-15T12:00:00Z" },
 });
 const FORBIDDEN = { success: false, message: ERROR_MESSAGES.forbidden };
 
@@ -70,12 +78,58 @@ async function ownedNumbers(sandbox: RunningSandbox, path: string, perPage: numb
   for (let page = 1; ; page++) {
     const answer = await platform(sandbox, `${path}?per_page=${perPage}&page=${page}`);
     expect(answer.status).toBe(200);
-    const body = ownedDidsResponseSchema.parse(answer.body);
-    expect(Object.keys(body)).toEqual(["dids", "pagination"]);
+    const body = ownedNumbersResponseSchema.parse(answer.body);
+    expect(Object.keys(body)).toEqual(["items", "doc_types", "pagination"]);
     expect(unknown(paginationSchema, body.pagination)).toEqual([]);
-    rows.push(...body.dids);
+    expect(body.doc_types.length).toBeGreaterThan(0);
+    for (const type of body.doc_types) expect(unknown(docTypeSchema, type)).toEqual([]);
+    rows.push(...(answer.body as { items: unknown[] }).items);
     if (page >= body.pagination.total_pages) return rows;
   }
+}
+
+/** Every trunk of an account through `GET /v1/trunks`, page by page, as served (summaries). */
+async function listedTrunks(
+  sandbox: RunningSandbox,
+  perPage: number,
+  account = 0,
+): Promise<SipTrunkSummary[]> {
+  const rows: SipTrunkSummary[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await platform(sandbox, `/v1/trunks?per_page=${perPage}&page=${page}`, { account });
+    expect(answer.status).toBe(200);
+    const body = sipTrunksResponseSchema.parse(answer.body);
+    expect(Object.keys(body)).toEqual(["sip_trunks", "pagination"]);
+    expect(unknown(paginationSchema, body.pagination)).toEqual([]);
+    rows.push(...((answer.body as { sip_trunks: SipTrunkSummary[] | null }).sip_trunks ?? []));
+    if (page >= body.pagination.total_pages) return rows;
+  }
+}
+
+/**
+ * Each trunk's outbound totals from the CDR truth, by trunk name: the placed CDRs on the trunk
+ * listed from `from` to `to` (the month so far), summing `duration` and `charge` (micro-dollars).
+ */
+async function cdrTotals(
+  sandbox: RunningSandbox,
+  from: string,
+  to: string,
+): Promise<Map<string, { seconds: number; micros: number }>> {
+  const cdrs = await ndjson<{
+    direction: string;
+    sip_trunk: string | null;
+    duration: number;
+    charge: string | null;
+  }>(sandbox, `/_sandbox/truth/cdrs?account=master&from=${from}&to=${to}`);
+  const totals = new Map<string, { seconds: number; micros: number }>();
+  for (const cdr of cdrs) {
+    if (cdr.direction !== "placed" || cdr.sip_trunk === null) continue;
+    const t = totals.get(cdr.sip_trunk) ?? { seconds: 0, micros: 0 };
+    t.seconds += cdr.duration;
+    t.micros += cdr.charge === null ? 0 : parseMicros(cdr.charge);
+    totals.set(cdr.sip_trunk, t);
+  }
+  return totals;
 }
 
 describe("sandbox trunks, numbers and brands", () => {
@@ -101,9 +155,13 @@ describe("sandbox trunks, numbers and brands", () => {
         },
       });
       expect(created.status).toBe(200);
-      const answer = await platform(sandbox, "/v1/trunks");
-      const trunks = sipTrunksResponseSchema.parse(answer.body);
-      for (const trunk of trunks) expect(unknown(sipTrunkSchema, trunk)).toEqual([]);
+      // POST answers the full trunk; the list serves summaries, two to a page here.
+      expect(unknown(sipTrunkSchema, created.body)).toEqual([]);
+      const trunks = await listedTrunks(sandbox, 2);
+      for (const trunk of trunks) {
+        expect(unknown(sipTrunkSummarySchema, trunk)).toEqual([]);
+        expect(Object.keys(trunk)).toContain("access_token");
+      }
       expect(trunks.map((t) => t.name)).toEqual([
         ...account.trunks.map((t) => t.name),
         sipTrunkSchema.parse(created.body).name,
@@ -118,12 +176,19 @@ describe("sandbox trunks, numbers and brands", () => {
           transcription_threshold: t.transcriptionThreshold,
         })),
       );
+      // A trunk created without a host request authenticates by registration and is active, unused.
+      expect(trunks.at(-1)).toMatchObject({
+        auth_method: "Digest",
+        host_request: null,
+        status: "active",
+        talk_time: 0,
+        charge: "0.00",
+      });
       expect(await ndjsonLines(sandbox, "/_sandbox/truth/sip_trunks?account=master")).toEqual(
         trunks.map((t) => JSON.stringify(t)),
       );
       // Another account sees its own trunks only.
-      const sub = await platform(sandbox, "/v1/trunks", { account: 1 });
-      expect(sipTrunksResponseSchema.parse(sub.body).map((t) => t.name)).toEqual(
+      expect((await listedTrunks(sandbox, 25, 1)).map((t) => t.name)).toEqual(
         sandbox.world.accounts[1]!.trunks.map((t) => t.name),
       );
       await needs(sandbox, "/v1/trunks", "trunks:read");
@@ -167,14 +232,61 @@ describe("sandbox trunks, numbers and brands", () => {
     },
   );
 
+  test("a trunk's talk_time and charge are its placed calls of the month so far, reset each month; none listed is null", async ({
+    sandboxes,
+  }) => {
+    const sandbox = sandboxes.month;
+    const account = sandbox.world.accounts[0]!;
+    // Mid-month: the totals equal the placed CDRs on the trunk the CDR truth shows (visible ones, late ones once visible).
+    const totals = await cdrTotals(sandbox, "2026-08-01", "2026-08-15");
+    const listed = await listedTrunks(sandbox, 100);
+    expect(
+      listed.map((t) => ({ name: t.name, talk_time: t.talk_time, micros: parseMicros(t.charge) })),
+    ).toEqual(
+      account.trunks.map((t) => ({
+        name: t.name,
+        talk_time: totals.get(t.name)?.seconds ?? 0,
+        micros: totals.get(t.name)?.micros ?? 0,
+      })),
+    );
+    expect(listed.some((t) => t.talk_time > 0)).toBe(true);
+    // Ten hours later more calls are listed: the totals only grow within the month.
+    await admin(sandbox, "/_sandbox/clock", { now: "2026-08-15T22:00:00Z" });
+    const later = await listedTrunks(sandbox, 100);
+    const laterTotals = await cdrTotals(sandbox, "2026-08-01", "2026-08-15");
+    expect(later.map((t) => t.talk_time)).toEqual(
+      account.trunks.map((t) => laterTotals.get(t.name)?.seconds ?? 0),
+    );
+    expect(later.reduce((n, t) => n + t.talk_time, 0)).toBeGreaterThan(
+      listed.reduce((n, t) => n + t.talk_time, 0),
+    );
+    // A new month starts from zero (the world's traffic ended in August).
+    await admin(sandbox, "/_sandbox/clock", { now: "2026-09-02T00:00:00Z" });
+    expect((await listedTrunks(sandbox, 100)).map((t) => [t.talk_time, t.charge])).toEqual(
+      account.trunks.map(() => [0, "0.00"]),
+    );
+    // Before the account had any trunk the list is null (how the platform writes an empty list), the truth empty.
+    await admin(sandbox, "/_sandbox/clock", { now: "2020-01-01T00:00:00Z" });
+    const none = await platform(sandbox, "/v1/trunks");
+    expect(none.body).toEqual({
+      sip_trunks: null,
+      pagination: { current_page: 1, per_page: 25, total: 0, total_pages: 0 },
+    });
+    expect(await ndjsonLines(sandbox, "/_sandbox/truth/sip_trunks?account=master")).toEqual([]);
+    // A page past the end of a non-empty list is [] (not null).
+    await admin(sandbox, "/_sandbox/clock", { now: "2026-08-15T12:00:00Z" });
+    const past = await platform(sandbox, "/v1/trunks?page=9");
+    expect((past.body as { sip_trunks: unknown }).sip_trunks).toEqual([]);
+  });
+
   test("serves owned numbers' pages with page faults like the other lists", async ({ sandboxes }) => {
     const sandbox = sandboxes.pages;
     const all = await ndjson(sandbox, "/_sandbox/truth/numbers?account=master");
-    const second = ownedDidsResponseSchema.parse(
+    const second = ownedNumbersResponseSchema.parse(
       (await platform(sandbox, "/v1/mydids?per_page=2&page=2")).body,
     );
     // Every page is shifted back by one row: page 2 starts with page 1's last row; the total stays true.
-    expect(second.dids[0]).toEqual(all[1]);
+    expect(second.items[0]).toEqual(all[1]);
     expect(second.pagination.total).toBe(all.length);
   });
 

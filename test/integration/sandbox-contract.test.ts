@@ -18,8 +18,9 @@ import {
   citySchema,
   didDocumentSchema,
   didSchema,
+  docTypeSchema,
   inboundCallDestinationSchema,
-  ownedDidsResponseSchema,
+  ownedNumbersResponseSchema,
   purchasableNumberSchema,
 } from "../../src/platform/numbers.js";
 import {
@@ -38,7 +39,12 @@ import {
   shortLinkMetricSchema,
   shortLinkMetricsResponseSchema,
 } from "../../src/platform/short-link-metric.js";
-import { sipTrunkSchema, sipTrunksResponseSchema } from "../../src/platform/sip-trunk.js";
+import {
+  hostRequestSchema,
+  sipTrunkSchema,
+  sipTrunkSummarySchema,
+  sipTrunksResponseSchema,
+} from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
 import {
   tenDlcAppealSchema,
@@ -226,13 +232,14 @@ async function routeRequests(
     "GET /v1/mydids": () => ({
       path: "/v1/mydids?page=1&per_page=2",
       check: (b) => {
-        const parsed = exact(ownedDidsResponseSchema, b);
+        const parsed = exact(ownedNumbersResponseSchema, b);
         expect(exact(paginationSchema, parsed.pagination)).toMatchObject({
           per_page: 2,
           total: account.dids.length,
         });
-        expect(parsed.dids).toHaveLength(2);
-        list(parsed.dids, didSchema);
+        expect(parsed.items).toHaveLength(2);
+        list(parsed.items, didSchema);
+        list(parsed.doc_types, docTypeSchema);
       },
     }),
     "PUT /v1/mydids/{id}": () => ({
@@ -308,11 +315,20 @@ async function routeRequests(
     "GET /v1/trunks": () => ({
       path: "/v1/trunks",
       check: (b) => {
-        const trunks = sipTrunksResponseSchema.parse(b);
-        list(trunks, sipTrunkSchema);
+        const trunks = exact(sipTrunksResponseSchema, b).sip_trunks ?? [];
+        list(trunks, sipTrunkSummarySchema);
+        for (const trunk of trunks)
+          if (trunk.host_request !== null) exact(hostRequestSchema, trunk.host_request);
         expect(trunks.slice(0, account.trunks.length).map((t) => t.name)).toEqual(
           account.trunks.map((t) => t.name),
         );
+      },
+    }),
+    "GET /v1/trunks/{id}": () => ({
+      path: `/v1/trunks/${account.trunks[0]!.id}`,
+      check: (b) => {
+        const trunk = exact(sipTrunkSchema, b);
+        expect(trunk).toMatchObject({ name: account.trunks[0]!.name, label: account.trunks[0]!.label });
       },
     }),
     "POST /v1/trunks": () => ({
@@ -440,6 +456,7 @@ async function routeRequests(
   };
   const unknownIds: UnknownIds = {
     "PUT /v1/mydids/{id}": { path: "/v1/mydids/424242", body: {} },
+    "GET /v1/trunks/{id}": { path: "/v1/trunks/424242" },
     "GET /v1/buy/countries/{country}/cities": { path: "/v1/buy/countries/44/cities" },
     "GET /v1/buy/countries/{country}/cities/{city}/dids": { path: "/v1/buy/countries/1/cities/999/dids" },
     "GET /v1/cdr/{uuid}": { path: "/v1/cdr/5d2f3c1e-0000-4000-8000-000000000000" },

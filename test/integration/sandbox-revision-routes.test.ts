@@ -59,6 +59,7 @@ async function idsOf(sandbox: RunningSandbox): Promise<Record<string, string>> {
     upload: upload.request_id,
     token: account.validations[0]!.token,
     sub: String(sandbox.world.accounts[1]!.id),
+    trunk: String(account.trunks[0]!.id),
     brand_id: brand.brand_id,
     campaign_id: brand.campaigns[0]!.campaign_id,
   };
@@ -71,6 +72,7 @@ function requestOf(route: PlatformRoute, ids: Record<string, string>): string {
     if (route.path.startsWith("/v1/speech-analytics/")) return ids.upload!;
     if (route.path.startsWith("/v1/recordings/")) return ids.recorded!;
     if (route.path.startsWith("/v1/sub-organizations/")) return ids.sub!;
+    if (route.path.startsWith("/v1/trunks/")) return ids.trunk!;
     return ids[name]!;
   });
   if (route.path === "/v1/cdr" || route.path === "/v1/cdrs")

@@ -71,26 +71,18 @@ const TRUNK_FIELDS = [
   "name",
   "label",
   "callerid",
-  "created_at",
-  "allowed_ips",
-  "ip_restrict",
-  "channels_restrict",
-  "max_channels",
-  "cost_limit",
-  "max_call_cost",
-  "call_restrict",
-  "call_limit",
-  "didinfo_enabled",
-  "rewrite_enabled",
-  "rewrite_prefix",
-  "rewrite_cond",
+  "auth_method",
+  "host_request",
+  "status",
+  "charge",
+  "talk_time",
+  "passthrough",
+  "multiple_numbers",
+  "encrypted_media",
   "call_recording_enabled",
   "machine_detection_enabled",
   "transcription_enabled",
   "transcription_threshold",
-  "host",
-  "multiple_numbers",
-  "encrypted_media",
 ];
 const NUMBER_FIELDS = [
   "id",
@@ -370,21 +362,26 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
       columns: TRUNK_FIELDS.map((field) =>
         col(
           field,
-          field === "id" ||
-            field.startsWith("max_channels") ||
-            field === "call_limit" ||
-            field === "transcription_threshold"
+          ["id", "talk_time", "transcription_threshold"].includes(field)
             ? "integer"
-            : field === "created_at"
-              ? "instant"
-              : field === "max_call_cost"
-                ? "decimal"
-                : field === "allowed_ips"
-                  ? "json"
+            : field === "charge"
+              ? "decimal"
+              : field === "host_request"
+                ? "json"
+                : [
+                      "passthrough",
+                      "multiple_numbers",
+                      "encrypted_media",
+                      "call_recording_enabled",
+                      "machine_detection_enabled",
+                      "transcription_enabled",
+                    ].includes(field)
+                  ? "boolean"
                   : "text",
         ),
       ),
     },
+    // access_token is a credential: a known field (never in _extra) that is never a column.
     [...TRUNK_FIELDS, "access_token"],
     (r) => same(TRUNK_FIELDS, r),
   ),

@@ -5,6 +5,7 @@ import { countDistinctKeys, extractSlice } from "../../src/pipeline/extract-slic
 import { parseRows } from "../../src/pipeline/parse-rows.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
+import { sipTrunksStream } from "../../src/streams/sip-trunks.js";
 import type { Slice, StreamDefinition } from "../../src/streams/stream-definition.js";
 
 const stream = cdrsStream as StreamDefinition;
@@ -177,6 +178,60 @@ describe("extractSlice: completeness check", () => {
     });
     expect(result.rowsFetched).toBe(0);
     expect(result.requests).toHaveLength(1);
+  });
+});
+
+/** A trunk list that always answers `sip_trunks` as given, with `total` in its pagination. */
+function trunkClient(list: unknown[] | null, total: number): { client: ApiClient; calls: string[] } {
+  const calls: string[] = [];
+  const client: ApiClient = {
+    account: "acme",
+    async getJson(path: string, query: Query = {}): Promise<ApiResponse> {
+      calls.push(`${path} p${query.page}`);
+      const perPage = Number(query.per_page);
+      const pagination = {
+        current_page: Number(query.page),
+        per_page: perPage,
+        total,
+        total_pages: Math.ceil(total / perPage),
+      };
+      return { status: 200, headers: {}, body: { sip_trunks: list, pagination } };
+    },
+    close() {},
+  };
+  return { client, calls };
+}
+
+describe("extractSlice: a trunk list sent as null", () => {
+  const trunks = {
+    ...options,
+    stream: sipTrunksStream as StreamDefinition,
+    slice: { kind: "full" } as Slice,
+    context: { account: "acme" },
+  };
+
+  it("reads `sip_trunks: null` with total 0 as no trunks, and counts the page once under its answer check", async () => {
+    const { client, calls } = trunkClient(null, 0);
+    const result = await extractSlice({ ...trunks, client });
+    expect(result.rowsFetched).toBe(0);
+    expect(calls).toEqual(["/v1/trunks p1"]);
+    expect(result.answerQuality).toEqual({ null_list_read_as_empty: 1 });
+  });
+
+  it("fails the slice when `sip_trunks: null` comes with a total that says there are trunks", async () => {
+    const { client } = trunkClient(null, 3);
+    const error = await extractSlice({ ...trunks, client, attempts: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SliceError);
+    expect((error as Error).message).toMatch(
+      /account acme, stream sip_trunks: GET \/v1\/trunks: completeness check failed after 2 reads: fetched 0 distinct rows but the platform reported total 3/,
+    );
+  });
+
+  it("counts nothing for a list of trunks", async () => {
+    const { client } = trunkClient([{ id: 1 }], 1);
+    const result = await extractSlice({ ...trunks, client });
+    expect(result.rowsFetched).toBe(1);
+    expect(result.answerQuality).toEqual({});
   });
 });
 

@@ -9,7 +9,7 @@ import {
   findAvailableNumber,
   US_COUNTRY_ID,
 } from "../number-catalog.js";
-import { didView, ownedDidRows } from "../owned-numbers.js";
+import { DOC_TYPES, didView, ownedDidRows } from "../owned-numbers.js";
 import { arraySource, servePage, shufflePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
@@ -41,8 +41,9 @@ function updateDid(context: RouteContext): SandboxResponse {
 }
 
 /**
- * `GET /v1/mydids` (2024), `GET /v1/numbers` (2026): the account's owned numbers with their current
- * settings, by id, paginated (`page`, `per_page`); page faults and `shuffle` apply, row faults do not.
+ * `GET /v1/mydids` (2024), `GET /v1/numbers` (2026): `{"items", "doc_types", "pagination"}`, the
+ * account's owned numbers with their current settings, by id, paginated (`page`, `per_page`), and
+ * the document types numbers may require; page faults and `shuffle` apply, row faults do not.
  */
 function listOwned(context: RouteContext): SandboxResponse {
   const paging = readPaging(context.request.query, context.runtime.options.maxPerPage);
@@ -51,7 +52,15 @@ function listOwned(context: RouteContext): SandboxResponse {
     day: 0,
     index: r.id,
   }));
-  return rawJson(200, servePage(context, { stream: null, field: "dids" }, arraySource(rows), paging));
+  return rawJson(
+    200,
+    servePage(
+      context,
+      { stream: null, field: "items", trailer: `"doc_types":${JSON.stringify(DOC_TYPES)}` },
+      arraySource(rows),
+      paging,
+    ),
+  );
 }
 
 /**

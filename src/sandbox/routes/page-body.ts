@@ -48,8 +48,10 @@ export interface ListShape {
   readonly field: string;
   /** Adds `"is_empty": <page has no rows>` before the array (invoices). */
   readonly isEmptyField?: boolean;
-  /** JSON members written after the array, before `pagination` (recordings: `"invalid":{...}`). */
+  /** JSON members written after the array, before `pagination` (recordings: `"invalid":{...}`; owned numbers: `"doc_types":[...]`). */
   readonly trailer?: string;
+  /** Serves the list as `null` instead of `[]` when it has no rows at all (trunks of an account without any). */
+  readonly nullWhenEmpty?: boolean;
 }
 
 const COMMA = Buffer.from(",");
@@ -115,7 +117,8 @@ function slowRows(
 }
 
 /**
- * Serializes one page of a list: `{"<field>":[rows],<trailer>,"pagination":{...}}`. Applies the request's
+ * Serializes one page of a list: `{"<field>":[rows],<trailer>,"pagination":{...}}` (`null` for the
+ * rows of an empty list when the shape says so). Applies the request's
  * page fault, the profile's seeded row faults and schema drift, and the `shuffle` option;
  * `pagination.total` is the true total of the list. When the profile changes no row of the stream
  * and nothing is shuffled, rows are copied straight from the source's buffers.
@@ -133,12 +136,16 @@ export function servePage(
     start >= end ? [] : fast ? source.chunks(start, end) : slowRows(context, shape, source, start, end);
   const pagination: Pagination = paginationOf(paging, source.total);
   const leading = shape.isEmptyField ? `"is_empty":${start >= end},` : "";
+  const trailer = shape.trailer === undefined ? "" : `,${shape.trailer}`;
+  const tail = `${trailer},"pagination":${JSON.stringify(pagination)}}`;
+  if (shape.nullWhenEmpty && source.total === 0) {
+    return Buffer.from(`{${leading}"${shape.field}":null${tail}`);
+  }
   const parts: Buffer[] = [Buffer.from(`{${leading}"${shape.field}":[`)];
   chunks.forEach((chunk, i) => {
     if (i > 0) parts.push(COMMA);
     parts.push(chunk);
   });
-  const trailer = shape.trailer === undefined ? "" : `,${shape.trailer}`;
-  parts.push(Buffer.from(`]${trailer},"pagination":${JSON.stringify(pagination)}}`));
+  parts.push(Buffer.from(`]${tail}`));
   return Buffer.concat(parts);
 }

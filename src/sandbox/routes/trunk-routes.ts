@@ -1,11 +1,13 @@
 import type { SipTrunk } from "../../platform/sip-trunk.js";
 import { createTrunkRequestSchema } from "../../platform/sip-trunk.js";
 import { createWidgetTokenRequestSchema, type WidgetToken } from "../../platform/widget-token.js";
-import { json, ParamError, type SandboxResponse } from "../http/http-kit.js";
+import { json, notFound, ParamError, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { readPaging } from "../http/paging.js";
 import { parseBody } from "../http/parse-body.js";
 import { formatMicros } from "../money.js";
 import { hash32, Rng } from "../prng.js";
-import { trunksOf } from "../trunk-list.js";
+import { trunkSummariesOf, trunksOf } from "../trunk-list.js";
+import { arraySource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** The account's maximum call duration, seconds (the platform does not publish it; this is the sandbox's). */
@@ -74,9 +76,34 @@ function createTrunk(context: RouteContext): SandboxResponse {
   return json(200, trunk);
 }
 
-/** `GET /v1/trunks`: a bare array of the account's trunks, seeded and created (see trunk-list.ts). */
+/**
+ * `GET /v1/trunks`: `{"sip_trunks": [summary, ...], "pagination"}`, the account's trunks, seeded and
+ * created (see trunk-list.ts), paginated (`page`, `per_page`). An account without any trunk gets
+ * `"sip_trunks": null` (how the platform writes an empty list); a page past the end of a non-empty
+ * list gets `[]`. Page faults and `shuffle` apply, row faults do not.
+ */
 function listTrunks(context: RouteContext): SandboxResponse {
-  return json(200, trunksOf(context.runtime, context.account, context.runtime.clock.now()));
+  const paging = readPaging(context.request.query, context.runtime.options.maxPerPage);
+  const rows = trunkSummariesOf(context.runtime, context.account, context.runtime.clock.now()).map(
+    (trunk) => ({ json: JSON.stringify(trunk), day: 0, index: trunk.id }),
+  );
+  return rawJson(
+    200,
+    servePage(context, { stream: null, field: "sip_trunks", nullWhenEmpty: true }, arraySource(rows), paging),
+  );
+}
+
+/**
+ * `GET /v1/trunks/{id}`: one trunk of the account with all its settings (the full trunk object
+ * `POST /v1/trunks` answers); 404 for an id the account does not have (yet) at the clock.
+ */
+function getTrunk(context: RouteContext): SandboxResponse {
+  const raw = context.params.id ?? "";
+  if (!/^\d+$/.test(raw) || Number(raw) > 2_147_483_647) throw new ParamError(400, "id");
+  const trunk = trunksOf(context.runtime, context.account, context.runtime.clock.now()).find(
+    (t) => t.id === Number(raw),
+  );
+  return trunk === undefined ? notFound() : json(200, trunk);
 }
 
 /** `POST /v2/webrtc/tokens`: a widget token for one of the account's trunks. */
@@ -98,6 +125,7 @@ function createWidgetToken(context: RouteContext): SandboxResponse {
 /** Trunk and widget routes. */
 export const trunkRoutes: readonly PlatformHandler[] = [
   { method: "GET", path: "/v1/trunks", handle: listTrunks },
+  { method: "GET", path: "/v1/trunks/{id}", handle: getTrunk },
   { method: "POST", path: "/v1/trunks", handle: createTrunk },
   { method: "POST", path: "/v2/webrtc/tokens", handle: createWidgetToken },
 ];

@@ -1,6 +1,8 @@
--- One row per SIP trunk of an account (as last listed): its label and the settings that shape its
--- calls (recording, machine detection, transcription and its threshold, limits). CDRs name a trunk
--- by its login (`trunk_name`), so (account, trunk_name) is how fct_calls joins here.
+-- One row per SIP trunk of an account (as last listed): its label, how it authenticates, whether it
+-- may place calls, and the settings that shape its calls (recording, machine detection,
+-- transcription and its threshold). CDRs name a trunk by its login (`trunk_name`), so
+-- (account, trunk_name) is how fct_calls joins here. The month-to-date totals are the platform's as
+-- of `month_to_date_as_of` (the last read): for a month's usage per trunk, sum fct_calls instead.
 select
     account || '/' || trunk_name        as trunk_key,
     account,
@@ -8,18 +10,19 @@ select
     trunk_name,
     trunk_label,
     caller_id,
-    created_at,
+    auth_method,
+    ip_auth_host,
+    ip_auth_request_status,
+    trunk_status,
+    is_caller_id_passthrough,
+    allows_multiple_caller_ids,
     is_recording_enabled,
     is_machine_detection_enabled,
     is_transcription_enabled,
     transcription_threshold_seconds,
-    is_ip_restricted,
-    is_channels_restricted,
-    max_channels,
-    has_cost_limit,
-    max_call_cost_usd,
-    is_call_duration_restricted,
-    call_limit_seconds,
     is_media_encrypted,
-    extracted_at
+    month_to_date_start_date,
+    month_to_date_talk_time_seconds,
+    month_to_date_charge_usd,
+    extracted_at                        as month_to_date_as_of
 from {{ ref('stg_platform__sip_trunks') }}
