@@ -1,4 +1,5 @@
-import type { ApiRevision } from "./api-revision.js";
+import { API_REVISIONS, type ApiRevision } from "./api-revision.js";
+import { CATALOGUE, type ResourceName } from "./catalogue.js";
 
 /**
  * Permission model of restricted API keys (platform-api.md "Authentication", platform-facts.md
@@ -45,59 +46,18 @@ export interface PlatformRoute {
 }
 
 /**
- * Every route of platform-api.md (revision 2024) and of the 2026 revision, with the permission it
- * needs. A route renamed in 2026 (a path or only its parameter names) is listed once per revision.
- * A call's transcription is read under its CDR (platform-facts.md "A call's transcription"; the
- * `.../transcriptions` alias is named for 2026 only); `/v1/speech-analytics/{id}` is for uploaded audio.
+ * The routes of platform-api.md (revision 2024) and of the 2026 revision that the catalogue does not
+ * declare: writes, and reads the loader does not use (one CDR, one trunk, aliases). A route renamed
+ * in 2026 (a path or only its parameter names) is listed once per revision.
  */
-export const PLATFORM_ROUTES = [
+const OTHER_ROUTES = [
   { method: "POST", path: "/v1/api-keys", permission: "account:write", revisions: ["2024", "2026"] },
-  { method: "GET", path: "/v1/mydids", permission: "numbers:read", revisions: ["2024"] },
-  { method: "GET", path: "/v1/numbers", permission: "numbers:read", revisions: ["2026"] },
   { method: "PUT", path: "/v1/mydids/{id}", permission: "numbers:write", revisions: ["2024"] },
   { method: "PUT", path: "/v1/numbers/{id}", permission: "numbers:write", revisions: ["2026"] },
-  {
-    method: "GET",
-    path: "/v1/buy/countries/{country}/cities",
-    permission: "numbers:read",
-    revisions: ["2024"],
-  },
-  {
-    method: "GET",
-    path: "/v1/buy/countries/{country_id}/cities",
-    permission: "numbers:read",
-    revisions: ["2026"],
-  },
-  {
-    method: "GET",
-    path: "/v1/buy/countries/{country}/cities/{city}/dids",
-    permission: "numbers:read",
-    revisions: ["2024"],
-  },
-  {
-    method: "GET",
-    path: "/v1/buy/countries/{country_id}/cities/{city_id}/dids",
-    permission: "numbers:read",
-    revisions: ["2026"],
-  },
   { method: "PUT", path: "/v1/buy/cart", permission: "numbers:write", revisions: ["2024", "2026"] },
   { method: "POST", path: "/v1/calls", permission: "calls:write", revisions: ["2024", "2026"] },
-  { method: "GET", path: "/v1/cdr", permission: "calls:read", revisions: ["2024"] },
-  { method: "GET", path: "/v1/cdrs", permission: "calls:read", revisions: ["2026"] },
   { method: "GET", path: "/v1/cdr/{uuid}", permission: "calls:read", revisions: ["2024"] },
   { method: "GET", path: "/v1/cdrs/{call_id}", permission: "calls:read", revisions: ["2026"] },
-  {
-    method: "GET",
-    path: "/v1/cdr/{uuid}/transcription",
-    permission: "calls:read",
-    revisions: ["2024"],
-  },
-  {
-    method: "GET",
-    path: "/v1/cdrs/{call_id}/transcription",
-    permission: "calls:read",
-    revisions: ["2026"],
-  },
   {
     method: "GET",
     path: "/v1/cdrs/{call_id}/transcriptions",
@@ -110,7 +70,6 @@ export const PLATFORM_ROUTES = [
     permission: "calls:write",
     revisions: ["2026"],
   },
-  { method: "GET", path: "/v1/recordings", permission: "recordings:read", revisions: ["2024", "2026"] },
   {
     method: "GET",
     path: "/v1/recordings/{call_uuid}",
@@ -118,53 +77,18 @@ export const PLATFORM_ROUTES = [
     revisions: ["2024"],
   },
   { method: "GET", path: "/v1/recordings/{call_id}", permission: "recordings:read", revisions: ["2026"] },
-  { method: "GET", path: "/v1/calls/webhooks", permission: "webhooks:read", revisions: ["2024", "2026"] },
   {
     method: "DELETE",
     path: "/v1/calls/webhooks",
     permission: "webhooks:write",
     revisions: ["2024", "2026"],
   },
-  { method: "GET", path: "/v1/trunks", permission: "trunks:read", revisions: ["2024", "2026"] },
   { method: "GET", path: "/v1/trunks/{id}", permission: "trunks:read", revisions: ["2024", "2026"] },
   { method: "POST", path: "/v1/trunks", permission: "trunks:write", revisions: ["2024", "2026"] },
-  {
-    method: "GET",
-    path: "/v1/sub-organizations/{id}",
-    permission: "subaccounts:read",
-    revisions: ["2024", "2026"],
-  },
   {
     method: "PUT",
     path: "/v1/sub-organizations/{id}",
     permission: "subaccounts:write",
-    revisions: ["2024", "2026"],
-  },
-  {
-    method: "GET",
-    path: "/v1/short-links/metrics",
-    permission: "campaigns:read",
-    revisions: ["2024", "2026"],
-  },
-  { method: "GET", path: "/v1/validation/{uuid}", permission: "validator:read", revisions: ["2024"] },
-  {
-    method: "GET",
-    path: "/v1/validation/{request_id}",
-    permission: "validator:read",
-    revisions: ["2026"],
-  },
-  { method: "GET", path: "/v1/speech-analytics/{uuid}", permission: "calls:read", revisions: ["2024"] },
-  {
-    method: "GET",
-    path: "/v1/speech-analytics/{request_id}",
-    permission: "calls:read",
-    revisions: ["2026"],
-  },
-  { method: "GET", path: "/v3/10dlc/brands", permission: "campaigns:read", revisions: ["2024", "2026"] },
-  {
-    method: "GET",
-    path: "/v3/10dlc/brands/{brand_id}/appeals",
-    permission: "campaigns:read",
     revisions: ["2024", "2026"],
   },
   {
@@ -173,51 +97,42 @@ export const PLATFORM_ROUTES = [
     permission: "campaigns:write",
     revisions: ["2024", "2026"],
   },
-  { method: "GET", path: "/v3/messages", permission: "messages:read", revisions: ["2024", "2026"] },
-  { method: "GET", path: "/v1/billing/invoices", permission: "billing:read", revisions: ["2024", "2026"] },
-  {
-    method: "GET",
-    path: "/v1/billing/transactions",
-    permission: "billing:read",
-    revisions: ["2024", "2026"],
-  },
-  {
-    method: "GET",
-    path: "/v1/sub-organizations/{id}/billing/transactions",
-    permission: "billing:read",
-    revisions: ["2024", "2026"],
-  },
   { method: "POST", path: "/v2/webrtc/tokens", permission: "embeddable:write", revisions: ["2024", "2026"] },
 ] as const satisfies readonly PlatformRoute[];
+
+/** The read route of every catalogue resource in revision `R`, typed by its path. */
+type CatalogueRouteOf<R extends ApiRevision> = {
+  [N in ResourceName]: {
+    readonly method: "GET";
+    readonly path: (typeof CATALOGUE)[N]["paths"][R];
+    readonly permission: Permission;
+    readonly revisions: readonly R[];
+  };
+}[ResourceName];
+
+/** The read routes the catalogue declares, one per resource and revision (`src/platform/catalogue.ts`). */
+const CATALOGUE_ROUTES = API_REVISIONS.flatMap((revision) =>
+  Object.values(CATALOGUE).map((resource) => ({
+    method: "GET" as const,
+    path: resource.paths[revision],
+    permission: resource.permission,
+    revisions: [revision],
+  })),
+) as readonly (CatalogueRouteOf<"2024"> | CatalogueRouteOf<"2026">)[];
+
+/**
+ * Every route of both revisions with the permission it needs: the catalogue's reads, then the
+ * other routes. A call's transcription is read under its CDR (platform-facts.md "A call's
+ * transcription"; the `.../transcriptions` alias is named for 2026 only); `/v1/speech-analytics/{id}`
+ * is for uploaded audio.
+ */
+export const PLATFORM_ROUTES: readonly ((typeof CATALOGUE_ROUTES)[number] | (typeof OTHER_ROUTES)[number])[] =
+  [...CATALOGUE_ROUTES, ...OTHER_ROUTES];
 
 /** The routes that exist in `revision`. */
 export function routesOf(revision: ApiRevision): readonly PlatformRoute[] {
   return PLATFORM_ROUTES.filter((route) => (route.revisions as readonly ApiRevision[]).includes(revision));
 }
-
-/**
- * Permission needed by the paths each of the loader's streams reads. `recordings` lists
- * `GET /v1/recordings` by date window (both revisions), `recordings:read`. `brand_appeals` lists brands
- * (`GET /v3/10dlc/brands`) and their appeals, both `campaigns:read`. `transactions` reads the
- * account's ledger and each sub-account's (`/v1/sub-organizations/{id}/billing/transactions`): the
- * facts name no permission for either, so both take `billing:read`, like invoices.
- */
-export const STREAM_PERMISSIONS = {
-  cdrs: "calls:read",
-  short_link_metrics: "campaigns:read",
-  invoices: "billing:read",
-  transactions: "billing:read",
-  transcriptions: "calls:read",
-  recordings: "recordings:read",
-  validations: "validator:read",
-  messages: "messages:read",
-  sip_trunks: "trunks:read",
-  numbers: "numbers:read",
-  number_catalog: "numbers:read",
-  brand_appeals: "campaigns:read",
-  call_webhooks: "webhooks:read",
-  sub_accounts: "subaccounts:read",
-} as const satisfies Record<string, Permission>;
 
 /** Whether a key with `levels` (absent resource = none) may use a route needing `permission`. */
 export function hasPermission(

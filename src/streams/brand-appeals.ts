@@ -1,10 +1,6 @@
-import {
-  bareArraySchema,
-  STREAM_PERMISSIONS,
-  type TenDlcAppeal,
-  tenDlcAppealSchema,
-} from "../platform/index.js";
+import { CATALOGUE, resourcePath, type TenDlcAppeal } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
+import { answerOf } from "./resource-reading.js";
 import { defineStream, type RequestContext, type StreamRequest } from "./stream-definition.js";
 
 const c = columnsOf<TenDlcAppeal>();
@@ -37,12 +33,13 @@ function brandIds(context: RequestContext): readonly string[] {
  */
 export const brandAppealsStream = defineStream({
   name: "brand_appeals",
-  permission: STREAM_PERMISSIONS.brand_appeals,
-  slicing: "full_refresh",
+  resource: CATALOGUE.brand_appeals,
   discovery: {
     requests: (context) =>
-      context.sources.brandIds === undefined ? [{ path: "/v3/10dlc/brands", query: {}, implied: {} }] : [],
-    answer: { kind: "whole", envelope: bareArraySchema, rows: (body: unknown[]) => body },
+      context.sources.brandIds === undefined
+        ? [{ path: resourcePath(CATALOGUE.ten_dlc_brands, context.revision), query: {}, implied: {} }]
+        : [],
+    answer: answerOf(CATALOGUE.ten_dlc_brands),
     values: (row) => {
       const id = (row as { brand_id?: unknown } | null)?.brand_id;
       return typeof id === "string" && id !== "" ? { brand_id: id } : null;
@@ -50,13 +47,11 @@ export const brandAppealsStream = defineStream({
   },
   requests(_slice, context): readonly StreamRequest[] {
     return brandIds(context).map((id) => ({
-      path: `/v3/10dlc/brands/${encodeURIComponent(id)}/appeals`,
+      path: resourcePath(CATALOGUE.brand_appeals, context.revision, [id]),
       query: {},
       implied: { brand_id: id },
     }));
   },
-  answer: { kind: "whole", envelope: bareArraySchema, rows: (body: unknown[]) => body },
-  schema: tenDlcAppealSchema,
   columns: BRAND_APPEAL_COLUMNS,
   table: { name: "platform.brand_appeals", key: null, writeMode: "replace_all" },
 });

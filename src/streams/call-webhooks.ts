@@ -1,11 +1,6 @@
-import {
-  bareArraySchema,
-  type CallWebhook,
-  callWebhookSchema,
-  STREAM_PERMISSIONS,
-} from "../platform/index.js";
+import { CATALOGUE, type CallWebhook } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type StreamRequest } from "./stream-definition.js";
+import { defineStream } from "./stream-definition.js";
 
 const c = columnsOf<CallWebhook>();
 
@@ -25,13 +20,7 @@ export type CallWebhookRow = RowOf<typeof CALL_WEBHOOK_COLUMNS>;
  */
 export const callWebhooksStream = defineStream({
   name: "call_webhooks",
-  permission: STREAM_PERMISSIONS.call_webhooks,
-  slicing: "full_refresh",
-  requests(): readonly StreamRequest[] {
-    return [{ path: "/v1/calls/webhooks", query: {}, implied: {} }];
-  },
-  answer: { kind: "whole", envelope: bareArraySchema, rows: (body: unknown[]) => body },
-  schema: callWebhookSchema,
+  resource: CATALOGUE.call_webhooks,
   columns: CALL_WEBHOOK_COLUMNS,
   table: { name: "platform.call_webhooks", key: ["event_type"], writeMode: "history" },
 });

@@ -1,14 +1,6 @@
-import {
-  CDR_TYPES,
-  type Cdr,
-  type CdrListResponse,
-  type CdrType,
-  cdrListResponseSchema,
-  cdrSchema,
-  STREAM_PERMISSIONS,
-} from "../platform/index.js";
-import { lastDayOf, windowOf } from "../slices.js";
+import { CATALOGUE, CDR_TYPES, type Cdr, type CdrType, resourcePath } from "../platform/index.js";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
+import { windowRequestQuery } from "./resource-reading.js";
 import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";
 
 /** The CDR list path of each API revision. */
@@ -57,24 +49,15 @@ export type CdrRow = RowOf<typeof CDR_COLUMNS>;
  */
 export const cdrsStream = defineStream({
   name: "cdrs",
-  permission: STREAM_PERMISSIONS.cdrs,
-  slicing: "date_window",
-  revisionDependent: true,
+  resource: CATALOGUE.cdrs,
   requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
-    const window = windowOf(slice, "cdrs");
+    const window = windowRequestQuery("cdrs", CATALOGUE.cdrs, slice);
     return CDR_TYPES.map((type) => ({
-      path: CDR_LIST_PATH[context.revision],
-      query: { from: window.start, to: lastDayOf(window), type, disposition: "all" },
+      path: resourcePath(CATALOGUE.cdrs, context.revision),
+      query: { ...window, type, disposition: "all" },
       implied: { direction: type },
     }));
   },
-  answer: {
-    kind: "pages",
-    envelope: cdrListResponseSchema,
-    rows: (body: CdrListResponse) => body.items,
-    pagination: (body: CdrListResponse) => body.pagination,
-  },
-  schema: cdrSchema,
   columns: CDR_COLUMNS,
   table: { name: "platform.cdrs", key: ["direction", "uuid"], writeMode: "merge", windowColumn: "date" },
   qualityChecks: [

@@ -1,12 +1,6 @@
-import {
-  type Invoice,
-  type InvoicesAnswer,
-  invoiceSchema,
-  invoicesAnswerSchema,
-  STREAM_PERMISSIONS,
-} from "../platform/index.js";
+import { CATALOGUE, type Invoice } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type StreamRequest } from "./stream-definition.js";
+import { defineStream } from "./stream-definition.js";
 
 const c = columnsOf<Invoice>();
 
@@ -27,19 +21,7 @@ export type InvoiceRow = RowOf<typeof INVOICE_COLUMNS>;
  */
 export const invoicesStream = defineStream({
   name: "invoices",
-  permission: STREAM_PERMISSIONS.invoices,
-  slicing: "full_refresh",
-  requests(): readonly StreamRequest[] {
-    return [{ path: "/v1/billing/invoices", query: {}, implied: {} }];
-  },
-  answer: {
-    kind: "pages",
-    envelope: invoicesAnswerSchema,
-    rows: (body: InvoicesAnswer) => (body.is_empty ? [] : (body.invoices ?? [])),
-    pagination: (body: InvoicesAnswer) =>
-      body.is_empty && body.pagination === undefined ? null : body.pagination!,
-  },
-  schema: invoiceSchema,
+  resource: CATALOGUE.invoices,
   columns: INVOICE_COLUMNS,
   table: { name: "platform.invoices", key: ["id"], writeMode: "merge" },
 });

@@ -1,14 +1,7 @@
-import {
-  MESSAGE_DIRECTIONS,
-  type Message,
-  type MessagesResponse,
-  messageSchema,
-  messagesResponseSchema,
-  STREAM_PERMISSIONS,
-} from "../platform/index.js";
-import { windowOf } from "../slices.js";
+import { CATALOGUE, MESSAGE_DIRECTIONS, type Message, resourcePath } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type Slice, type StreamRequest } from "./stream-definition.js";
+import { windowRequestQuery } from "./resource-reading.js";
+import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";
 
 const c = columnsOf<Message>();
 
@@ -46,23 +39,15 @@ export type MessageRow = RowOf<typeof MESSAGE_COLUMNS>;
  */
 export const messagesStream = defineStream({
   name: "messages",
-  permission: STREAM_PERMISSIONS.messages,
-  slicing: "date_window",
-  requests(slice: Slice): readonly StreamRequest[] {
-    const window = windowOf(slice, "messages");
+  resource: CATALOGUE.messages,
+  requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
+    const window = windowRequestQuery("messages", CATALOGUE.messages, slice);
     return MESSAGE_DIRECTIONS.map((type) => ({
-      path: "/v3/messages",
-      query: { type, sent_after: window.start, sent_before: window.end },
+      path: resourcePath(CATALOGUE.messages, context.revision),
+      query: { type, ...window },
       implied: {},
     }));
   },
-  answer: {
-    kind: "pages",
-    envelope: messagesResponseSchema,
-    rows: (body: MessagesResponse) => body.items,
-    pagination: (body: MessagesResponse) => body.pagination,
-  },
-  schema: messageSchema,
   columns: MESSAGE_COLUMNS,
   table: { name: "platform.messages", key: ["message_id"], writeMode: "merge", windowColumn: "submitted_at" },
 });

@@ -1,12 +1,6 @@
-import {
-  type AvailableDidsAnswer,
-  availableDidsAnswerSchema,
-  citiesResponseSchema,
-  type PurchasableNumber,
-  purchasableNumberSchema,
-  STREAM_PERMISSIONS,
-} from "../platform/index.js";
+import { CATALOGUE, type PurchasableNumber, resourcePath } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
+import { answerOf } from "./resource-reading.js";
 import { defineStream, type StreamRequest } from "./stream-definition.js";
 
 const c = columnsOf<PurchasableNumber>();
@@ -54,22 +48,17 @@ export type NumberCatalogRow = RowOf<typeof NUMBER_CATALOG_COLUMNS>;
  */
 export const numberCatalogStream = defineStream({
   name: "number_catalog",
-  permission: STREAM_PERMISSIONS.number_catalog,
-  slicing: "full_refresh",
+  resource: CATALOGUE.available_numbers,
   discovery: {
     requests: (context) => {
       const { countries, textEnabledOnly } = context.sources.numberCatalog;
       return countries.map((country) => ({
-        path: `/v1/buy/countries/${country}/cities`,
+        path: resourcePath(CATALOGUE.number_cities, context.revision, [String(country)]),
         query: textFilter(textEnabledOnly),
         implied: { country_id: String(country) },
       }));
     },
-    answer: {
-      kind: "whole",
-      envelope: citiesResponseSchema,
-      rows: (body: { cities: readonly unknown[] }) => body.cities,
-    },
+    answer: answerOf(CATALOGUE.number_cities),
     values: (row, implied) => {
       const city = row as { id: number; name: string };
       return { ...implied, city_id: String(city.id), city_name: city.name };
@@ -78,18 +67,11 @@ export const numberCatalogStream = defineStream({
   requests(_slice, context): readonly StreamRequest[] {
     const query = textFilter(context.sources.numberCatalog.textEnabledOnly);
     return context.discovered.map((city) => ({
-      path: `/v1/buy/countries/${city.country_id}/cities/${city.city_id}/dids`,
+      path: resourcePath(CATALOGUE.available_numbers, context.revision, [city.country_id!, city.city_id!]),
       query,
       implied: { ...city, snapshot_date: context.today },
     }));
   },
-  answer: {
-    kind: "pages",
-    envelope: availableDidsAnswerSchema,
-    rows: (body: AvailableDidsAnswer) => body.dids,
-    pagination: (body: AvailableDidsAnswer) => body.pagination,
-  },
-  schema: purchasableNumberSchema,
   columns: NUMBER_CATALOG_COLUMNS,
   table: {
     name: "platform.number_catalog",

@@ -1,12 +1,6 @@
-import {
-  type Did,
-  didSchema,
-  type OwnedNumbersAnswer,
-  ownedNumbersAnswerSchema,
-  STREAM_PERMISSIONS,
-} from "../platform/index.js";
+import { CATALOGUE, type Did } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type RequestContext, type StreamRequest } from "./stream-definition.js";
+import { defineStream } from "./stream-definition.js";
 
 const c = columnsOf<Did>();
 
@@ -56,19 +50,7 @@ const NUMBERS_PATH = { "2024": "/v1/mydids", "2026": "/v1/numbers" } as const;
  */
 export const numbersStream = defineStream({
   name: "numbers",
-  permission: STREAM_PERMISSIONS.numbers,
-  slicing: "full_refresh",
-  revisionDependent: true,
-  requests(_slice, context: RequestContext): readonly StreamRequest[] {
-    return [{ path: NUMBERS_PATH[context.revision], query: {}, implied: {} }];
-  },
-  answer: {
-    kind: "pages",
-    envelope: ownedNumbersAnswerSchema,
-    rows: (body: OwnedNumbersAnswer) => body.items,
-    pagination: (body: OwnedNumbersAnswer) => body.pagination,
-  },
-  schema: didSchema,
+  resource: CATALOGUE.numbers,
   columns: NUMBER_COLUMNS,
   table: { name: "platform.numbers", key: ["id"], writeMode: "replace_all" },
 });

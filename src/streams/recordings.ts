@@ -1,13 +1,6 @@
-import {
-  type Recording,
-  type RecordingsResponse,
-  recordingSchema,
-  recordingsResponseSchema,
-  STREAM_PERMISSIONS,
-} from "../platform/index.js";
-import { lastDayOf, windowOf } from "../slices.js";
+import { CATALOGUE, type Recording } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type Slice, type StreamRequest } from "./stream-definition.js";
+import { defineStream } from "./stream-definition.js";
 
 const c = columnsOf<Recording>();
 
@@ -35,25 +28,7 @@ export type RecordingRow = RowOf<typeof RECORDING_COLUMNS>;
  */
 export const recordingsStream = defineStream({
   name: "recordings",
-  permission: STREAM_PERMISSIONS.recordings,
-  slicing: "date_window",
-  requests(slice: Slice): readonly StreamRequest[] {
-    const window = windowOf(slice, "recordings");
-    return [
-      {
-        path: "/v1/recordings",
-        query: { from_date: window.start, to_date: lastDayOf(window) },
-        implied: {},
-      },
-    ];
-  },
-  answer: {
-    kind: "pages",
-    envelope: recordingsResponseSchema,
-    rows: (body: RecordingsResponse) => body.recordings ?? [],
-    pagination: (body: RecordingsResponse) => body.pagination,
-  },
-  schema: recordingSchema,
+  resource: CATALOGUE.recordings,
   columns: RECORDING_COLUMNS,
   table: { name: "platform.recordings", key: ["id"], writeMode: "merge", windowColumn: "created_at" },
 });

@@ -1,13 +1,6 @@
-import {
-  type ShortLinkMetric,
-  type ShortLinkMetricsResponse,
-  STREAM_PERMISSIONS,
-  shortLinkMetricSchema,
-  shortLinkMetricsResponseSchema,
-} from "../platform/index.js";
-import { lastDayOf, windowOf } from "../slices.js";
+import { CATALOGUE, type ShortLinkMetric } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type Slice, type StreamRequest } from "./stream-definition.js";
+import { defineStream } from "./stream-definition.js";
 
 const c = columnsOf<ShortLinkMetric>();
 
@@ -36,21 +29,7 @@ export type ShortLinkMetricRow = RowOf<typeof SHORT_LINK_METRIC_COLUMNS>;
  */
 export const shortLinkMetricsStream = defineStream({
   name: "short_link_metrics",
-  permission: STREAM_PERMISSIONS.short_link_metrics,
-  slicing: "date_window",
-  requests(slice: Slice): readonly StreamRequest[] {
-    const window = windowOf(slice, "short_link_metrics");
-    return [
-      { path: "/v1/short-links/metrics", query: { from: window.start, to: lastDayOf(window) }, implied: {} },
-    ];
-  },
-  answer: {
-    kind: "pages",
-    envelope: shortLinkMetricsResponseSchema,
-    rows: (body: ShortLinkMetricsResponse) => body.metrics,
-    pagination: (body: ShortLinkMetricsResponse) => body.pagination,
-  },
-  schema: shortLinkMetricSchema,
+  resource: CATALOGUE.short_link_metrics,
   columns: SHORT_LINK_METRIC_COLUMNS,
   table: {
     name: "platform.short_link_metrics",

@@ -1,12 +1,6 @@
-import {
-  type SipTrunkSummary,
-  type SipTrunksAnswer,
-  STREAM_PERMISSIONS,
-  sipTrunkSummarySchema,
-  sipTrunksAnswerSchema,
-} from "../platform/index.js";
+import { CATALOGUE, type SipTrunkSummary } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type StreamRequest } from "./stream-definition.js";
+import { defineStream } from "./stream-definition.js";
 
 const c = columnsOf<SipTrunkSummary>();
 
@@ -47,25 +41,7 @@ export type SipTrunkRow = RowOf<typeof SIP_TRUNK_COLUMNS>;
  */
 export const sipTrunksStream = defineStream({
   name: "sip_trunks",
-  permission: STREAM_PERMISSIONS.sip_trunks,
-  slicing: "full_refresh",
-  requests(): readonly StreamRequest[] {
-    return [{ path: "/v1/trunks", query: {}, implied: {} }];
-  },
-  answer: {
-    kind: "pages",
-    envelope: sipTrunksAnswerSchema,
-    rows: (body: SipTrunksAnswer) => body.sip_trunks ?? [],
-    pagination: (body: SipTrunksAnswer) => body.pagination,
-    checks: [
-      {
-        name: "null_list_read_as_empty",
-        description: 'answer with "sip_trunks": null, read as no trunks (the account\'s trunks are removed)',
-        test: (body: SipTrunksAnswer) => body.sip_trunks === null,
-      },
-    ],
-  },
-  schema: sipTrunkSummarySchema,
+  resource: CATALOGUE.sip_trunks,
   columns: SIP_TRUNK_COLUMNS,
   secretFields: ["access_token"],
   table: { name: "platform.sip_trunks", key: ["id"], writeMode: "replace_all" },

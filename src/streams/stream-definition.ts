@@ -2,10 +2,12 @@ import type { z } from "zod";
 import type { AccountSources } from "../config.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import type { Pagination } from "../platform/common.js";
+import { isRevisionDependent, type PlatformResource } from "../platform/resource.js";
 import type { Slice } from "../slices.js";
 import type { LandingTable, WriteMode } from "../warehouse/landing-table.js";
 import type { CandidateKind } from "../warehouse/lookup-candidates.js";
 import type { Implied, StreamColumn } from "./columns.js";
+import { answerOf, listRequests, SLICING_OF_KIND } from "./resource-reading.js";
 
 export type { DateWindow, Slice } from "../slices.js";
 
@@ -171,7 +173,9 @@ export interface TableSpec {
 export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   /** The stream's name, its key in the registry (`src/streams/registry.ts`). */
   readonly name: string;
-  /** Permission a restricted key needs, as the platform names it (e.g. `billing:read`). */
+  /** The catalogue resource the stream reads (`src/platform/catalogue.ts`): its paths, envelope, window. */
+  readonly resource: PlatformResource;
+  /** Permission a restricted key needs, as the platform names it (e.g. `billing:read`): the resource's. */
   readonly permission: string;
   readonly slicing: Slicing;
   /** Requests for one slice. */
@@ -209,23 +213,40 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly product?: string;
 }
 
-/** A stream as written in its file: everything but the landing table, which is built from `table` and `columns`. */
-export type StreamSpec<Schema extends z.ZodType, Envelope> = Omit<
+/**
+ * A stream as written in its file. What the catalogue resource says is derived unless the stream
+ * needs more: the permission, whether paths differ by revision, the slicing (a `windowed_list` is
+ * read by date window, a `lookup` per id, anything else whole), the row schema, how an answer reads
+ * and, for a list read with one request, the requests. The landing table takes the declared columns.
+ */
+export type StreamSpec<Schema extends z.ZodType, Envelope = unknown> = Omit<
   StreamDefinition<Schema>,
-  "table" | "answer"
+  "table" | "answer" | "permission" | "revisionDependent" | "slicing" | "schema" | "requests" | "resource"
 > & {
-  readonly answer: StreamAnswer<Envelope>;
+  readonly resource: PlatformResource<Schema>;
   readonly table: TableSpec;
+  readonly answer?: StreamAnswer<Envelope>;
+  readonly slicing?: Slicing;
+  readonly revisionDependent?: boolean;
+  /** The row schema when it is not the resource's item (a stream reading two shapes). */
+  readonly schema?: z.ZodType;
+  requests?(slice: Slice, context: RequestContext): readonly StreamRequest[];
 };
 
-/** Builds a stream from its file's declaration: the landing table takes the declared columns. */
-export function defineStream<Schema extends z.ZodType, Envelope>(
+/** Builds a stream from its file's declaration (see {@link StreamSpec} for what is derived). */
+export function defineStream<Schema extends z.ZodType, Envelope = unknown>(
   spec: StreamSpec<Schema, Envelope>,
 ): StreamDefinition<Schema> {
-  const { table, answer, ...rest } = spec;
+  const { table, answer, resource, slicing, revisionDependent, schema, requests, ...rest } = spec;
   return {
     ...rest,
-    answer: answer as StreamAnswer,
+    resource,
+    permission: resource.permission,
+    slicing: slicing ?? SLICING_OF_KIND[resource.kind],
+    revisionDependent: revisionDependent ?? isRevisionDependent(resource),
+    schema: (schema ?? resource.item) as Schema,
+    answer: (answer as StreamAnswer | undefined) ?? answerOf(resource),
+    requests: requests ?? ((slice, context) => listRequests(spec.name, resource, slice, context)),
     table: {
       name: table.name,
       columns: spec.columns,

@@ -1,9 +1,4 @@
-import {
-  objectAnswerSchema,
-  STREAM_PERMISSIONS,
-  type SubAccount,
-  subAccountSchema,
-} from "../platform/index.js";
+import { CATALOGUE, resourcePath, type SubAccount } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
 import { defineStream, type StreamRequest } from "./stream-definition.js";
 
@@ -30,17 +25,15 @@ export type SubAccountRow = RowOf<typeof SUB_ACCOUNT_COLUMNS>;
  */
 export const subAccountsStream = defineStream({
   name: "sub_accounts",
-  permission: STREAM_PERMISSIONS.sub_accounts,
+  resource: CATALOGUE.sub_account,
   slicing: "full_refresh",
   requests(_slice, context): readonly StreamRequest[] {
     return context.sources.subAccounts.map((id) => ({
-      path: `/v1/sub-organizations/${id}`,
+      path: resourcePath(CATALOGUE.sub_account, context.revision, [String(id)]),
       query: {},
       implied: {},
     }));
   },
-  answer: { kind: "whole", envelope: objectAnswerSchema, rows: (body: object) => [body] },
-  schema: subAccountSchema,
   columns: SUB_ACCOUNT_COLUMNS,
   secretFields: ["api_key"],
   table: { name: "platform.sub_accounts", key: ["id"], writeMode: "merge" },

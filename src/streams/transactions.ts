@@ -1,14 +1,7 @@
-import {
-  STREAM_PERMISSIONS,
-  TRANSACTION_EXACT_NUMBERS,
-  type Transaction,
-  type TransactionsAnswer,
-  transactionSchema,
-  transactionsAnswerSchema,
-} from "../platform/index.js";
-import { lastDayOf, windowOf } from "../slices.js";
+import { CATALOGUE, resourcePath, type Transaction } from "../platform/index.js";
 import { subAccountName } from "../sub-account-name.js";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
+import { windowRequestQuery } from "./resource-reading.js";
 import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";
 
 const c = columnsOf<Transaction>();
@@ -56,29 +49,22 @@ export type TransactionRow = RowOf<typeof TRANSACTION_COLUMNS>;
  */
 export const transactionsStream = defineStream({
   name: "transactions",
-  permission: STREAM_PERMISSIONS.transactions,
-  slicing: "date_window",
+  resource: CATALOGUE.transactions,
   requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
-    const window = windowOf(slice, "transactions");
-    const query = { from_date: window.start, to_date: lastDayOf(window) };
+    const query = windowRequestQuery("transactions", CATALOGUE.transactions, slice);
     return [
-      { path: "/v1/billing/transactions", query, implied: { ledger_account: context.account } },
+      {
+        path: resourcePath(CATALOGUE.transactions, context.revision),
+        query,
+        implied: { ledger_account: context.account },
+      },
       ...context.sources.subAccounts.map((id) => ({
-        path: `/v1/sub-organizations/${id}/billing/transactions`,
+        path: resourcePath(CATALOGUE.sub_account_transactions, context.revision, [String(id)]),
         query,
         implied: { ledger_account: subAccountName(context.account, id), sub_organization_id: String(id) },
       })),
     ];
   },
-  answer: {
-    kind: "pages",
-    envelope: transactionsAnswerSchema,
-    rows: (body: TransactionsAnswer) => (body.is_empty ? [] : (body.transactions ?? [])),
-    pagination: (body: TransactionsAnswer) =>
-      body.is_empty && body.pagination === undefined ? null : body.pagination!,
-    exactNumbers: TRANSACTION_EXACT_NUMBERS,
-  },
-  schema: transactionSchema,
   columns: TRANSACTION_COLUMNS,
   table: {
     name: "platform.transactions",

@@ -1,10 +1,10 @@
 import type { z } from "zod";
 import {
+  CATALOGUE,
   type CallTranscription,
   callTranscriptionSchema,
   callTranscriptionTurnSchema,
-  objectAnswerSchema,
-  STREAM_PERMISSIONS,
+  resourcePath,
   type Transcription,
   transcriptionSchema,
   transcriptionTurnSchema,
@@ -77,15 +77,9 @@ export type TranscriptionTurnRow = RowOf<typeof TRANSCRIPTION_TURN_COLUMNS>;
  */
 function transcriptionRequest(item: LookupItem, context: RequestContext): StreamRequest {
   const source = item.implied.source ?? "call";
-  const id = encodeURIComponent(item.id);
-  const path =
-    source !== "call"
-      ? `/v1/speech-analytics/${id}`
-      : context.revision === "2026"
-        ? `/v1/cdrs/${id}/transcription`
-        : `/v1/cdr/${id}/transcription`;
+  const resource = source === "call" ? CATALOGUE.call_transcription : CATALOGUE.uploaded_transcription;
   return {
-    path,
+    path: resourcePath(resource, context.revision, [item.id]),
     query: {},
     implied: {
       request_id: item.id,
@@ -108,9 +102,7 @@ function transcriptionRequest(item: LookupItem, context: RequestContext): Stream
  */
 export const transcriptionsStream = defineStream({
   name: "transcriptions",
-  permission: STREAM_PERMISSIONS.transcriptions,
-  slicing: "lookup",
-  revisionDependent: true,
+  resource: CATALOGUE.call_transcription,
   product: "speech analytics",
   lookup: {
     candidates: "call_transcriptions",
@@ -120,7 +112,6 @@ export const transcriptionsStream = defineStream({
   requests(slice, context): readonly StreamRequest[] {
     return slice.kind === "ids" ? slice.items.map((item) => transcriptionRequest(item, context)) : [];
   },
-  answer: { kind: "whole", envelope: objectAnswerSchema, rows: (body: object) => [body] },
   schema: transcriptionSchema,
   schemaFor: (implied: Implied) =>
     implied.shape === "call_transcription" ? callTranscriptionSchema : transcriptionSchema,

@@ -1,10 +1,9 @@
 import {
+  CATALOGUE,
   type NumberValidationResult,
   numberValidationResultSchema,
-  objectAnswerSchema,
-  STREAM_PERMISSIONS,
+  resourcePath,
   type ValidationResponse,
-  validationResponseSchema,
 } from "../platform/index.js";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
 import { defineStream, type StreamRequest } from "./stream-definition.js";
@@ -58,8 +57,7 @@ export type ValidationResultRow = RowOf<typeof VALIDATION_RESULT_COLUMNS>;
  */
 export const validationsStream = defineStream({
   name: "validations",
-  permission: STREAM_PERMISSIONS.validations,
-  slicing: "lookup",
+  resource: CATALOGUE.validation,
   lookup: {
     candidates: "tracked",
     trackedKind: "validation",
@@ -71,17 +69,15 @@ export const validationsStream = defineStream({
           ? "final"
           : "pending",
   },
-  requests(slice): readonly StreamRequest[] {
+  requests(slice, context): readonly StreamRequest[] {
     if (slice.kind !== "ids") return [];
     return slice.items.map((item) => ({
-      path: `/v1/validation/${encodeURIComponent(item.id)}`,
+      path: resourcePath(CATALOGUE.validation, context.revision, [item.id]),
       query: {},
       implied: { token: item.id, source: item.implied.source ?? "cli" },
       lookupId: item.id,
     }));
   },
-  answer: { kind: "whole", envelope: objectAnswerSchema, rows: (body: object) => [body] },
-  schema: validationResponseSchema,
   columns: VALIDATION_COLUMNS,
   table: { name: "platform.validations", key: ["token"], writeMode: "merge" },
   children: [
