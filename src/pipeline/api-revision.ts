@@ -10,10 +10,16 @@ import type { ApiRevisionSetting } from "../config.js";
 import { AuthError, describeError, PermissionError, SliceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
+import { CATALOGUE } from "../platform/catalogue.js";
+import { resourcePath, windowQuery } from "../platform/resource.js";
 
 /** The request auto-detection sends: the 2026 CDR list, one row of `today`. */
 export function revisionProbe(today: string): { path: string; query: Record<string, string | number> } {
-  return { path: "/v1/cdrs", query: { from: today, to: today, type: "placed", page: 1, per_page: 1 } };
+  const day = windowQuery(CATALOGUE.cdrs, { start: today, lastDay: today, end: today });
+  return {
+    path: resourcePath(CATALOGUE.cdrs, "2026"),
+    query: { ...day, type: "placed", page: 1, per_page: 1 },
+  };
 }
 
 /**

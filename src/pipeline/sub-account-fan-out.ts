@@ -8,22 +8,17 @@
 import type { ApiClient } from "../api/http-client.js";
 import { type AccountConfig, sourcesOf } from "../config.js";
 import { describeError, EtlError } from "../errors.js";
-import { subAccountSchema } from "../platform/index.js";
+import { CATALOGUE, resourcePath, subAccountSchema } from "../platform/index.js";
 import { Secret } from "../secret.js";
+import { getStream } from "../streams/registry.js";
 import { subAccountName } from "../sub-account-name.js";
-
-/**
- * Streams a master reads for its sub-accounts itself: the sub-accounts' records, and their ledgers
- * (`GET /v1/sub-organizations/{id}/billing/transactions` with the master's key).
- */
-export const MASTER_ONLY_STREAMS: readonly string[] = ["sub_accounts", "transactions"];
 
 export { subAccountName };
 
 /**
  * The accounts the sub-accounts of `master` are read as (their keys not fetched yet: an empty
- * Secret): the master's settings and enabled streams, except `sub_accounts` itself and
- * `transactions` (the master reads every sub-account's ledger itself, so it is not read twice).
+ * Secret): the master's settings and enabled streams, except those the master reads for its
+ * sub-accounts itself (`coversSubAccounts`: their records, their ledgers), so nothing is read twice.
  */
 export function subAccountsOf(master: AccountConfig): AccountConfig[] {
   return sourcesOf(master).subAccounts.map((id) => ({
@@ -32,7 +27,7 @@ export function subAccountsOf(master: AccountConfig): AccountConfig[] {
     apiKeyEnv: `${master.apiKeyEnv} (sub-account ${id})`,
     apiKey: new Secret(""),
     rate: master.rate,
-    streams: master.streams.filter((stream) => !MASTER_ONLY_STREAMS.includes(stream)),
+    streams: master.streams.filter((stream) => getStream(stream).coversSubAccounts !== true),
     ...(master.apiRevision === undefined ? {} : { apiRevision: master.apiRevision }),
     subAccountOf: { account: master.name, id },
   }));
@@ -52,7 +47,7 @@ export async function fetchSubAccountKey(
   let body: unknown;
   try {
     const response = await masterClient.getJson(
-      `/v1/sub-organizations/${parent.id}`,
+      resourcePath(CATALOGUE.sub_account, "2024", [String(parent.id)]),
       {},
       {
         stream: "sub_accounts",

@@ -3,9 +3,6 @@ import { columnsOf, type Implied, type RowOf } from "./columns.js";
 import { windowRequestQuery } from "./resource-reading.js";
 import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";
 
-/** The CDR list path of each API revision. */
-const CDR_LIST_PATH = { "2024": "/v1/cdr", "2026": "/v1/cdrs" } as const;
-
 const c = columnsOf<Cdr>();
 
 /** The direction a CDR request implies (its `type`): a programming error if it implies none. */

@@ -39,9 +39,6 @@ export const NUMBER_COLUMNS = [
 /** A row of `platform.numbers` as readers get it. */
 export type NumberRow = RowOf<typeof NUMBER_COLUMNS>;
 
-/** The owned-numbers path of each API revision. */
-const NUMBERS_PATH = { "2024": "/v1/mydids", "2026": "/v1/numbers" } as const;
-
 /**
  * The account's owned numbers (DIDs): `GET /v1/mydids` (2026: `/v1/numbers`), paged, every run;
  * the account's whole set, read from `items` (the answer's `doc_types`, the document types numbers

@@ -211,6 +211,11 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
    * a warning that fails nothing, rather than a key lacking a permission.
    */
   readonly product?: string;
+  /**
+   * The master reads its sub-accounts' share of this stream itself, with its own key (their
+   * records, their ledgers): the sub-account fan-out does not read the stream for them again.
+   */
+  readonly coversSubAccounts?: boolean;
 }
 
 /**

@@ -26,6 +26,7 @@ export type SubAccountRow = RowOf<typeof SUB_ACCOUNT_COLUMNS>;
 export const subAccountsStream = defineStream({
   name: "sub_accounts",
   resource: CATALOGUE.sub_account,
+  coversSubAccounts: true,
   slicing: "full_refresh",
   requests(_slice, context): readonly StreamRequest[] {
     return context.sources.subAccounts.map((id) => ({

@@ -50,6 +50,7 @@ export type TransactionRow = RowOf<typeof TRANSACTION_COLUMNS>;
 export const transactionsStream = defineStream({
   name: "transactions",
   resource: CATALOGUE.transactions,
+  coversSubAccounts: true,
   requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
     const query = windowRequestQuery("transactions", CATALOGUE.transactions, slice);
     return [
