@@ -173,9 +173,11 @@ describe("published shapes of the windowed lists and the call transcription", ()
       expect(requests.map((r) => r.query.type).sort()).toEqual(["inbound", "outbound"]);
       for (const request of requests) {
         expect(request.path).toBe("/v3/messages");
+        let items = 0;
         for (const { body } of await pagesOf(sandbox, request)) {
           expect(Object.keys(body).sort()).toEqual(["items", "pagination"]);
           for (const item of body.items as Record<string, unknown>[]) {
+            items += 1;
             const keys = Object.keys(item);
             expect(MESSAGE_FIELDS.filter((k) => !keys.includes(k))).toEqual([]);
             expect(keys.filter((k) => !MESSAGE_FIELDS.includes(k) && !MESSAGE_OPTIONAL.includes(k))).toEqual(
@@ -183,6 +185,7 @@ describe("published shapes of the windowed lists and the call transcription", ()
             );
           }
         }
+        expect(items, `${request.query.type} messages`).toBeGreaterThan(0);
       }
     },
   );
