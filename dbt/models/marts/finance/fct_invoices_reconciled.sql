@@ -5,7 +5,7 @@
 -- ledger differ, by name: usage with no ledger line, ledger lines with no usage, reverted lines.
 -- Ledger products with no usage stream (payments, adjustments, 10DLC, ...) get a row only when the
 -- period's ledger has lines of them.
-{%- set products = ['calls', 'forward_fees', 'transcriptions', 'validations', 'messages', 'number_fees'] %}
+{%- set products = usage_products() %}
 {%- set ledger_only = ['payments', 'adjustments', 'ten_dlc', 'number_orders', 'recordings', 'other_services', 'unknown'] %}
 with invoices as (
     select * from {{ ref('stg_platform__invoices') }}

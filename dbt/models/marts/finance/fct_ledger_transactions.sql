@@ -20,7 +20,7 @@ select
     l.type_code,
     t.type_name,
     coalesce(t.product, 'unknown')                                       as product,
-    t.product in ('calls', 'forward_fees', 'transcriptions', 'validations', 'messages', 'number_fees')
+    t.product in ('{{ usage_products() | join("', '") }}')
         and t.product is not null                                        as is_usage_product,
     case when l.amount_usd < 0 then 'charge' when l.amount_usd > 0 then 'credit' else 'none' end
                                                                          as money_direction,
