@@ -1,4 +1,5 @@
 import { type ApiKey, createApiKeyRequestSchema } from "../../platform/api-key.js";
+import { CATALOGUE } from "../../platform/catalogue.js";
 import {
   PERMISSION_RESOURCES,
   type PermissionLevel,
@@ -8,6 +9,7 @@ import { type SubAccount, updateSubAccountRequestSchema } from "../../platform/s
 import { json, notFound, ParamError, type SandboxResponse } from "../http/http-kit.js";
 import { parseBody } from "../http/parse-body.js";
 import type { SandboxAccount } from "../world.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
@@ -84,6 +86,6 @@ function updateSubAccount(context: RouteContext): SandboxResponse {
 /** API key and sub-account routes. */
 export const accountRoutes: readonly PlatformHandler[] = [
   { method: "POST", path: "/v1/api-keys", handle: createApiKey },
-  { method: "GET", path: "/v1/sub-organizations/{id}", handle: getSubAccount },
+  ...catalogueHandlers(CATALOGUE.sub_account, getSubAccount),
   { method: "PUT", path: "/v1/sub-organizations/{id}", handle: updateSubAccount },
 ];

@@ -1,8 +1,10 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { uploadTranscriptionOf } from "../generate-transcription.js";
 import { json, notFound, type SandboxResponse } from "../http/http-kit.js";
 import { findUpload } from "../uploaded-audio.js";
 import { generateValidationLine } from "../validation-lookup.js";
 import { PENDING_TRANSCRIPTION, speechAnalyticsRefusal } from "./call-transcription-routes.js";
+import { catalogueHandlers, idAt, type PathId } from "./catalogue-routes.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /**
@@ -10,46 +12,30 @@ import type { PlatformHandler, RouteContext } from "./route-types.js";
  * uploaded audio file by its request id: 404 for an unknown id (a call's uuid included: a call's
  * transcription is read under its CDR), 202 while it is made, then 200.
  */
-const getTranscription =
-  (param: string) =>
-  (context: RouteContext): SandboxResponse => {
-    const { runtime } = context;
-    const refused = speechAnalyticsRefusal(runtime);
-    if (refused) return refused;
-    const nowMs = runtime.clock.now();
-    const upload = findUpload(runtime.world, context.account, context.params[param] ?? "", nowMs);
-    if (upload === null) return notFound();
-    if (upload.transcription.readyAtMs > nowMs) return json(202, PENDING_TRANSCRIPTION);
-    return json(200, uploadTranscriptionOf(runtime.world.seed, context.account.id, upload));
-  };
+function getTranscription(context: RouteContext, ids: readonly PathId[]): SandboxResponse {
+  const { runtime } = context;
+  const refused = speechAnalyticsRefusal(runtime);
+  if (refused) return refused;
+  const nowMs = runtime.clock.now();
+  const upload = findUpload(runtime.world, context.account, idAt(ids, 0).value, nowMs);
+  if (upload === null) return notFound();
+  if (upload.transcription.readyAtMs > nowMs) return json(202, PENDING_TRANSCRIPTION);
+  return json(200, uploadTranscriptionOf(runtime.world.seed, context.account.id, upload));
+}
 
 /**
  * `GET /v1/validation/{uuid}` (2024; `{request_id}` in 2026): results so far of a validation
  * token; 404 carries `error_code` 011.
  */
-const getValidation =
-  (param: string) =>
-  (context: RouteContext): SandboxResponse => {
-    const body = generateValidationLine(context.runtime, context.account, context.params[param] ?? "");
-    return body === null ? notFound({ error_code: "011" }) : json(200, body);
-  };
+function getValidation(context: RouteContext, ids: readonly PathId[]): SandboxResponse {
+  const body = generateValidationLine(context.runtime, context.account, idAt(ids, 0).value);
+  return body === null ? notFound({ error_code: "011" }) : json(200, body);
+}
 
 const VALIDATION_FORBIDDEN = { error_code: "012" } as const;
 
 /** Transcription and validation routes, under their path of each API revision. */
 export const analyticsRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/speech-analytics/{uuid}", handle: getTranscription("uuid") },
-  { method: "GET", path: "/v1/speech-analytics/{request_id}", handle: getTranscription("request_id") },
-  {
-    method: "GET",
-    path: "/v1/validation/{uuid}",
-    handle: getValidation("uuid"),
-    forbiddenExtra: VALIDATION_FORBIDDEN,
-  },
-  {
-    method: "GET",
-    path: "/v1/validation/{request_id}",
-    handle: getValidation("request_id"),
-    forbiddenExtra: VALIDATION_FORBIDDEN,
-  },
+  ...catalogueHandlers(CATALOGUE.uploaded_transcription, getTranscription),
+  ...catalogueHandlers(CATALOGUE.validation, getValidation, { forbiddenExtra: VALIDATION_FORBIDDEN }),
 ];

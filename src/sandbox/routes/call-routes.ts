@@ -1,6 +1,8 @@
 import { CALL_WEBHOOK_EVENT_TYPES, startCallRequestSchema } from "../../platform/call.js";
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { enumParam, json, notFound, ParamError, type SandboxResponse } from "../http/http-kit.js";
 import { parseBody } from "../http/parse-body.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** `POST /v1/calls`: `from` must be a number of the account; `to` E.164; `callback_url` a URL. */
@@ -28,6 +30,6 @@ function deleteWebhook(context: RouteContext): SandboxResponse {
 /** Call routes. */
 export const callRoutes: readonly PlatformHandler[] = [
   { method: "POST", path: "/v1/calls", handle: startCall },
-  { method: "GET", path: "/v1/calls/webhooks", handle: listWebhooks },
+  ...catalogueHandlers(CATALOGUE.call_webhooks, listWebhooks),
   { method: "DELETE", path: "/v1/calls/webhooks", handle: deleteWebhook },
 ];

@@ -1,7 +1,9 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { transcribedCall, visibleCall } from "../call-lookup.js";
 import { callTranscriptionOf } from "../generate-transcription.js";
 import { forbidden, json, notFound, type SandboxResponse } from "../http/http-kit.js";
 import type { SandboxRuntime } from "../sandbox-runtime.js";
+import { catalogueHandlers, idAt, type PathId } from "./catalogue-routes.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** The 202 body of a transcription still being made. */
@@ -23,17 +25,20 @@ export function speechAnalyticsRefusal(runtime: SandboxRuntime): SandboxResponse
  * `.../transcriptions` (2026): 404 when the call has no transcription, 202 while it is made, then
  * 200 with the call transcription shape of the revision (platform-facts.md "A call's transcription").
  */
-const getCallTranscription =
-  (param: string) =>
-  (context: RouteContext): SandboxResponse => {
-    const { runtime } = context;
-    const refused = speechAnalyticsRefusal(runtime);
-    if (refused) return refused;
-    const call = transcribedCall(runtime, context.account, context.params[param] ?? "", runtime.clock.now());
-    if (call === null) return notFound();
-    if (call === "pending") return json(202, PENDING_TRANSCRIPTION);
-    return json(200, callTranscriptionOf(runtime.world.seed, call, runtime.options.apiRevision));
-  };
+function getCallTranscription(context: RouteContext, ids: readonly PathId[]): SandboxResponse {
+  const { runtime } = context;
+  const refused = speechAnalyticsRefusal(runtime);
+  if (refused) return refused;
+  const call = transcribedCall(runtime, context.account, idAt(ids, 0).value, runtime.clock.now());
+  if (call === null) return notFound();
+  if (call === "pending") return json(202, PENDING_TRANSCRIPTION);
+  return json(200, callTranscriptionOf(runtime.world.seed, call, runtime.options.apiRevision));
+}
+
+/** The 2026 alias `.../transcriptions` (not in the catalogue: the loader reads `.../transcription`). */
+function getCallTranscriptionAlias(context: RouteContext): SandboxResponse {
+  return getCallTranscription(context, [{ name: "call_id", value: context.params.call_id ?? "" }]);
+}
 
 /**
  * `POST /v1/cdrs/{call_id}/retranscribe` (2026): `{"success": true}` for a visible answered call
@@ -51,8 +56,7 @@ function retranscribe(context: RouteContext): SandboxResponse {
 
 /** Routes of a call's transcription, under its CDR in each API revision. */
 export const callTranscriptionRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/cdr/{uuid}/transcription", handle: getCallTranscription("uuid") },
-  { method: "GET", path: "/v1/cdrs/{call_id}/transcription", handle: getCallTranscription("call_id") },
-  { method: "GET", path: "/v1/cdrs/{call_id}/transcriptions", handle: getCallTranscription("call_id") },
+  ...catalogueHandlers(CATALOGUE.call_transcription, getCallTranscription),
+  { method: "GET", path: "/v1/cdrs/{call_id}/transcriptions", handle: getCallTranscriptionAlias },
   { method: "POST", path: "/v1/cdrs/{call_id}/retranscribe", handle: retranscribe },
 ];

@@ -1,20 +1,16 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { CDR_DISPOSITION_FILTERS, CDR_TYPES } from "../../platform/cdr.js";
 import { visibleCall } from "../call-lookup.js";
 import { type CdrSelection, forEachSelected, selectedChunks } from "../cdr-query.js";
 import { rowJson } from "../cdr-store.js";
 import { callTranscriptionOf } from "../generate-transcription.js";
-import {
-  booleanParam,
-  enumParam,
-  notFound,
-  ParamError,
-  rawJson,
-  requireDate,
-  type SandboxResponse,
-} from "../http/http-kit.js";
+import { booleanParam, enumParam, notFound, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { rejectReversed, requiredWindow } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
+import { DAY_MS } from "../sandbox-options.js";
 import { appendJsonField, serializeCdrDetail } from "../serialize-cdr.js";
-import { type PageRow, type RowSource, servePage } from "./page-body.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
+import { listShapeOf, type PageRow, type RowSource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 function optional(query: URLSearchParams, name: string): string | null {
@@ -37,21 +33,22 @@ function selectionSource(selection: CdrSelection): RowSource {
   };
 }
 
-/** `GET /v1/cdr` (2024), `GET /v1/cdrs` (2026): from/to (inclusive UTC days), type, disposition, from_search, to_search, sip_trunk, uuid, paging. */
+const CDRS = CATALOGUE.cdrs;
+
+/** `GET /v1/cdr` (2024), `GET /v1/cdrs` (2026): the catalogue's window (from/to, inclusive UTC days), type, disposition, from_search, to_search, sip_trunk, uuid, paging. */
 function listCdrs(context: RouteContext): SandboxResponse {
   const { query } = context.request;
-  const fromMs = requireDate(query, "from");
-  const toMs = requireDate(query, "to");
+  const window = requiredWindow(query, CDRS.window);
   const type = enumParam(query, "type", CDR_TYPES);
   const disposition = enumParam(query, "disposition", CDR_DISPOSITION_FILTERS, "all");
-  if (toMs < fromMs) throw new ParamError(422, "to");
+  rejectReversed(window, CDRS.window);
   const paging = readPaging(query, context.runtime.options.maxPerPage);
   const selection = context.runtime.cdrQuery.select(
     {
       account: context.account,
       type,
-      fromMs,
-      toMs,
+      fromMs: window.fromMs,
+      toMs: window.untilMs - DAY_MS,
       disposition,
       fromSearch: optional(query, "from_search"),
       toSearch: optional(query, "to_search"),
@@ -60,10 +57,7 @@ function listCdrs(context: RouteContext): SandboxResponse {
     },
     context.runtime.clock.now(),
   );
-  return rawJson(
-    200,
-    servePage(context, { stream: "cdrs", field: "items" }, selectionSource(selection), paging),
-  );
+  return rawJson(200, servePage(context, listShapeOf(CDRS, "cdrs"), selectionSource(selection), paging));
 }
 
 /**
@@ -90,10 +84,9 @@ const getCdr =
     return rawJson(200, appendJsonField(detail, "transcription", transcription));
   };
 
-/** CDR routes, under their path of each API revision (same query, same rows). */
+/** CDR routes, under their path of each API revision (same query, same rows); one CDR's path is not in the catalogue. */
 export const cdrRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/cdr", handle: listCdrs },
-  { method: "GET", path: "/v1/cdrs", handle: listCdrs },
+  ...catalogueHandlers(CDRS, listCdrs),
   { method: "GET", path: "/v1/cdr/{uuid}", handle: getCdr("uuid") },
   { method: "GET", path: "/v1/cdrs/{call_id}", handle: getCdr("call_id") },
 ];

@@ -1,7 +1,9 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { rawJson, type SandboxResponse } from "../http/http-kit.js";
 import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
-import { arraySource, type PageRow, servePage } from "./page-body.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
+import { arraySource, listShapeOf, type PageRow, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** Invoices of the caller's account issued at `nowMs`, newest first. */
@@ -17,15 +19,14 @@ export function selectInvoiceRows(
   }));
 }
 
+const INVOICES = CATALOGUE.invoices;
+
 /** `GET /v1/billing/invoices`: paging; `is_empty` is true when the page holds no invoice. */
 function listInvoices(context: RouteContext): SandboxResponse {
   const paging = readPaging(context.request.query, context.runtime.options.maxPerPage);
   const rows = selectInvoiceRows(context, context.runtime.clock.now());
-  const shape = { stream: "invoices", field: "invoices", isEmptyField: true } as const;
-  return rawJson(200, servePage(context, shape, arraySource(rows), paging));
+  return rawJson(200, servePage(context, listShapeOf(INVOICES, "invoices"), arraySource(rows), paging));
 }
 
 /** Billing routes. */
-export const invoiceRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/billing/invoices", handle: listInvoices },
-];
+export const invoiceRoutes: readonly PlatformHandler[] = catalogueHandlers(INVOICES, listInvoices);

@@ -1,17 +1,12 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, MESSAGE_TYPES } from "../../platform/message.js";
-import {
-  enumParam,
-  optionalDate,
-  optionalEnum,
-  optionalText,
-  ParamError,
-  rawJson,
-  type SandboxResponse,
-} from "../http/http-kit.js";
+import { enumParam, optionalEnum, optionalText, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { optionalWindow, rejectReversed } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
 import { type SelectedMessage, selectMessages } from "../message-query.js";
 import { serializeMessage } from "../serialize-message.js";
-import { type RowSource, servePage } from "./page-body.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
+import { listShapeOf, type RowSource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** A row source serializing selected messages at `nowMs`, only those a page serves. */
@@ -31,10 +26,12 @@ function messageSource(selected: readonly SelectedMessage[], nowMs: number): Row
   };
 }
 
+const MESSAGES = CATALOGUE.messages;
+
 /**
- * `GET /v3/messages` (both revisions): `type` (inbound|outbound; 400 missing, 422 other),
- * `sent_after=D` (from D 00:00 UTC, inclusive) and `sent_before=E` (up to E 00:00 UTC, exclusive),
- * both optional and applied to `submitted_at` (422 when malformed, or when `sent_before` is not after
+ * `GET /v3/messages` (both revisions): `type` (inbound|outbound; 400 missing, 422 other), the
+ * catalogue's window `sent_after=D` (from D 00:00 UTC, inclusive) and `sent_before=E` (up to E
+ * 00:00 UTC, exclusive), both optional and applied to `submitted_at` (422 when malformed, or when `sent_before` is not after
  * `sent_after`); exact `from`, `to`, `tag`; `status` (one of the 8, matched at the clock) and
  * `message_type` (sms|mms), 422 otherwise; paging. Rows by `submitted_at`, then `message_id`.
  */
@@ -42,9 +39,8 @@ function listMessages(context: RouteContext): SandboxResponse {
   const { query } = context.request;
   const { runtime } = context;
   const direction = enumParam(query, "type", MESSAGE_DIRECTIONS);
-  const after = optionalDate(query, "sent_after");
-  const before = optionalDate(query, "sent_before");
-  if (after !== null && before !== null && before <= after) throw new ParamError(422, "sent_before");
+  const window = optionalWindow(query, MESSAGES.window);
+  rejectReversed(window, MESSAGES.window);
   const status = optionalEnum(query, "status", MESSAGE_STATUSES);
   const type = optionalEnum(query, "message_type", MESSAGE_TYPES);
   const paging = readPaging(query, runtime.options.maxPerPage);
@@ -54,8 +50,8 @@ function listMessages(context: RouteContext): SandboxResponse {
     {
       account: context.account,
       direction,
-      fromMs: after ?? Number.NEGATIVE_INFINITY,
-      untilMs: before ?? Number.POSITIVE_INFINITY,
+      fromMs: window.fromMs ?? Number.NEGATIVE_INFINITY,
+      untilMs: window.untilMs ?? Number.POSITIVE_INFINITY,
       from: optionalText(query, "from"),
       to: optionalText(query, "to"),
       tag: optionalText(query, "tag"),
@@ -64,16 +60,9 @@ function listMessages(context: RouteContext): SandboxResponse {
     },
     nowMs,
   );
-  const body = servePage(
-    context,
-    { stream: "messages", field: "items" },
-    messageSource(selected, nowMs),
-    paging,
-  );
+  const body = servePage(context, listShapeOf(MESSAGES, "messages"), messageSource(selected, nowMs), paging);
   return rawJson(200, body);
 }
 
 /** Message routes. */
-export const messageRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v3/messages", handle: listMessages },
-];
+export const messageRoutes: readonly PlatformHandler[] = catalogueHandlers(MESSAGES, listMessages);

@@ -1,3 +1,4 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { cartRequestSchema, type PurchasableNumber, updateDidRequestSchema } from "../../platform/numbers.js";
 import { US_CITIES } from "../catalog.js";
 import { booleanParam, json, notFound, ParamError, rawJson, type SandboxResponse } from "../http/http-kit.js";
@@ -10,13 +11,18 @@ import {
   US_COUNTRY_ID,
 } from "../number-catalog.js";
 import { DOC_TYPES, didView, ownedDidRows } from "../owned-numbers.js";
-import { arraySource, servePage, shufflePage } from "./page-body.js";
+import { catalogueHandlers, idAt, type PathId } from "./catalogue-routes.js";
+import { arraySource, listShapeOf, servePage, shufflePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
+/** A path id that must be a 32-bit unsigned integer: 400 naming it otherwise. */
+function intId({ name, value }: PathId): number {
+  if (!/^\d+$/.test(value) || Number(value) > 2_147_483_647) throw new ParamError(400, name);
+  return Number(value);
+}
+
 function intParam(context: RouteContext, name: string): number {
-  const raw = context.params[name] ?? "";
-  if (!/^\d+$/.test(raw) || Number(raw) > 2_147_483_647) throw new ParamError(400, name);
-  return Number(raw);
+  return intId({ name, value: context.params[name] ?? "" });
 }
 
 /** `PUT /v1/mydids/{id}` (2024), `PUT /v1/numbers/{id}` (2026): 422 when `sms_relay_url` is set on a number that is not SMS-enabled. */
@@ -56,7 +62,7 @@ function listOwned(context: RouteContext): SandboxResponse {
     200,
     servePage(
       context,
-      { stream: null, field: "items", trailer: `"doc_types":${JSON.stringify(DOC_TYPES)}` },
+      listShapeOf(CATALOGUE.numbers, null, { extra: { doc_types: DOC_TYPES } }),
       arraySource(rows),
       paging,
     ),
@@ -65,43 +71,42 @@ function listOwned(context: RouteContext): SandboxResponse {
 
 /**
  * `GET /v1/buy/countries/{country}/cities?text_enabled_only=` (2024; the path parameter is
- * `country_id` in 2026).
+ * `country_id` in 2026): `{"cities": [...]}`, the member the catalogue names.
  */
-const listCities =
-  (countryParam: string) =>
-  (context: RouteContext): SandboxResponse => {
-    if (intParam(context, countryParam) !== US_COUNTRY_ID) return notFound();
-    const textOnly = booleanParam(context.request.query, "text_enabled_only", false);
-    const seed = context.runtime.world.seed;
-    const cities = US_CITIES.filter((c) => !textOnly || cityHasTextNumbers(seed, c)).map((c) => ({
-      area_code: c.areaCode,
-      id: c.id,
-      name: c.name,
-    }));
-    return json(200, { cities });
-  };
+function listCities(context: RouteContext, ids: readonly PathId[]): SandboxResponse {
+  if (intId(idAt(ids, 0)) !== US_COUNTRY_ID) return notFound();
+  const textOnly = booleanParam(context.request.query, "text_enabled_only", false);
+  const seed = context.runtime.world.seed;
+  const cities = US_CITIES.filter((c) => !textOnly || cityHasTextNumbers(seed, c)).map((c) => ({
+    area_code: c.areaCode,
+    id: c.id,
+    name: c.name,
+  }));
+  return json(200, { [CITIES.envelope.items]: cities });
+}
 
 /**
  * `GET /v1/buy/countries/{country}/cities/{city}/dids?text_enabled_only=&page=&per_page=` (2024;
- * `country_id` and `city_id` in 2026).
+ * `country_id` and `city_id` in 2026): `{"dids": [...], "pagination"}`, the member the catalogue names.
  */
-const listAvailable =
-  (countryParam: string, cityParam: string) =>
-  (context: RouteContext): SandboxResponse => {
-    if (intParam(context, countryParam) !== US_COUNTRY_ID) return notFound();
-    const cityId = intParam(context, cityParam);
-    const city = US_CITIES.find((c) => c.id === cityId);
-    if (!city) return notFound();
-    const { query } = context.request;
-    const textOnly = booleanParam(query, "text_enabled_only", false);
-    const paging = readPaging(query, context.runtime.options.maxPerPage);
-    const numbers = availableNumbers(context.runtime.world.seed, city, context.runtime.clock.now()).filter(
-      (n) => !textOnly || n.sms_enabled,
-    );
-    const dids = pageSlice(numbers, paging);
-    if (context.runtime.options.shuffle) shufflePage(context, dids);
-    return json(200, { dids, pagination: paginationOf(paging, numbers.length) });
-  };
+function listAvailable(context: RouteContext, ids: readonly PathId[]): SandboxResponse {
+  if (intId(idAt(ids, 0)) !== US_COUNTRY_ID) return notFound();
+  const cityId = intId(idAt(ids, 1));
+  const city = US_CITIES.find((c) => c.id === cityId);
+  if (!city) return notFound();
+  const { query } = context.request;
+  const textOnly = booleanParam(query, "text_enabled_only", false);
+  const paging = readPaging(query, context.runtime.options.maxPerPage);
+  const numbers = availableNumbers(context.runtime.world.seed, city, context.runtime.clock.now()).filter(
+    (n) => !textOnly || n.sms_enabled,
+  );
+  const dids = pageSlice(numbers, paging);
+  if (context.runtime.options.shuffle) shufflePage(context, dids);
+  return json(200, { [AVAILABLE.envelope.items]: dids, pagination: paginationOf(paging, numbers.length) });
+}
+
+const CITIES = CATALOGUE.number_cities;
+const AVAILABLE = CATALOGUE.available_numbers;
 
 /** `PUT /v1/buy/cart`: adds available numbers (by digits) to the account's cart. */
 function addToCart(context: RouteContext): SandboxResponse {
@@ -119,23 +124,12 @@ function addToCart(context: RouteContext): SandboxResponse {
   return json(200, added);
 }
 
-/** Number routes, under their path of each API revision. */
+/** Number routes: the catalogue's reads under their path of each API revision, and the writes. */
 export const numberRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/mydids", handle: listOwned },
-  { method: "GET", path: "/v1/numbers", handle: listOwned },
+  ...catalogueHandlers(CATALOGUE.numbers, listOwned),
   { method: "PUT", path: "/v1/mydids/{id}", handle: updateDid },
   { method: "PUT", path: "/v1/numbers/{id}", handle: updateDid },
-  { method: "GET", path: "/v1/buy/countries/{country}/cities", handle: listCities("country") },
-  { method: "GET", path: "/v1/buy/countries/{country_id}/cities", handle: listCities("country_id") },
-  {
-    method: "GET",
-    path: "/v1/buy/countries/{country}/cities/{city}/dids",
-    handle: listAvailable("country", "city"),
-  },
-  {
-    method: "GET",
-    path: "/v1/buy/countries/{country_id}/cities/{city_id}/dids",
-    handle: listAvailable("country_id", "city_id"),
-  },
+  ...catalogueHandlers(CITIES, listCities),
+  ...catalogueHandlers(AVAILABLE, listAvailable),
   { method: "PUT", path: "/v1/buy/cart", handle: addToCart },
 ];

@@ -1,4 +1,5 @@
 import type { Pagination } from "../../platform/common.js";
+import type { PlatformResource } from "../../platform/resource.js";
 import { serveRow } from "../faults/served-row.js";
 import { type PageRequest, paginationOf } from "../http/paging.js";
 import { hash32, Rng } from "../prng.js";
@@ -52,6 +53,37 @@ export interface ListShape {
   readonly trailer?: string;
   /** Serves the list as `null` instead of `[]` when it has no rows at all (trunks of an account without any). */
   readonly nullWhenEmpty?: boolean;
+}
+
+/**
+ * How a paged resource's pages are wrapped, from its catalogue envelope: the rows' member
+ * (`items`), `is_empty` (`emptyFlag`), `null` for an empty list (`nullable`, unless `nullWhenEmpty`
+ * says otherwise), and the values of the envelope's `extra` members, which must be exactly the ones
+ * the catalogue declares, in its order. `stream` names the rows' row faults (null: none).
+ */
+export function listShapeOf(
+  resource: PlatformResource,
+  stream: ListStream | null,
+  options: { readonly extra?: Readonly<Record<string, unknown>>; readonly nullWhenEmpty?: boolean } = {},
+): ListShape {
+  const envelope = resource.envelope;
+  if (envelope.shape !== "paged") throw new Error(`${resource.paths["2024"]} is not a paged list`);
+  const declared = Object.keys(envelope.extra ?? {});
+  const extra = options.extra ?? {};
+  const given = Object.keys(extra);
+  if (declared.join() !== given.join())
+    throw new Error(
+      `${resource.paths["2024"]}: extra members [${given}], the catalogue declares [${declared}]`,
+    );
+  return {
+    stream,
+    field: envelope.items,
+    isEmptyField: envelope.emptyFlag === true,
+    nullWhenEmpty: options.nullWhenEmpty ?? envelope.nullable === true,
+    ...(given.length === 0
+      ? {}
+      : { trailer: given.map((name) => `"${name}":${JSON.stringify(extra[name])}`).join(",") }),
+  };
 }
 
 const COMMA = Buffer.from(",");

@@ -1,18 +1,12 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { visibleCall } from "../call-lookup.js";
 import type { CdrCall } from "../generate-cdr-day.js";
-import {
-  json,
-  notFound,
-  optionalDate,
-  optionalText,
-  ParamError,
-  rawJson,
-  type SandboxResponse,
-} from "../http/http-kit.js";
+import { json, notFound, optionalText, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { optionalWindow, rejectReversed } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
 import { recordingOf, selectRecordings } from "../recording-query.js";
-import { DAY_MS } from "../sandbox-options.js";
-import { arraySource, servePage } from "./page-body.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
+import { arraySource, listShapeOf, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** The `sip_trunks` filter: repeated `sip_trunks[]=a&sip_trunks[]=b` or `sip_trunks=a,b`, empty values left out. */
@@ -22,9 +16,12 @@ function trunkNames(query: URLSearchParams): string[] {
   );
 }
 
+const RECORDINGS = CATALOGUE.recordings;
+
 /**
- * `GET /v1/recordings` (both revisions): the account's recordings whose `created_at` falls on
- * `from_date`..`to_date` (inclusive UTC days, both optional; 422 when malformed or reversed), by
+ * `GET /v1/recordings` (both revisions): the account's recordings whose `created_at` falls in the
+ * catalogue's window `from_date`..`to_date` (inclusive UTC days, both optional; 422 when malformed
+ * or reversed), by
  * `created_at` then id, paged. Filters: `from`, `to` (exact numbers), `call_uuid`, `sip_trunks`
  * (trunk names; a placed call's trunk). `invalid` lists the filter values the account does not
  * know: trunk names it has no trunk of, and `from`/`to` values that are not phone numbers.
@@ -32,9 +29,8 @@ function trunkNames(query: URLSearchParams): string[] {
 function listRecordings(context: RouteContext): SandboxResponse {
   const { query } = context.request;
   const { runtime, account } = context;
-  const fromMs = optionalDate(query, "from_date");
-  const toMs = optionalDate(query, "to_date");
-  if (fromMs !== null && toMs !== null && toMs < fromMs) throw new ParamError(422, "to_date");
+  const window = optionalWindow(query, RECORDINGS.window);
+  rejectReversed(window, RECORDINGS.window);
   const paging = readPaging(query, runtime.options.maxPerPage);
   const from = optionalText(query, "from");
   const to = optionalText(query, "to");
@@ -54,17 +50,15 @@ function listRecordings(context: RouteContext): SandboxResponse {
   const rows = selectRecordings(
     runtime,
     account,
-    fromMs ?? runtime.world.startMs,
-    toMs === null ? nowMs + 1 : toMs + DAY_MS,
+    window.fromMs ?? runtime.world.startMs,
+    window.untilMs ?? nowMs + 1,
     nowMs,
     keep,
   );
-  const body = servePage(
-    context,
-    { stream: "recordings", field: "recordings", trailer: `"invalid":${JSON.stringify(invalid)}` },
-    arraySource(rows),
-    paging,
-  );
+  // The loader accepts `"recordings": null`; the platform's published answer shows an array, so
+  // the sandbox serves `[]` for an empty list.
+  const shape = listShapeOf(RECORDINGS, "recordings", { extra: { invalid }, nullWhenEmpty: false });
+  const body = servePage(context, shape, arraySource(rows), paging);
   return rawJson(200, body);
 }
 
@@ -81,9 +75,9 @@ function getRecording(context: RouteContext): SandboxResponse {
   return recording === null ? notFound() : json(200, recording);
 }
 
-/** Recording routes: the list (both revisions) and one call's recording. */
+/** Recording routes: the list (both revisions) and one call's recording (not in the catalogue). */
 export const recordingRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/recordings", handle: listRecordings },
+  ...catalogueHandlers(RECORDINGS, listRecordings),
   { method: "GET", path: "/v1/recordings/{call_uuid}", handle: getRecording },
   { method: "GET", path: "/v1/recordings/{call_id}", handle: getRecording },
 ];

@@ -1,7 +1,10 @@
-import { ParamError, rawJson, requireDate, type SandboxResponse } from "../http/http-kit.js";
+import { CATALOGUE } from "../../platform/catalogue.js";
+import { rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { rejectReversed, requiredWindow } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
-import { arraySource, type PageRow, servePage } from "./page-body.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
+import { arraySource, listShapeOf, type PageRow, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** Short-link metrics of an account visible at `nowMs` in [fromMs, toMs] (inclusive days), in serving order. */
@@ -28,31 +31,25 @@ export function selectShortLinkRows(
   return rows;
 }
 
-/** `GET /v1/short-links/metrics`: from/to (inclusive UTC days), phone, utm_campaign, paging. */
+const METRICS = CATALOGUE.short_link_metrics;
+
+/** `GET /v1/short-links/metrics`: the catalogue's window (from/to, inclusive UTC days), phone, utm_campaign, paging. */
 function listMetrics(context: RouteContext): SandboxResponse {
   const { query } = context.request;
-  const fromMs = requireDate(query, "from");
-  const toMs = requireDate(query, "to");
-  if (toMs < fromMs) throw new ParamError(422, "to");
+  const window = requiredWindow(query, METRICS.window);
+  rejectReversed(window, METRICS.window);
   const paging = readPaging(query, context.runtime.options.maxPerPage);
   const rows = selectShortLinkRows(
     context,
-    fromMs,
-    toMs,
+    window.fromMs,
+    window.untilMs - DAY_MS,
     context.runtime.clock.now(),
     query.get("phone") || null,
     query.get("utm_campaign") || null,
   );
-  const body = servePage(
-    context,
-    { stream: "short_link_metrics", field: "metrics" },
-    arraySource(rows),
-    paging,
-  );
+  const body = servePage(context, listShapeOf(METRICS, "short_link_metrics"), arraySource(rows), paging);
   return rawJson(200, body);
 }
 
 /** Short-link routes. */
-export const shortLinkRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/short-links/metrics", handle: listMetrics },
-];
+export const shortLinkRoutes: readonly PlatformHandler[] = catalogueHandlers(METRICS, listMetrics);

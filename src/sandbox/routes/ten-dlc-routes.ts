@@ -1,9 +1,11 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import { nudgeRequestSchema, type TenDlcAppeal, type TenDlcBrand } from "../../platform/ten-dlc.js";
 import { errorResponse, json, notFound, ParamError, type SandboxResponse } from "../http/http-kit.js";
 import { parseBody } from "../http/parse-body.js";
 import { hash32, Rng } from "../prng.js";
 import type { SandboxRuntime } from "../sandbox-runtime.js";
 import type { SandboxAccount, SandboxBrand } from "../world.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 const CATEGORIES = [
@@ -104,7 +106,7 @@ function nudge(context: RouteContext): SandboxResponse {
 
 /** 10DLC routes. */
 export const tenDlcRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v3/10dlc/brands", handle: listBrands },
-  { method: "GET", path: "/v3/10dlc/brands/{brand_id}/appeals", handle: listAppeals },
+  ...catalogueHandlers(CATALOGUE.ten_dlc_brands, listBrands),
+  ...catalogueHandlers(CATALOGUE.brand_appeals, listAppeals),
   { method: "POST", path: "/v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge", handle: nudge },
 ];

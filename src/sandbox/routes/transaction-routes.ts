@@ -1,17 +1,19 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import {
   booleanParam,
   notFound,
-  optionalDate,
   optionalText,
   ParamError,
   rawJson,
   type SandboxResponse,
 } from "../http/http-kit.js";
+import { optionalWindow } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
 import { LedgerBook, type ListedLine } from "../ledger-book.js";
 import { DAY_MS } from "../sandbox-options.js";
 import type { SandboxAccount } from "../world.js";
-import { type PageRow, type RowSource, servePage } from "./page-body.js";
+import { catalogueHandlers, idAt, type PathId } from "./catalogue-routes.js";
+import { listShapeOf, type PageRow, type RowSource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** What a ledger request filters on (`details_contains` and `payments` only on the account's own ledger). */
@@ -43,16 +45,19 @@ export function selectLedgerLines(
     );
 }
 
+const OWN = CATALOGUE.transactions;
+const OF_SUB_ACCOUNT = CATALOGUE.sub_account_transactions;
+
+/** The filter of a ledger request; the window's names come from the catalogue (both ledgers name it alike). */
 function readFilter(context: RouteContext, own: boolean): LedgerFilter {
   const { query } = context.request;
-  const from = optionalDate(query, "from_date");
-  const to = optionalDate(query, "to_date");
+  const window = optionalWindow(query, (own ? OWN : OF_SUB_ACCOUNT).window);
   const typeText = optionalText(query, "type");
   if (typeText !== null && !/^\d+$/.test(typeText)) throw new ParamError(422, "type");
   return {
-    fromDay: from === null ? Number.NEGATIVE_INFINITY : from / DAY_MS,
-    // `to_date` includes its day, like the CDR list's `to`.
-    toDay: to === null ? Number.POSITIVE_INFINITY : to / DAY_MS,
+    fromDay: window.fromMs === null ? Number.NEGATIVE_INFINITY : window.fromMs / DAY_MS,
+    // A reversed window lists nothing (no 422 here, unlike the CDR list).
+    toDay: window.untilMs === null ? Number.POSITIVE_INFINITY : window.untilMs / DAY_MS - 1,
     type: typeText === null ? null : Number(typeText),
     detailsContains: own ? optionalText(query, "details_contains") : null,
     paymentsOnly: own ? booleanParam(query, "payments", false) : false,
@@ -83,7 +88,7 @@ function serveLedger(context: RouteContext, account: SandboxAccount, own: boolea
   const filter = readFilter(context, own);
   const lines = selectLedgerLines(context, account, filter, context.runtime.clock.now());
   // No row faults: a fault rewriting a row would go through a float and change the amounts.
-  const shape = { stream: null, field: "transactions", isEmptyField: true } as const;
+  const shape = listShapeOf(own ? OWN : OF_SUB_ACCOUNT, null);
   return rawJson(200, servePage(context, shape, ledgerSource(lines), paging));
 }
 
@@ -93,8 +98,8 @@ function listOwnTransactions(context: RouteContext): SandboxResponse {
 }
 
 /** `GET /v1/sub-organizations/{id}/billing/transactions`: a sub-account's ledger (the master sees its subs, a sub itself). */
-function listSubAccountTransactions(context: RouteContext): SandboxResponse {
-  const raw = context.params.id ?? "";
+function listSubAccountTransactions(context: RouteContext, ids: readonly PathId[]): SandboxResponse {
+  const raw = idAt(ids, 0).value;
   if (!/^\d+$/.test(raw)) throw new ParamError(400, "id");
   const target = context.runtime.world.accounts.find((a) => a.id === Number(raw) && a.role === "sub");
   if (!target) return notFound();
@@ -104,10 +109,6 @@ function listSubAccountTransactions(context: RouteContext): SandboxResponse {
 
 /** Billing ledger routes (the same in both API revisions). */
 export const transactionRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/billing/transactions", handle: listOwnTransactions },
-  {
-    method: "GET",
-    path: "/v1/sub-organizations/{id}/billing/transactions",
-    handle: listSubAccountTransactions,
-  },
+  ...catalogueHandlers(OWN, listOwnTransactions),
+  ...catalogueHandlers(OF_SUB_ACCOUNT, listSubAccountTransactions),
 ];

@@ -1,3 +1,4 @@
+import { CATALOGUE } from "../../platform/catalogue.js";
 import type { SipTrunk } from "../../platform/sip-trunk.js";
 import { createTrunkRequestSchema } from "../../platform/sip-trunk.js";
 import { createWidgetTokenRequestSchema, type WidgetToken } from "../../platform/widget-token.js";
@@ -7,7 +8,8 @@ import { parseBody } from "../http/parse-body.js";
 import { formatMicros } from "../money.js";
 import { hash32, Rng } from "../prng.js";
 import { trunkSummariesOf, trunksOf } from "../trunk-list.js";
-import { arraySource, servePage } from "./page-body.js";
+import { catalogueHandlers } from "./catalogue-routes.js";
+import { arraySource, listShapeOf, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** The account's maximum call duration, seconds (the platform does not publish it; this is the sandbox's). */
@@ -87,10 +89,7 @@ function listTrunks(context: RouteContext): SandboxResponse {
   const rows = trunkSummariesOf(context.runtime, context.account, context.runtime.clock.now()).map(
     (trunk) => ({ json: JSON.stringify(trunk), day: 0, index: trunk.id }),
   );
-  return rawJson(
-    200,
-    servePage(context, { stream: null, field: "sip_trunks", nullWhenEmpty: true }, arraySource(rows), paging),
-  );
+  return rawJson(200, servePage(context, listShapeOf(CATALOGUE.sip_trunks, null), arraySource(rows), paging));
 }
 
 /**
@@ -122,9 +121,9 @@ function createWidgetToken(context: RouteContext): SandboxResponse {
   return json(200, token);
 }
 
-/** Trunk and widget routes. */
+/** Trunk and widget routes (one trunk and the writes are not in the catalogue). */
 export const trunkRoutes: readonly PlatformHandler[] = [
-  { method: "GET", path: "/v1/trunks", handle: listTrunks },
+  ...catalogueHandlers(CATALOGUE.sip_trunks, listTrunks),
   { method: "GET", path: "/v1/trunks/{id}", handle: getTrunk },
   { method: "POST", path: "/v1/trunks", handle: createTrunk },
   { method: "POST", path: "/v2/webrtc/tokens", handle: createWidgetToken },
