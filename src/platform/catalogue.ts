@@ -113,6 +113,7 @@ export const CATALOGUE = {
     permission: "trunks:read",
     envelope: { shape: "paged", items: "sip_trunks", nullable: true },
     item: sipTrunkSummarySchema,
+    exactNumbers: ["charge"],
   }),
   /** The account's call webhooks (a bare array). */
   call_webhooks: defineResource({

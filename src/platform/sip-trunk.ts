@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { dateTimeString, decimalString, paginationSchema } from "./common.js";
+import { exactNumber } from "./exact-number.js";
 
 /**
  * A SIP trunk with all its settings, the interface document's "SIP trunk" object: what
@@ -44,16 +45,10 @@ export const TRUNK_STATUSES = ["active", "pending"] as const;
 
 /**
  * The month-to-date charge of a trunk: a decimal string like all money (platform-facts.md). The
- * platform's reference shows it as a JSON number in one example: such a number is read through its
- * shortest decimal form (exact for up to 15 significant digits), never summed as a float.
+ * platform's reference shows it as a JSON number in one example: such a number is read exactly, from
+ * its source text (the catalogue names `charge` among the trunk list's exact numbers).
  */
-export const trunkChargeSchema = z.union([
-  decimalString,
-  z
-    .number()
-    .refine(Number.isFinite, "expected a finite number")
-    .transform((n) => String(n)),
-]);
+export const trunkChargeSchema = z.union([decimalString, exactNumber]);
 
 /** The IP-authentication request of a trunk (`host_request`): the host it calls from and the request's status. */
 export const hostRequestSchema = z.looseObject({

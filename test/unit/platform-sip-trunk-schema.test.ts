@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseRow } from "../../src/pipeline/parse-rows.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { parseJsonExact } from "../../src/platform/exact-number.js";
 import { sipTrunksStream } from "../../src/streams/sip-trunks.js";
 import type { StreamDefinition } from "../../src/streams/stream-definition.js";
 
@@ -71,9 +73,15 @@ describe("SIP trunk summaries", () => {
     });
   });
 
-  it("reads a charge sent as a JSON number (as the reference's example shows) through its decimal form", () => {
-    expect(load(trunk({ charge: 87.26 })).columns.charge).toBe("87.26");
-    expect(load(trunk({ charge: 0 })).columns.charge).toBe("0");
+  it("reads a charge sent as a JSON number (as the reference's example shows) exactly, from its source text", () => {
+    const sent = (charge: string) =>
+      parseJsonExact(JSON.stringify(trunk()).replace('"charge":"12.3456"', `"charge":${charge}`), [
+        ...CATALOGUE.sip_trunks.exactNumbers,
+      ]) as Record<string, unknown>;
+    expect(load(sent("87.26")).columns.charge).toBe("87.26");
+    expect(load(sent("0")).columns.charge).toBe("0");
+    expect(load(sent("12.345678901234567")).columns.charge).toBe("12.345678901234567");
+    expect(load(sent("87.50")).columns.charge).toBe("87.50");
   });
 
   it("keeps a field the facts do not list (the reference's passthrough_request) in _extra", () => {
