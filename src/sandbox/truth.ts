@@ -1,98 +1,33 @@
-import type { CdrType } from "../platform/cdr.js";
-import type { RowIdentity } from "./faults/row-faults.js";
 import { isValidRow, ROW_CHANGE_NAMES, serveRow } from "./faults/served-row.js";
-import { selectMessages } from "./message-query.js";
-import { selectRecordings } from "./recording-query.js";
-import { selectInvoiceRows } from "./routes/invoice-routes.js";
-import type { ListStream } from "./routes/page-body.js";
-import { selectShortLinkRows } from "./routes/short-link-routes.js";
+import { isListStream, LIST_STREAMS, type ListStream } from "./list-streams.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { appendJsonField, formatCdrDate } from "./serialize-cdr.js";
-import { serializeMessage } from "./serialize-message.js";
 import { transactionTruthLines } from "./truth-ledger.js";
+import { listRows } from "./truth-lists.js";
 import type { TruthQuery } from "./truth-query.js";
-import { RECORD_STREAMS, type RecordStream, recordTruthLines, visibleCalls } from "./truth-records.js";
+import { RECORD_STREAMS, type RecordStream, recordTruthLines } from "./truth-records.js";
 import { SNAPSHOT_STREAMS, type SnapshotStream, snapshotLines } from "./truth-snapshots.js";
 
 export type { TruthQuery } from "./truth-query.js";
 
-/** List streams: served through paginated lists, with row faults and drift. */
-const LIST_STREAMS = [
-  "cdrs",
-  "short_link_metrics",
-  "invoices",
-  "messages",
-  "recordings",
-] as const satisfies ListStream[];
-
-/** Streams the truth export knows (`number_catalog` takes a country instead of an account, see admin routes). */
-export const TRUTH_STREAMS = [
+/**
+ * Streams the truth export knows: the list streams (`LIST_STREAMS`), the record and snapshot
+ * streams, the ledger, and `number_catalog` (which takes a country instead of an account, see
+ * admin routes).
+ */
+export const TRUTH_STREAMS: readonly TruthStream[] = [
   ...LIST_STREAMS,
   ...RECORD_STREAMS,
   ...SNAPSHOT_STREAMS,
   "number_catalog",
   "transactions",
-] as const;
+];
 /** A truth stream. */
-export type TruthStream = (typeof TRUTH_STREAMS)[number];
+export type TruthStream = ListStream | RecordStream | SnapshotStream | "number_catalog" | "transactions";
 
-const isListStream = (stream: TruthStream): stream is ListStream =>
-  (LIST_STREAMS as readonly string[]).includes(stream);
 const isRecordStream = (stream: TruthStream): stream is RecordStream =>
   (RECORD_STREAMS as readonly string[]).includes(stream);
-
-interface StreamRow {
-  readonly json: string;
-  readonly identity: RowIdentity;
-  readonly direction: CdrType | null;
-}
-
-/** Every record of a list stream visible now, as generated (before row faults). */
-function streamRows(runtime: SandboxRuntime, stream: ListStream, query: TruthQuery): StreamRow[] {
-  const nowMs = runtime.clock.now();
-  const account = query.account.index;
-  const context = { runtime, account: query.account };
-  const of = (json: string, day: number, index: number, direction: CdrType | null = null): StreamRow => ({
-    json,
-    identity: { stream, account, day, index },
-    direction,
-  });
-  switch (stream) {
-    case "short_link_metrics":
-      return selectShortLinkRows(context, query.fromMs, query.toMs, nowMs, null, null).map((r) =>
-        of(r.json, r.day, r.index),
-      );
-    case "invoices":
-      return selectInvoiceRows(context, nowMs)
-        .filter((r) => r.day * DAY_MS >= query.fromMs && r.day * DAY_MS <= query.toMs)
-        .map((r) => of(r.json, r.day, r.index));
-    case "messages": {
-      const filter = {
-        account: query.account,
-        direction: null,
-        fromMs: query.fromMs,
-        untilMs: query.toMs + DAY_MS,
-        from: null,
-        to: null,
-        tag: null,
-        status: null,
-        type: null,
-      };
-      return selectMessages(runtime, filter, nowMs).map(({ message, day }) =>
-        of(serializeMessage(message, nowMs), day, message.index),
-      );
-    }
-    case "recordings":
-      return selectRecordings(runtime, query.account, query.fromMs, query.toMs + DAY_MS, nowMs).map((r) =>
-        of(r.json, r.day, r.index),
-      );
-    case "cdrs":
-      return visibleCalls(runtime, query).map((call) =>
-        of(runtime.cdrs.serialize(call), Math.floor(call.startMs / DAY_MS), call.index, call.direction),
-      );
-  }
-}
 
 /**
  * The JSON lines a perfect loader holds for `stream` at the current clock.
@@ -116,7 +51,7 @@ export function truthLines(
   const { faults } = runtime;
   const alters = faults.altersRows(stream);
   const lines: string[] = [];
-  for (const row of streamRows(runtime, stream, query)) {
+  for (const row of listRows(runtime, stream, query)) {
     let json = row.json;
     if (alters) {
       const served = serveRow(faults.profile, faults.seed, row.identity, json);
@@ -139,7 +74,7 @@ export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, que
   const { faults } = runtime;
   if (!isListStream(stream) || !faults.altersRows(stream)) return [];
   const lines: string[] = [];
-  for (const row of streamRows(runtime, stream, query)) {
+  for (const row of listRows(runtime, stream, query)) {
     const served = serveRow(faults.profile, faults.seed, row.identity, row.json);
     if (served.change === null) continue;
     const rejected = !isValidRow(stream, served.fields);

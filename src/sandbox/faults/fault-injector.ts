@@ -1,5 +1,5 @@
+import type { ListStream } from "../list-streams.js";
 import { unitHash } from "../prng.js";
-import type { ListStream } from "../routes/page-body.js";
 import {
   type FaultProfile,
   PAGE_FAULTS,

@@ -1,5 +1,5 @@
+import type { ListStream } from "../list-streams.js";
 import { hash32, unitHash } from "../prng.js";
-import type { ListStream } from "../routes/page-body.js";
 import { type FaultProfile, ROW_FAULTS, type RowFault } from "./fault-profile.js";
 
 /** Where a row lives: the key of its seeded corruption decision. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIST_STREAMS } from "../list-streams.js";
 
 /**
  * Schema drift: a platform that renamed, dropped or retyped a field of a list stream. A drift rule
@@ -6,8 +7,6 @@ import { z } from "zod";
  * without it are served unchanged.
  */
 
-/** Streams whose rows can drift (the list streams). */
-export const DRIFT_STREAMS = ["cdrs", "short_link_metrics", "invoices", "messages", "recordings"] as const;
 /** How a field drifts: renamed to `to`, removed, sent as a string, or sent as null. */
 export const DRIFT_CHANGES = ["rename", "remove", "stringify", "nullify"] as const;
 /** A drift change. */
@@ -16,7 +15,7 @@ export type DriftChange = (typeof DRIFT_CHANGES)[number];
 /** One drift rule of a fault profile (`drift` array of the JSON profile). */
 export const driftRuleSchema = z
   .object({
-    stream: z.enum(DRIFT_STREAMS),
+    stream: z.enum(LIST_STREAMS),
     field: z.string().min(1),
     change: z.enum(DRIFT_CHANGES),
     to: z.string().min(1).optional(),

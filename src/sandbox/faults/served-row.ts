@@ -1,9 +1,5 @@
-import { cdrSchema } from "../../platform/cdr.js";
-import { invoiceSchema } from "../../platform/invoice.js";
-import { messageSchema } from "../../platform/message.js";
-import { recordingSchema } from "../../platform/recording.js";
-import { shortLinkMetricSchema } from "../../platform/short-link-metric.js";
-import type { ListStream } from "../routes/page-body.js";
+import { CATALOGUE } from "../../platform/catalogue.js";
+import type { ListStream } from "../list-streams.js";
 import { type FaultProfile, type IndependentRowFault, ROW_FAULTS, type RowFault } from "./fault-profile.js";
 import {
   corruptFields,
@@ -75,15 +71,7 @@ export function serveRow(
   return change === null ? { json, change } : { json: JSON.stringify(row), change, fields: row };
 }
 
-const SCHEMAS = {
-  cdrs: cdrSchema,
-  short_link_metrics: shortLinkMetricSchema,
-  invoices: invoiceSchema,
-  messages: messageSchema,
-  recordings: recordingSchema,
-} as const satisfies Record<ListStream, unknown>;
-
-/** Whether a served row of `stream` passes the platform's schema (the shared zod schema the loader uses). */
+/** Whether a served row of `stream` passes the platform's item schema (the catalogue's, the one the loader uses). */
 export function isValidRow(stream: ListStream, fields: Readonly<Record<string, unknown>>): boolean {
-  return SCHEMAS[stream].safeParse(fields).success;
+  return CATALOGUE[stream].item.safeParse(fields).success;
 }

@@ -2,6 +2,7 @@ import type { Pagination } from "../../platform/common.js";
 import type { PlatformResource } from "../../platform/resource.js";
 import { serveRow } from "../faults/served-row.js";
 import { type PageRequest, paginationOf } from "../http/paging.js";
+import type { ListStream } from "../list-streams.js";
 import { hash32, Rng } from "../prng.js";
 import type { RouteContext } from "./route-types.js";
 
@@ -37,9 +38,6 @@ export function arraySource(rows: readonly PageRow[]): RowSource {
     ],
   };
 }
-
-/** Streams served through paginated lists. */
-export type ListStream = "cdrs" | "short_link_metrics" | "invoices" | "messages" | "recordings";
 
 /** How a list page is wrapped. */
 export interface ListShape {

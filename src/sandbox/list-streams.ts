@@ -1,0 +1,24 @@
+import type { ResourceName } from "../platform/catalogue.js";
+
+/**
+ * The catalogue's resources the sandbox serves as list streams with row faults and schema drift
+ * (seeded corruptions, drift rules, truth `/malformed` lines). The ledgers, owned numbers and
+ * trunks are paged lists too, but no fault rewrites their rows (a rewrite would read the ledger's
+ * amounts through a float). Everything about these resources (paths, envelope, item schema,
+ * window) comes from `CATALOGUE`; this is only the choice of which ones get row faults.
+ */
+export const LIST_STREAMS = [
+  "cdrs",
+  "short_link_metrics",
+  "invoices",
+  "messages",
+  "recordings",
+] as const satisfies readonly ResourceName[];
+
+/** A list stream: a catalogue resource served with row faults. */
+export type ListStream = (typeof LIST_STREAMS)[number];
+
+/** Whether a stream name is a list stream. */
+export function isListStream(stream: string): stream is ListStream {
+  return (LIST_STREAMS as readonly string[]).includes(stream);
+}
