@@ -1,31 +1,21 @@
 import { describe, expect } from "vitest";
 import { apiKeySchema } from "../../src/platform/api-key.js";
-import { callWebhooksResponseSchema } from "../../src/platform/call.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { ERROR_MESSAGES, paginationSchema } from "../../src/platform/common.js";
 import {
-  availableDidsResponseSchema,
-  citiesResponseSchema,
   didSchema,
   docTypeSchema,
-  ownedNumbersResponseSchema,
   type PurchasableNumber,
   purchasableNumberSchema,
 } from "../../src/platform/numbers.js";
 import { PERMISSION_RESOURCES, type Permission } from "../../src/platform/permissions.js";
-import {
-  type SipTrunkSummary,
-  sipTrunkSchema,
-  sipTrunkSummarySchema,
-  sipTrunksResponseSchema,
-} from "../../src/platform/sip-trunk.js";
+import { type SipTrunkSummary, sipTrunkSchema, sipTrunkSummarySchema } from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
-import {
-  tenDlcAppealSchema,
-  tenDlcAppealsResponseSchema,
-  tenDlcBrandsResponseSchema,
-} from "../../src/platform/ten-dlc.js";
+import { tenDlcAppealSchema } from "../../src/platform/ten-dlc.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { parseMicros } from "../../src/sandbox/money.js";
+import { published } from "../helpers/catalogue-schemas.js";
+
 import { admin, exchangeDigest, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -78,7 +68,7 @@ async function ownedNumbers(sandbox: RunningSandbox, path: string, perPage: numb
   for (let page = 1; ; page++) {
     const answer = await platform(sandbox, `${path}?per_page=${perPage}&page=${page}`);
     expect(answer.status).toBe(200);
-    const body = ownedNumbersResponseSchema.parse(answer.body);
+    const body = published(CATALOGUE.numbers).parse(answer.body);
     expect(Object.keys(body)).toEqual(["items", "doc_types", "pagination"]);
     expect(unknown(paginationSchema, body.pagination)).toEqual([]);
     expect(body.doc_types.length).toBeGreaterThan(0);
@@ -98,7 +88,7 @@ async function listedTrunks(
   for (let page = 1; ; page++) {
     const answer = await platform(sandbox, `/v1/trunks?per_page=${perPage}&page=${page}`, { account });
     expect(answer.status).toBe(200);
-    const body = sipTrunksResponseSchema.parse(answer.body);
+    const body = published(CATALOGUE.sip_trunks).parse(answer.body);
     expect(Object.keys(body)).toEqual(["sip_trunks", "pagination"]);
     expect(unknown(paginationSchema, body.pagination)).toEqual([]);
     rows.push(...((answer.body as { sip_trunks: SipTrunkSummary[] | null }).sip_trunks ?? []));
@@ -282,7 +272,7 @@ describe("sandbox trunks, numbers and brands", () => {
   test("serves owned numbers' pages with page faults like the other lists", async ({ sandboxes }) => {
     const sandbox = sandboxes.pages;
     const all = await ndjson(sandbox, "/_sandbox/truth/numbers?account=master");
-    const second = ownedNumbersResponseSchema.parse(
+    const second = published(CATALOGUE.numbers).parse(
       (await platform(sandbox, "/v1/mydids?per_page=2&page=2")).body,
     );
     // Every page is shifted back by one row: page 2 starts with page 1's last row; the total stays true.
@@ -295,7 +285,7 @@ describe("sandbox trunks, numbers and brands", () => {
     async (name, { sandboxes }) => {
       const sandbox = sandboxes[name];
       for (const account of sandbox.world.accounts) {
-        const listed = tenDlcBrandsResponseSchema.parse(
+        const listed = published(CATALOGUE.ten_dlc_brands).parse(
           (await platform(sandbox, "/v3/10dlc/brands", { account: account.index })).body,
         );
         expect(listed.map((b) => b.brand_id)).toEqual(account.brands.map((b) => b.brandId));
@@ -308,7 +298,7 @@ describe("sandbox trunks, numbers and brands", () => {
           const answer = await platform(sandbox, `/v3/10dlc/brands/${brand.brand_id}/appeals`, {
             account: account.index,
           });
-          for (const appeal of tenDlcAppealsResponseSchema.parse(answer.body)) {
+          for (const appeal of published(CATALOGUE.brand_appeals).parse(answer.body)) {
             expect(unknown(tenDlcAppealSchema, appeal)).toEqual([]);
             appeals.push({ ...appeal, brand_id: brand.brand_id });
           }
@@ -319,7 +309,7 @@ describe("sandbox trunks, numbers and brands", () => {
       }
       const world = await admin<{ accounts: { brands: unknown }[] }>(sandbox, "/_sandbox/world");
       expect(world.accounts[0]!.brands).toEqual(
-        tenDlcBrandsResponseSchema.parse((await platform(sandbox, "/v3/10dlc/brands")).body),
+        published(CATALOGUE.ten_dlc_brands).parse((await platform(sandbox, "/v3/10dlc/brands")).body),
       );
       await needs(sandbox, "/v3/10dlc/brands", "campaigns:read");
     },
@@ -361,7 +351,7 @@ describe("sandbox call webhooks over sandbox time", () => {
           const answer = await platform(sandbox, "/v1/calls/webhooks", { account: index });
           expect({
             at: new Date(at).toISOString(),
-            hooks: callWebhooksResponseSchema.parse(answer.body),
+            hooks: published(CATALOGUE.call_webhooks).parse(answer.body),
           }).toEqual({
             at: new Date(at).toISOString(),
             hooks: expected,
@@ -387,7 +377,7 @@ describe("sandbox call webhooks over sandbox time", () => {
     )!;
     const { now } = await admin<{ now: string }>(sandbox, "/_sandbox/clock");
     const types = async () =>
-      callWebhooksResponseSchema
+      published(CATALOGUE.call_webhooks)
         .parse((await platform(sandbox, "/v1/calls/webhooks")).body)
         .map((h) => h.event_type);
     try {
@@ -447,7 +437,7 @@ describe("sandbox sub-accounts, number catalog and transcription requests", () =
       const sandbox = sandboxes[name];
       const { now } = await admin<{ now: string }>(sandbox, "/_sandbox/clock");
       const snapshot = async (): Promise<(PurchasableNumber & { city_id: number })[]> => {
-        const cities = citiesResponseSchema.parse(
+        const cities = published(CATALOGUE.number_cities).parse(
           (await platform(sandbox, `/v1/buy/countries/1/cities?text_enabled_only=${textOnly}`)).body,
         ).cities;
         const rows: (PurchasableNumber & { city_id: number })[] = [];
@@ -457,7 +447,7 @@ describe("sandbox sub-accounts, number catalog and transcription requests", () =
               sandbox,
               `/v1/buy/countries/1/cities/${city.id}/dids?text_enabled_only=${textOnly}&per_page=100&page=${page}`,
             );
-            const body = availableDidsResponseSchema.parse(answer.body);
+            const body = published(CATALOGUE.available_numbers).parse(answer.body);
             for (const n of body.dids) {
               expect(unknown(purchasableNumberSchema, n)).toEqual([]);
               if (textOnly) expect(n.sms_enabled).toBe(true);

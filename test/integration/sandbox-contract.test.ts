@@ -1,7 +1,8 @@
 import { apiKeySchema } from "../../src/platform/api-key.js";
-import { callSchema, callWebhookSchema, callWebhooksResponseSchema } from "../../src/platform/call.js";
+import { callSchema, callWebhookSchema } from "../../src/platform/call.js";
 import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
-import { cdrDetailSchema, cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { cdrDetailSchema, cdrSchema } from "../../src/platform/cdr.js";
 import {
   ERROR_MESSAGES,
   paginationSchema,
@@ -9,18 +10,15 @@ import {
   successBodySchema,
 } from "../../src/platform/common.js";
 import { parseJsonExact } from "../../src/platform/exact-number.js";
-import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
-import { messageBodySchema, messageSchema, messagesResponseSchema } from "../../src/platform/message.js";
+import { invoiceSchema } from "../../src/platform/invoice.js";
+import { messageBodySchema, messageSchema } from "../../src/platform/message.js";
 import {
-  availableDidsResponseSchema,
   cartResponseSchema,
-  citiesResponseSchema,
   citySchema,
   didDocumentSchema,
   didSchema,
   docTypeSchema,
   inboundCallDestinationSchema,
-  ownedNumbersResponseSchema,
   purchasableNumberSchema,
 } from "../../src/platform/numbers.js";
 import {
@@ -30,38 +28,21 @@ import {
   type PLATFORM_ROUTES,
   routesOf,
 } from "../../src/platform/permissions.js";
-import {
-  invalidRecordingFiltersSchema,
-  recordingSchema,
-  recordingsResponseSchema,
-} from "../../src/platform/recording.js";
-import {
-  shortLinkMetricSchema,
-  shortLinkMetricsResponseSchema,
-} from "../../src/platform/short-link-metric.js";
-import {
-  hostRequestSchema,
-  sipTrunkSchema,
-  sipTrunkSummarySchema,
-  sipTrunksResponseSchema,
-} from "../../src/platform/sip-trunk.js";
+import { invalidRecordingFiltersSchema, recordingSchema } from "../../src/platform/recording.js";
+import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
+import { hostRequestSchema, sipTrunkSchema, sipTrunkSummarySchema } from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
 import {
   tenDlcAppealSchema,
-  tenDlcAppealsResponseSchema,
   tenDlcBrandSchema,
-  tenDlcBrandsResponseSchema,
   tenDlcCampaignSummarySchema,
 } from "../../src/platform/ten-dlc.js";
-import {
-  TRANSACTION_EXACT_NUMBERS,
-  transactionSchema,
-  transactionsAnswerSchema,
-} from "../../src/platform/transaction.js";
+import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "../../src/platform/transaction.js";
 import { transcriptionSchema } from "../../src/platform/transcription.js";
 import { numberValidationResultSchema, validationResponseSchema } from "../../src/platform/validation.js";
 import { widgetTokenSchema } from "../../src/platform/widget-token.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
@@ -154,7 +135,7 @@ function exact<T>(schema: { parse(value: unknown): T; shape: object }, value: un
  * the published envelope and item fields only, at least one line, and its pagination.
  */
 function ledgerPage(text: string, perPage: number): void {
-  const parsed = exact(transactionsAnswerSchema, parseJsonExact(text, TRANSACTION_EXACT_NUMBERS));
+  const parsed = exact(answered(CATALOGUE.transactions), parseJsonExact(text, TRANSACTION_EXACT_NUMBERS));
   expect(parsed.is_empty).toBe(false);
   expect(parsed.transactions!.length).toBeGreaterThan(0);
   for (const line of parsed.transactions!) exact(transactionSchema, line);
@@ -213,7 +194,7 @@ async function routeRequests(
   const list = <T>(items: readonly unknown[], schema: { parse(value: unknown): T; shape: object }) => {
     for (const item of items) exact(schema, item);
   };
-  const forSale = availableDidsResponseSchema
+  const forSale = published(CATALOGUE.available_numbers)
     .parse(
       (
         await call(
@@ -232,7 +213,7 @@ async function routeRequests(
     "GET /v1/mydids": () => ({
       path: "/v1/mydids?page=1&per_page=2",
       check: (b) => {
-        const parsed = exact(ownedNumbersResponseSchema, b);
+        const parsed = exact(published(CATALOGUE.numbers), b);
         expect(exact(paginationSchema, parsed.pagination)).toMatchObject({
           per_page: 2,
           total: account.dids.length,
@@ -254,12 +235,12 @@ async function routeRequests(
     }),
     "GET /v1/buy/countries/{country}/cities": () => ({
       path: "/v1/buy/countries/1/cities?text_enabled_only=true",
-      check: (b) => list(exact(citiesResponseSchema, b).cities, citySchema),
+      check: (b) => list(exact(published(CATALOGUE.number_cities), b).cities, citySchema),
     }),
     "GET /v1/buy/countries/{country}/cities/{city}/dids": () => ({
       path: "/v1/buy/countries/1/cities/101/dids?page=2&per_page=5",
       check: (b) => {
-        const parsed = exact(availableDidsResponseSchema, b);
+        const parsed = exact(published(CATALOGUE.available_numbers), b);
         exact(paginationSchema, parsed.pagination);
         list(parsed.dids, purchasableNumberSchema);
       },
@@ -281,7 +262,7 @@ async function routeRequests(
     "GET /v1/cdr": () => ({
       path: "/v1/cdr?from=2026-08-03&to=2026-08-03&type=received&per_page=100",
       check: (b) => {
-        const parsed = exact(cdrListResponseSchema, b);
+        const parsed = exact(published(CATALOGUE.cdrs), b);
         expect(parsed.items.length).toBeGreaterThan(0);
         list(parsed.items, cdrSchema);
       },
@@ -290,7 +271,7 @@ async function routeRequests(
     "GET /v1/recordings": () => ({
       path: "/v1/recordings?from_date=2026-08-03&to_date=2026-08-03&per_page=100",
       check: (b) => {
-        const parsed = exact(recordingsResponseSchema, b);
+        const parsed = exact(published(CATALOGUE.recordings), b);
         exact(paginationSchema, parsed.pagination);
         expect(exact(invalidRecordingFiltersSchema, parsed.invalid)).toEqual({ dids: [], sip_trunks: [] });
         list(parsed.recordings ?? [], recordingSchema);
@@ -306,7 +287,7 @@ async function routeRequests(
     }),
     "GET /v1/calls/webhooks": () => ({
       path: "/v1/calls/webhooks",
-      check: (b) => list(callWebhooksResponseSchema.parse(b), callWebhookSchema),
+      check: (b) => list(published(CATALOGUE.call_webhooks).parse(b), callWebhookSchema),
     }),
     "DELETE /v1/calls/webhooks": () => ({
       path: "/v1/calls/webhooks?event_type=post-call",
@@ -315,7 +296,7 @@ async function routeRequests(
     "GET /v1/trunks": () => ({
       path: "/v1/trunks",
       check: (b) => {
-        const trunks = exact(sipTrunksResponseSchema, b).sip_trunks ?? [];
+        const trunks = exact(published(CATALOGUE.sip_trunks), b).sip_trunks ?? [];
         list(trunks, sipTrunkSummarySchema);
         for (const trunk of trunks)
           if (trunk.host_request !== null) exact(hostRequestSchema, trunk.host_request);
@@ -367,7 +348,7 @@ async function routeRequests(
     "GET /v1/short-links/metrics": () => ({
       path: "/v1/short-links/metrics?from=2026-08-01&to=2026-08-02&per_page=100",
       check: (b) => {
-        const parsed = exact(shortLinkMetricsResponseSchema, b);
+        const parsed = exact(published(CATALOGUE.short_link_metrics), b);
         expect(parsed.metrics.length).toBeGreaterThan(0);
         list(parsed.metrics, shortLinkMetricSchema);
       },
@@ -400,7 +381,7 @@ async function routeRequests(
     "GET /v3/10dlc/brands": () => ({
       path: "/v3/10dlc/brands",
       check: (b) => {
-        const listed = tenDlcBrandsResponseSchema.parse(b);
+        const listed = published(CATALOGUE.ten_dlc_brands).parse(b);
         list(listed, tenDlcBrandSchema);
         for (const brand of listed) list(brand.campaigns, tenDlcCampaignSummarySchema);
         expect(listed).toEqual(brands);
@@ -408,7 +389,7 @@ async function routeRequests(
     }),
     "GET /v3/10dlc/brands/{brand_id}/appeals": () => ({
       path: `/v3/10dlc/brands/${brands[0]!.brand_id}/appeals`,
-      check: (b) => list(tenDlcAppealsResponseSchema.parse(b), tenDlcAppealSchema),
+      check: (b) => list(published(CATALOGUE.brand_appeals).parse(b), tenDlcAppealSchema),
     }),
     "POST /v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge": () => ({
       path: `/v3/10dlc/brands/${nudgeable!.brand}/campaigns/${nudgeable!.campaign_id}/nudge`,
@@ -421,7 +402,7 @@ async function routeRequests(
     "GET /v3/messages": () => ({
       path: "/v3/messages?type=outbound&sent_after=2026-08-03&sent_before=2026-08-04&per_page=100",
       check: (b) => {
-        const parsed = exact(messagesResponseSchema, b);
+        const parsed = exact(published(CATALOGUE.messages), b);
         exact(paginationSchema, parsed.pagination);
         expect(parsed.items.length).toBeGreaterThan(0);
         for (const item of parsed.items) {
@@ -435,7 +416,7 @@ async function routeRequests(
     "GET /v1/billing/invoices": () => ({
       path: "/v1/billing/invoices",
       check: (b) => {
-        const parsed = exact(invoicesResponseSchema, b);
+        const parsed = exact(published(CATALOGUE.invoices), b);
         expect(parsed.invoices.length).toBeGreaterThan(0);
         list(parsed.invoices, invoiceSchema);
       },

@@ -2,22 +2,19 @@ import { EventEmitter } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { apiKeySchema } from "../../src/platform/api-key.js";
-import { type Call, callSchema, callWebhooksResponseSchema } from "../../src/platform/call.js";
+import { type Call, callSchema } from "../../src/platform/call.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { cdrDetailSchema } from "../../src/platform/cdr.js";
 import { ERROR_MESSAGES, errorBodySchema } from "../../src/platform/common.js";
-import {
-  availableDidsResponseSchema,
-  cartResponseSchema,
-  citiesResponseSchema,
-  didSchema,
-} from "../../src/platform/numbers.js";
+import { cartResponseSchema, didSchema } from "../../src/platform/numbers.js";
 import { PLATFORM_ROUTES } from "../../src/platform/permissions.js";
 import { sipTrunkSchema } from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
-import { tenDlcAppealsResponseSchema } from "../../src/platform/ten-dlc.js";
 import { widgetTokenSchema } from "../../src/platform/widget-token.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { PLATFORM_HANDLERS } from "../../src/sandbox/routes/platform-handlers.js";
+import { published } from "../helpers/catalogue-schemas.js";
+
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 interface Answer {
@@ -191,20 +188,22 @@ describe("sandbox endpoints: sub-accounts and numbers", () => {
   it("lists cities and available numbers (paginated, text_enabled_only) and fills the cart", async ({
     api,
   }) => {
-    const cities = citiesResponseSchema.parse((await api("GET", "/v1/buy/countries/1/cities")).body).cities;
-    const textCities = citiesResponseSchema.parse(
+    const cities = published(CATALOGUE.number_cities).parse(
+      (await api("GET", "/v1/buy/countries/1/cities")).body,
+    ).cities;
+    const textCities = published(CATALOGUE.number_cities).parse(
       (await api("GET", "/v1/buy/countries/1/cities?text_enabled_only=true")).body,
     ).cities;
     expect(textCities.length).toBeGreaterThan(0);
     expect(textCities.length).toBeLessThan(cities.length);
     const city = textCities[0]!;
-    const page = availableDidsResponseSchema.parse(
+    const page = published(CATALOGUE.available_numbers).parse(
       (await api("GET", `/v1/buy/countries/1/cities/${city.id}/dids?per_page=10&page=2`)).body,
     );
     expect(page.dids).toHaveLength(10);
     expect(page.pagination.current_page).toBe(2);
     expect(page.dids[0]!.channels).toMatch(/^\d+$/);
-    const texts = availableDidsResponseSchema.parse(
+    const texts = published(CATALOGUE.available_numbers).parse(
       (await api("GET", `/v1/buy/countries/1/cities/${city.id}/dids?text_enabled_only=true&per_page=100`))
         .body,
     );
@@ -264,13 +263,15 @@ describe("sandbox endpoints: trunks, widgets, webhooks, 10DLC", () => {
   });
 
   it("lists and deletes call webhooks", async ({ api }) => {
-    const hooks = callWebhooksResponseSchema.parse((await api("GET", "/v1/calls/webhooks")).body);
+    const hooks = published(CATALOGUE.call_webhooks).parse((await api("GET", "/v1/calls/webhooks")).body);
     expect(hooks.map((h) => h.event_type).sort()).toEqual(["on-call", "post-call"]);
     expect((await api("DELETE", "/v1/calls/webhooks?event_type=on-call")).body).toEqual({ success: true });
     expect((await api("DELETE", "/v1/calls/webhooks?event_type=on-call")).status).toBe(404);
     expect((await api("DELETE", "/v1/calls/webhooks")).status).toBe(400);
     expect((await api("DELETE", "/v1/calls/webhooks?event_type=later")).status).toBe(422);
-    expect(callWebhooksResponseSchema.parse((await api("GET", "/v1/calls/webhooks")).body)).toHaveLength(1);
+    expect(
+      published(CATALOGUE.call_webhooks).parse((await api("GET", "/v1/calls/webhooks")).body),
+    ).toHaveLength(1);
   });
 
   it("lists brand appeals as a bare array and applies the nudge rules", async ({ sandbox, api }) => {
@@ -288,7 +289,7 @@ describe("sandbox endpoints: trunks, widgets, webhooks, 10DLC", () => {
           undefined,
           account.api_key,
         );
-        expect(Array.isArray(tenDlcAppealsResponseSchema.parse(appeals.body))).toBe(true);
+        expect(Array.isArray(published(CATALOGUE.brand_appeals).parse(appeals.body))).toBe(true);
       }
     }
     expect((await api("GET", "/v3/10dlc/brands/BNOPE/appeals")).status).toBe(404);

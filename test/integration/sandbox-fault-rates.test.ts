@@ -1,9 +1,11 @@
 import { request } from "node:http";
-import { CDR_DISPOSITIONS, cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { CDR_DISPOSITIONS, cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema } from "../../src/platform/invoice.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import { BUILT_IN_PROFILES, type FaultProfile } from "../../src/sandbox/faults/fault-profile.js";
 import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**
@@ -87,7 +89,7 @@ describe("sandbox fault rates (4σ binomial bound)", () => {
     const windows: string[] = [];
     for (const type of ["placed", "received"]) {
       const base = `/v1/cdr?from=2026-08-02&to=2026-08-02&type=${type}&per_page=20`;
-      const first = cdrListResponseSchema.parse(
+      const first = answered(CATALOGUE.cdrs).parse(
         await (
           await fetch(`${clean.url}${base}`, {
             headers: { authorization: `Bearer ${clean.world.accounts[0]!.apiKey}` },

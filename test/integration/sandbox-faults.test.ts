@@ -1,5 +1,7 @@
-import { cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { cdrSchema } from "../../src/platform/cdr.js";
 import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /** `boot(options)`: a sandbox of the file's world with `options`, for this test only (closed after it). */
@@ -110,7 +112,7 @@ describe("sandbox faults", () => {
         const path = `/v1/cdr?from=2026-08-03&to=2026-08-04&type=${type}&per_page=100&page=${page}`;
         const body = await (await call(sandbox, path)).text();
         expect(await (await call(sandbox, path)).text()).toBe(body);
-        const parsed = cdrListResponseSchema.parse(JSON.parse(body));
+        const parsed = answered(CATALOGUE.cdrs).parse(JSON.parse(body));
         for (const item of parsed.items) {
           const row = cdrSchema.safeParse(item);
           if (!row.success) rejected.push(item);
@@ -148,13 +150,13 @@ describe("sandbox faults", () => {
     const path = (page: number) =>
       `/v1/cdr?from=2026-08-02&to=2026-08-02&type=placed&per_page=20&page=${page}`;
     const clean = await boot({});
-    const page1 = cdrListResponseSchema.parse(await (await call(clean, path(1))).json());
+    const page1 = answered(CATALOGUE.cdrs).parse(await (await call(clean, path(1))).json());
     const shifted = await boot({ faults: { pages: { duplicateRow: 1 } } });
-    const page2 = cdrListResponseSchema.parse(await (await call(shifted, path(2))).json());
+    const page2 = answered(CATALOGUE.cdrs).parse(await (await call(shifted, path(2))).json());
     expect(page2.items[0]).toEqual(page1.items[19]);
     expect(page2.items).toHaveLength(20);
     const short = await boot({ faults: { pages: { shortPage: 1 } } });
-    const shortPage = cdrListResponseSchema.parse(await (await call(short, path(1))).json());
+    const shortPage = answered(CATALOGUE.cdrs).parse(await (await call(short, path(1))).json());
     expect(shortPage.items.length).toBeLessThan(20);
     expect(shortPage.items.length).toBeGreaterThan(15);
     expect(shortPage.pagination).toEqual(page1.pagination);

@@ -1,11 +1,10 @@
-import { cdrDetailSchema, cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { cdrDetailSchema, cdrSchema } from "../../src/platform/cdr.js";
 import { ERROR_MESSAGES, errorBodySchema } from "../../src/platform/common.js";
-import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
-import {
-  shortLinkMetricSchema,
-  shortLinkMetricsResponseSchema,
-} from "../../src/platform/short-link-metric.js";
+import { invoiceSchema } from "../../src/platform/invoice.js";
+import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 interface WorldJson {
@@ -42,7 +41,7 @@ describe("sandbox over HTTP: CDRs", () => {
   it("lists CDRs with the platform's envelope, rows valid, per_page default 25", async ({ sandbox }) => {
     const { status, body } = await get(sandbox, "/v1/cdr?from=2026-08-03&to=2026-08-03&type=placed");
     expect(status).toBe(200);
-    const parsed = cdrListResponseSchema.parse(body);
+    const parsed = answered(CATALOGUE.cdrs).parse(body);
     expect(parsed.pagination.per_page).toBe(25);
     expect(parsed.pagination.current_page).toBe(1);
     expect(parsed.items).toHaveLength(25);
@@ -66,7 +65,7 @@ describe("sandbox over HTTP: CDRs", () => {
         sandbox,
         `/v1/cdr?from=2026-08-05&to=2026-08-06&type=received&per_page=500&page=${page}`,
       );
-      const parsed = cdrListResponseSchema.parse(body);
+      const parsed = answered(CATALOGUE.cdrs).parse(body);
       expect(parsed.pagination.per_page).toBe(100);
       totalPages = parsed.pagination.total_pages;
       for (const item of parsed.items) uuids.push(cdrSchema.parse(item).uuid!);
@@ -89,16 +88,16 @@ describe("sandbox over HTTP: CDRs", () => {
       sandbox,
       "/v1/cdr?from=2026-08-01&to=2026-08-02&type=placed&disposition=busy&per_page=100",
     );
-    const parsed = cdrListResponseSchema.parse(body);
+    const parsed = answered(CATALOGUE.cdrs).parse(body);
     expect(parsed.items.length).toBeGreaterThan(0);
     for (const item of parsed.items) expect(cdrSchema.parse(item).disposition).toBe("busy");
     const first = cdrSchema.parse(parsed.items[0]);
-    const byUuid = cdrListResponseSchema.parse(
+    const byUuid = answered(CATALOGUE.cdrs).parse(
       (await get(sandbox, `/v1/cdr?from=2026-08-01&to=2026-08-02&type=placed&uuid=${first.uuid}`)).body,
     );
     expect(byUuid.items).toEqual([parsed.items[0]]);
     const trunk = sandbox.world.accounts[0]!.trunks[0]!.name;
-    const byTrunk = cdrListResponseSchema.parse(
+    const byTrunk = answered(CATALOGUE.cdrs).parse(
       (
         await get(
           sandbox,
@@ -108,7 +107,7 @@ describe("sandbox over HTTP: CDRs", () => {
     );
     for (const item of byTrunk.items) expect(cdrSchema.parse(item).sip_trunk).toBe(trunk);
     const search = first.to.slice(2, 7);
-    const bySearch = cdrListResponseSchema.parse(
+    const bySearch = answered(CATALOGUE.cdrs).parse(
       (await get(sandbox, `/v1/cdr?from=2026-08-01&to=2026-08-02&type=placed&to_search=${search}`)).body,
     );
     expect(bySearch.items.length).toBeGreaterThan(0);
@@ -118,7 +117,7 @@ describe("sandbox over HTTP: CDRs", () => {
   it("returns one CDR with recording_url, and 404 for unknown or other accounts' uuids", async ({
     sandbox,
   }) => {
-    const list = cdrListResponseSchema.parse(
+    const list = answered(CATALOGUE.cdrs).parse(
       (await get(sandbox, "/v1/cdr?from=2026-08-02&to=2026-08-02&type=placed")).body,
     );
     const row = cdrSchema.parse(list.items[3]);
@@ -168,12 +167,12 @@ describe("sandbox over HTTP: auth", () => {
 
 describe("sandbox over HTTP: short links and invoices", () => {
   it("lists short-link metrics filtered by campaign", async ({ sandbox }) => {
-    const all = shortLinkMetricsResponseSchema.parse(
+    const all = answered(CATALOGUE.short_link_metrics).parse(
       (await get(sandbox, "/v1/short-links/metrics?from=2026-08-01&to=2026-08-03&per_page=100")).body,
     );
     expect(all.metrics.length).toBeGreaterThan(0);
     const campaign = shortLinkMetricSchema.parse(all.metrics[0]).utm_campaign;
-    const filtered = shortLinkMetricsResponseSchema.parse(
+    const filtered = answered(CATALOGUE.short_link_metrics).parse(
       (
         await get(
           sandbox,
@@ -192,7 +191,7 @@ describe("sandbox over HTTP: short links and invoices", () => {
   it("lists issued invoices newest first with is_empty", async ({ sandbox }) => {
     const { status, body } = await get(sandbox, "/v1/billing/invoices");
     expect(status).toBe(200);
-    const parsed = invoicesResponseSchema.parse(body);
+    const parsed = published(CATALOGUE.invoices).parse(body);
     expect(parsed.is_empty).toBe(false);
     const invoices = parsed.invoices.map((i) => invoiceSchema.parse(i));
     expect(invoices.map((i) => i.from_date)).toEqual(["2026-08-01"]);

@@ -1,5 +1,7 @@
-import { cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { cdrSchema } from "../../src/platform/cdr.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**
@@ -18,7 +20,7 @@ async function page(sandbox: RunningSandbox, window: string, n: number, perPage 
   const res = await fetch(`${sandbox.url}/v1/cdr?${window}&per_page=${perPage}&page=${n}`, {
     headers: { authorization: `Bearer ${sandbox.world.accounts[0]!.apiKey}` },
   });
-  const parsed = cdrListResponseSchema.parse(await res.json());
+  const parsed = answered(CATALOGUE.cdrs).parse(await res.json());
   return {
     rows: parsed.items.map((item) => JSON.stringify(cdrSchema.parse(item))),
     total: parsed.pagination.total,

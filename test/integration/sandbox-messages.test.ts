@@ -1,5 +1,6 @@
 import { describe, expect } from "vitest";
 import { apiKeySchema } from "../../src/platform/api-key.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { ERROR_MESSAGES, paginationSchema } from "../../src/platform/common.js";
 import {
   FINAL_MESSAGE_STATUSES,
@@ -7,10 +8,10 @@ import {
   type Message,
   messageBodySchema,
   messageSchema,
-  messagesResponseSchema,
 } from "../../src/platform/message.js";
 import { PERMISSION_RESOURCES } from "../../src/platform/permissions.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { answered } from "../helpers/catalogue-schemas.js";
 import { admin, exchangeDigest, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -64,7 +65,7 @@ async function listAll(
     );
     expect(answer.status).toBe(200);
     pages.push(answer.text);
-    const body = messagesResponseSchema.parse(answer.body);
+    const body = answered(CATALOGUE.messages).parse(answer.body);
     expect(Object.keys(body)).toEqual(["items", "pagination"]);
     const pagination = paginationSchema.parse(body.pagination);
     expect(Object.keys(pagination)).toEqual(["current_page", "per_page", "total", "total_pages"]);

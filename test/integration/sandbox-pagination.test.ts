@@ -1,12 +1,10 @@
-import { cdrListResponseSchema, cdrSchema } from "../../src/platform/cdr.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { cdrSchema } from "../../src/platform/cdr.js";
 import { errorBodySchema } from "../../src/platform/common.js";
-import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
-import { availableDidsResponseSchema } from "../../src/platform/numbers.js";
-import {
-  shortLinkMetricSchema,
-  shortLinkMetricsResponseSchema,
-} from "../../src/platform/short-link-metric.js";
+import { invoiceSchema } from "../../src/platform/invoice.js";
+import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /** One world, served by sandboxes that differ only in serving options. */
@@ -70,18 +68,20 @@ describe("sandbox pagination", () => {
       });
       expect(parsed[field]).toHaveLength(25);
     }
-    const invoices = invoicesResponseSchema.parse(await body(capped, "/v1/billing/invoices"));
+    const invoices = published(CATALOGUE.invoices).parse(await body(capped, "/v1/billing/invoices"));
     expect(invoices.pagination).toEqual({ current_page: 1, per_page: 25, total: 3, total_pages: 1 });
   });
 
   it("caps per_page at maxPerPage and says so in the pagination object", async ({ sandbox: capped }) => {
-    const parsed = cdrListResponseSchema.parse(await body(capped, `${CDR_WINDOW}&per_page=500`));
+    const parsed = answered(CATALOGUE.cdrs).parse(await body(capped, `${CDR_WINDOW}&per_page=500`));
     expect(parsed.items).toHaveLength(40);
     expect(parsed.pagination.per_page).toBe(40);
     expect(parsed.pagination.total_pages).toBe(Math.ceil(parsed.pagination.total / 40));
-    const links = shortLinkMetricsResponseSchema.parse(await body(capped, `${LINK_WINDOW}&per_page=41`));
+    const links = answered(CATALOGUE.short_link_metrics).parse(
+      await body(capped, `${LINK_WINDOW}&per_page=41`),
+    );
     expect(links.pagination.per_page).toBe(40);
-    const dids = availableDidsResponseSchema.parse(
+    const dids = published(CATALOGUE.available_numbers).parse(
       await body(capped, "/v1/buy/countries/1/cities/101/dids?per_page=1000"),
     );
     expect(dids.pagination.per_page).toBe(40);
@@ -90,26 +90,28 @@ describe("sandbox pagination", () => {
   it("serves the last partial page, then empty pages past the end (is_empty for invoices)", async ({
     sandbox: capped,
   }) => {
-    const first = cdrListResponseSchema.parse(await body(capped, `${CDR_WINDOW}&per_page=40`));
+    const first = answered(CATALOGUE.cdrs).parse(await body(capped, `${CDR_WINDOW}&per_page=40`));
     const { total, total_pages: last } = first.pagination;
-    const lastPage = cdrListResponseSchema.parse(
+    const lastPage = answered(CATALOGUE.cdrs).parse(
       await body(capped, `${CDR_WINDOW}&per_page=40&page=${last}`),
     );
     expect(lastPage.items).toHaveLength(total - (last - 1) * 40);
-    const past = cdrListResponseSchema.parse(
+    const past = answered(CATALOGUE.cdrs).parse(
       await body(capped, `${CDR_WINDOW}&per_page=40&page=${last + 1}`),
     );
     expect(past).toEqual({
       items: [],
       pagination: { current_page: last + 1, per_page: 40, total, total_pages: last },
     });
-    const invoicePast = invoicesResponseSchema.parse(await body(capped, "/v1/billing/invoices?page=2"));
+    const invoicePast = published(CATALOGUE.invoices).parse(
+      await body(capped, "/v1/billing/invoices?page=2"),
+    );
     expect(invoicePast).toEqual({
       is_empty: true,
       invoices: [],
       pagination: { current_page: 2, per_page: 25, total: 3, total_pages: 1 },
     });
-    const empty = cdrListResponseSchema.parse(
+    const empty = answered(CATALOGUE.cdrs).parse(
       await body(capped, "/v1/cdr?from=2027-01-01&to=2027-01-02&type=placed"),
     );
     expect(empty.pagination).toEqual({ current_page: 1, per_page: 25, total: 0, total_pages: 0 });
@@ -183,7 +185,7 @@ describe("sandbox pagination", () => {
     const tiny = await launchSandbox({ ...WORLD, maxPerPage: 40, cacheRows: 30 });
     for (const type of ["placed", "received"]) {
       const path = `/v1/cdr?from=2026-08-02&to=2026-08-09&type=${type}&per_page=40`;
-      const total = cdrListResponseSchema.parse(await body(capped, path)).pagination.total_pages;
+      const total = answered(CATALOGUE.cdrs).parse(await body(capped, path)).pagination.total_pages;
       expect(total).toBeGreaterThan(2);
       for (let page = 1; page <= total; page++) {
         const a = await get(capped, `${path}&page=${page}`);

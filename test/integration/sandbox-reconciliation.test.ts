@@ -1,9 +1,11 @@
 import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { cdrSchema } from "../../src/platform/cdr.js";
-import { invoiceSchema, invoicesResponseSchema } from "../../src/platform/invoice.js";
+import { invoiceSchema } from "../../src/platform/invoice.js";
 import { FINAL_MESSAGE_STATUSES, messageSchema } from "../../src/platform/message.js";
 import { validationResponseSchema } from "../../src/platform/validation.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**
@@ -73,7 +75,7 @@ describe("sandbox invoices reconcile with the world's charges", () => {
         add(month, cost);
         messagesByMonth.set(month, (messagesByMonth.get(month) ?? 0) + cost);
       }
-      const response = invoicesResponseSchema.parse(
+      const response = published(CATALOGUE.invoices).parse(
         await (
           await fetch(`${sandbox.url}/v1/billing/invoices?per_page=100`, {
             headers: { authorization: `Bearer ${account.apiKey}` },

@@ -1,13 +1,15 @@
 import { describe, expect } from "vitest";
 import type { ApiRevision } from "../../src/platform/api-revision.js";
 import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { cdrDetailSchema } from "../../src/platform/cdr.js";
 import { ERROR_MESSAGES, pendingBodySchema } from "../../src/platform/common.js";
-import { availableDidsResponseSchema, citiesResponseSchema, didSchema } from "../../src/platform/numbers.js";
+import { didSchema } from "../../src/platform/numbers.js";
 import { PLATFORM_ROUTES, type PlatformRoute, routesOf } from "../../src/platform/permissions.js";
-import { type Recording, recordingSchema, recordingsResponseSchema } from "../../src/platform/recording.js";
+import { type Recording, recordingSchema } from "../../src/platform/recording.js";
 import { validationResponseSchema } from "../../src/platform/validation.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { answered, published } from "../helpers/catalogue-schemas.js";
 import { admin, ndjson, platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -232,8 +234,8 @@ describe("sandbox API revision 2026: the renamed and new routes", () => {
           `/v1/recordings?from_date=2026-08-02&to_date=2026-08-03&page=${page}&per_page=100`,
         );
         expect(answer.status).toBe(200);
-        const body = recordingsResponseSchema.parse(answer.body);
-        expect(unknownFields(recordingsResponseSchema, answer.body)).toEqual([]);
+        const body = published(CATALOGUE.recordings).parse(answer.body);
+        expect(unknownFields(published(CATALOGUE.recordings), answer.body)).toEqual([]);
         listed.push(...(body.recordings ?? []));
         if (page >= body.pagination.total_pages) break;
       }
@@ -270,7 +272,7 @@ describe("sandbox API revision 2026: the renamed and new routes", () => {
         sandbox,
         `/v1/recordings?from_date=2026-08-02&to_date=2026-08-03&sip_trunks[]=no-such-trunk&from=abc`,
       );
-      expect(recordingsResponseSchema.parse(filtered.body)).toMatchObject({
+      expect(answered(CATALOGUE.recordings).parse(filtered.body)).toMatchObject({
         recordings: [],
         invalid: { dids: ["abc"], sip_trunks: ["no-such-trunk"] },
       });
@@ -288,10 +290,11 @@ describe("sandbox API revision 2026: the renamed and new routes", () => {
     });
     expect(didSchema.parse(number.body).transcription_threshold).toBe(9);
     expect(
-      citiesResponseSchema.parse((await platform(sandbox, "/v1/buy/countries/1/cities")).body).cities.length,
+      published(CATALOGUE.number_cities).parse((await platform(sandbox, "/v1/buy/countries/1/cities")).body)
+        .cities.length,
     ).toBeGreaterThan(0);
     const dids = await platform(sandbox, "/v1/buy/countries/1/cities/101/dids?per_page=3");
-    expect(availableDidsResponseSchema.parse(dids.body).dids).toHaveLength(3);
+    expect(published(CATALOGUE.available_numbers).parse(dids.body).dids).toHaveLength(3);
     const badCity = await platform(sandbox, "/v1/buy/countries/1/cities/abc/dids");
     expect(badCity).toMatchObject({ status: 400, body: { message: "Missing or invalid parameter city_id" } });
     const validation = await platform(sandbox, `/v1/validation/${ids.token}`);

@@ -1,10 +1,9 @@
 import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { type Cdr, cdrSchema } from "../../src/platform/cdr.js";
-import {
-  shortLinkMetricSchema,
-  shortLinkMetricsResponseSchema,
-} from "../../src/platform/short-link-metric.js";
+import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
@@ -153,7 +152,7 @@ describe("sandbox world: CDRs follow the account's settings", () => {
   it("filters short-link metrics by phone and by utm_campaign", async ({ sandbox }) => {
     const key = sandbox.world.accounts[0]!.apiKey;
     const read = async (query: string) =>
-      shortLinkMetricsResponseSchema
+      answered(CATALOGUE.short_link_metrics)
         .parse(
           await (
             await fetch(

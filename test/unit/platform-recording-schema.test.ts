@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { recordingSchema, recordingsResponseSchema } from "../../src/platform/recording.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { recordingSchema } from "../../src/platform/recording.js";
 import { recordingsStream } from "../../src/streams/recordings.js";
+import { answered } from "../helpers/catalogue-schemas.js";
 
 /** The example item of the platform's public reference ("Retrieve a recording"). */
 const PUBLISHED = {
@@ -32,12 +34,16 @@ describe("recording schemas (published shape)", () => {
       invalid: { dids: [], sip_trunks: ["x"] },
       pagination: PAGINATION,
     };
-    expect(recordingsResponseSchema.parse(page).invalid?.sip_trunks).toEqual(["x"]);
-    expect(recordingsResponseSchema.safeParse({ recordings: [], pagination: PAGINATION }).success).toBe(true);
-    const empty = recordingsResponseSchema.parse({ recordings: null, pagination: PAGINATION });
+    expect(answered(CATALOGUE.recordings).parse(page).invalid?.sip_trunks).toEqual(["x"]);
+    expect(answered(CATALOGUE.recordings).safeParse({ recordings: [], pagination: PAGINATION }).success).toBe(
+      true,
+    );
+    const empty = answered(CATALOGUE.recordings).parse({ recordings: null, pagination: PAGINATION });
     expect(empty.recordings).toBeNull();
     expect(recordingsStream.answer.rows(empty)).toEqual([]);
-    expect(recordingsResponseSchema.safeParse({ recordings: [] }).success).toBe(false);
-    expect(recordingsResponseSchema.safeParse({ items: [], pagination: PAGINATION }).success).toBe(false);
+    expect(answered(CATALOGUE.recordings).safeParse({ recordings: [] }).success).toBe(false);
+    expect(answered(CATALOGUE.recordings).safeParse({ items: [], pagination: PAGINATION }).success).toBe(
+      false,
+    );
   });
 });

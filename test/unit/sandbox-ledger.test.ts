@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { parseJsonExact } from "../../src/platform/exact-number.js";
-import {
-  TRANSACTION_EXACT_NUMBERS,
-  transactionSchema,
-  transactionsAnswerSchema,
-} from "../../src/platform/transaction.js";
+import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "../../src/platform/transaction.js";
 import { CdrStore } from "../../src/sandbox/cdr-store.js";
 import { InvoiceBook, monthsOf } from "../../src/sandbox/invoice-book.js";
 import { LedgerBook, type LedgerProduct } from "../../src/sandbox/ledger-book.js";
@@ -12,6 +9,7 @@ import { formatUnits, numericText, unitsOfMicros, unitsOfText } from "../../src/
 import { MessageStore } from "../../src/sandbox/message-store.js";
 import { DAY_MS, resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
 import { buildWorld } from "../../src/sandbox/world.js";
+import { answered } from "../helpers/catalogue-schemas.js";
 
 // Two months (August and September 2026), two accounts: the master and one sub-account.
 const world = buildWorld(
@@ -118,7 +116,7 @@ describe("exact ledger numbers", () => {
       '{"is_empty":false,"transactions":[{"id":9007199254740993,"amount":-1.50,"balance_after":1e-7,"type":14}],"pagination":{"current_page":1,"per_page":25,"total":1,"total_pages":1}}',
       TRANSACTION_EXACT_NUMBERS,
     );
-    const answer = transactionsAnswerSchema.parse(body);
+    const answer = answered(CATALOGUE.transactions).parse(body);
     expect(answer.pagination?.total).toBe(1);
     expect(JSON.stringify(answer.transactions)).toBe(
       '[{"id":9007199254740993,"amount":-1.50,"balance_after":1e-7,"type":14}]',
