@@ -62,6 +62,3 @@ export const callWebhookSchema = z.looseObject({
 });
 /** A call webhook. */
 export type CallWebhook = z.infer<typeof callWebhookSchema>;
-
-/** `GET /v1/calls/webhooks` answers a bare array. */
-export const callWebhooksResponseSchema = z.array(callWebhookSchema);

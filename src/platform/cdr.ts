@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTimeString, decimalString, paginationSchema } from "./common.js";
+import { dateTimeString, decimalString } from "./common.js";
 
 /** Dispositions a CDR row carries. */
 export const CDR_DISPOSITIONS = ["answered", "noanswer", "busy", "failed"] as const;
@@ -69,11 +69,3 @@ export const cdrDetailSchema = z
   .superRefine(requireCallId);
 /** A single CDR with its recording URL. */
 export type CdrDetail = z.infer<typeof cdrDetailSchema>;
-
-/** `GET /v1/cdr` response; items are checked one by one by the loader, so they stay `unknown` here. */
-export const cdrListResponseSchema = z.looseObject({
-  items: z.array(z.unknown()),
-  pagination: paginationSchema,
-});
-/** Envelope of `GET /v1/cdr`. */
-export type CdrListResponse = z.infer<typeof cdrListResponseSchema>;

@@ -14,12 +14,6 @@ export const dateTimeString = z.iso.datetime({ offset: true });
 /** A calendar date, `YYYY-MM-DD`. */
 export const dateString = z.iso.date();
 
-/** A bare JSON array answer as a loader reads it: each row is checked on its own, so they stay `unknown` here. */
-export const bareArraySchema = z.array(z.unknown());
-
-/** A single JSON object answer as a loader reads it: the object is checked as a row on its own. */
-export const objectAnswerSchema = z.looseObject({});
-
 /** The pagination object of every paginated list response. */
 export const paginationSchema = z.looseObject({
   current_page: z.number().int(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTimeString, decimalString, paginationSchema } from "./common.js";
+import { dateTimeString, decimalString } from "./common.js";
 
 /**
  * Text messages as `GET /v3/messages` lists them (platform-facts.md "Messages", both API
@@ -76,11 +76,3 @@ export const messageSchema = z.looseObject({
 });
 /** A message row. */
 export type Message = z.infer<typeof messageSchema>;
-
-/** `GET /v3/messages` response; items are checked one by one by the loader, so they stay `unknown` here. */
-export const messagesResponseSchema = z.looseObject({
-  items: z.array(z.unknown()),
-  pagination: paginationSchema,
-});
-/** Envelope of the messages list. */
-export type MessagesResponse = z.infer<typeof messagesResponseSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateString, dateTimeString, decimalString, paginationSchema } from "./common.js";
+import { dateString, dateTimeString, decimalString } from "./common.js";
 
 /** Where an owned number sends inbound calls. */
 export const inboundCallDestinationSchema = z.looseObject({
@@ -70,29 +70,6 @@ export const docTypeSchema = z.looseObject({
 /** A document type. */
 export type DocType = z.infer<typeof docTypeSchema>;
 
-/**
- * `GET /v1/mydids` (2024), `GET /v1/numbers` (2026), as the platform publishes it: the account's
- * owned numbers under `items`, the document types numbers may require under `doc_types`, paginated.
- */
-export const ownedNumbersResponseSchema = z.looseObject({
-  items: z.array(didSchema),
-  doc_types: z.array(docTypeSchema),
-  pagination: paginationSchema,
-});
-/** A page of owned numbers as the platform serves it. */
-export type OwnedNumbersResponse = z.infer<typeof ownedNumbersResponseSchema>;
-
-/**
- * A page of owned numbers as a loader reads it: items are checked one by one (so `unknown` here),
- * and `doc_types`, which the loader does not use, may be missing.
- */
-export const ownedNumbersAnswerSchema = ownedNumbersResponseSchema.extend({
-  items: z.array(z.unknown()),
-  doc_types: z.array(z.unknown()).optional(),
-});
-/** A page of owned numbers, rows unchecked. */
-export type OwnedNumbersAnswer = z.infer<typeof ownedNumbersAnswerSchema>;
-
 /** Body of `PUT /v1/mydids/{id}`. */
 export const updateDidRequestSchema = z.object({
   call_recording_enabled: z.boolean().optional(),
@@ -133,23 +110,6 @@ export const citySchema = z.looseObject({
 });
 /** A city. */
 export type City = z.infer<typeof citySchema>;
-
-/** `GET /v1/buy/countries/{country}/cities`. */
-export const citiesResponseSchema = z.looseObject({ cities: z.array(citySchema) });
-
-/** `GET /v1/buy/countries/{country}/cities/{city}/dids`. */
-export const availableDidsResponseSchema = z.looseObject({
-  dids: z.array(purchasableNumberSchema),
-  pagination: paginationSchema,
-});
-
-/** A page of available numbers as a loader reads it (each number is checked on its own). */
-export const availableDidsAnswerSchema = z.looseObject({
-  dids: z.array(z.unknown()),
-  pagination: paginationSchema,
-});
-/** A page of available numbers, rows unchecked. */
-export type AvailableDidsAnswer = z.infer<typeof availableDidsAnswerSchema>;
 
 /** Body of `PUT /v1/buy/cart`. */
 export const cartRequestSchema = z.object({ ids: z.array(z.string()).min(1) });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTimeString, paginationSchema } from "./common.js";
+import { dateTimeString } from "./common.js";
 
 /**
  * Call recordings as the platform lists them (platform-facts.md "Lists and lookups": recordings
@@ -30,16 +30,3 @@ export const invalidRecordingFiltersSchema = z.looseObject({
   dids: z.array(z.string()).nullish(),
   sip_trunks: z.array(z.string()).nullish(),
 });
-
-/**
- * `GET /v1/recordings` answer; items are checked one by one by the loader, so they stay `unknown`
- * here. A `null` list is read as an empty page (the trunk list answers `null` when empty; a
- * careful reader expects the same here).
- */
-export const recordingsResponseSchema = z.looseObject({
-  recordings: z.array(z.unknown()).nullable(),
-  invalid: invalidRecordingFiltersSchema.nullish(),
-  pagination: paginationSchema,
-});
-/** Envelope of the recordings list. */
-export type RecordingsResponse = z.infer<typeof recordingsResponseSchema>;

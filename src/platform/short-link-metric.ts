@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { paginationSchema } from "./common.js";
 
 /** Short-link `created_at`: `2023-07-19 18:23:42.120Z` (a space, not `T`). */
 export const shortLinkTimestamp = z
@@ -21,11 +20,3 @@ export const shortLinkMetricSchema = z.looseObject({
 });
 /** A short-link metric row. */
 export type ShortLinkMetric = z.infer<typeof shortLinkMetricSchema>;
-
-/** `GET /v1/short-links/metrics` response (rows validated one by one). */
-export const shortLinkMetricsResponseSchema = z.looseObject({
-  metrics: z.array(z.unknown()),
-  pagination: paginationSchema,
-});
-/** Envelope of the short-link metrics list. */
-export type ShortLinkMetricsResponse = z.infer<typeof shortLinkMetricsResponseSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTimeString, decimalString, paginationSchema } from "./common.js";
+import { dateTimeString, decimalString } from "./common.js";
 import { exactNumber } from "./exact-number.js";
 
 /**
@@ -84,24 +84,6 @@ export const sipTrunkSummarySchema = z.looseObject({
 });
 /** A trunk as the list serves it. */
 export type SipTrunkSummary = z.infer<typeof sipTrunkSummarySchema>;
-
-/**
- * `GET /v1/trunks` as the platform publishes it: `{"sip_trunks": [...] | null, "pagination"}`,
- * paged (`page`, `per_page`). `null` is how the platform writes a list without trunks.
- */
-export const sipTrunksResponseSchema = z.looseObject({
-  sip_trunks: z.array(sipTrunkSummarySchema).nullable(),
-  pagination: paginationSchema,
-});
-/** A page of trunks as the platform serves it. */
-export type SipTrunksResponse = z.infer<typeof sipTrunksResponseSchema>;
-
-/** A page of trunks as a loader reads it: each trunk is checked on its own, so they stay `unknown` here. */
-export const sipTrunksAnswerSchema = sipTrunksResponseSchema.extend({
-  sip_trunks: z.array(z.unknown()).nullable(),
-});
-/** A page of trunks, rows unchecked. */
-export type SipTrunksAnswer = z.infer<typeof sipTrunksAnswerSchema>;
 
 /** Body of `POST /v1/trunks`. */
 export const createTrunkRequestSchema = z.object({

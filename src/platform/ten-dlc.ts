@@ -18,9 +18,6 @@ export const tenDlcAppealSchema = z.looseObject({
 /** A 10DLC appeal. */
 export type TenDlcAppeal = z.infer<typeof tenDlcAppealSchema>;
 
-/** `GET /v3/10dlc/brands/{brand_id}/appeals` answers a bare array. */
-export const tenDlcAppealsResponseSchema = z.array(tenDlcAppealSchema);
-
 /** A 10DLC campaign of a brand with its review state (the platform's full state set is not documented). */
 export const tenDlcCampaignSummarySchema = z.looseObject({
   campaign_id: z.string().min(1),
@@ -37,9 +34,6 @@ export const tenDlcBrandSchema = z.looseObject({
 });
 /** A 10DLC brand with its campaigns. */
 export type TenDlcBrand = z.infer<typeof tenDlcBrandSchema>;
-
-/** `GET /v3/10dlc/brands` answers a bare array. */
-export const tenDlcBrandsResponseSchema = z.array(tenDlcBrandSchema);
 
 /** Intents of a Campaign nudge. */
 export const NUDGE_INTENTS = ["REVIEW", "APPEAL_REJECTION"] as const;

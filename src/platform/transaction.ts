@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTimeString, paginationSchema } from "./common.js";
+import { dateTimeString } from "./common.js";
 import { exactInteger, exactNumber } from "./exact-number.js";
 
 /**
@@ -82,19 +82,3 @@ export const transactionSchema = z.looseObject({
 });
 /** A ledger line as validated (exact numbers as their source text). */
 export type Transaction = z.infer<typeof transactionSchema>;
-
-/**
- * A page of the ledger as a loader reads it: `is_empty: true` is a valid empty answer whatever else
- * it carries; otherwise `transactions` and `pagination` must both be there.
- */
-export const transactionsAnswerSchema = z
-  .looseObject({
-    is_empty: z.boolean(),
-    transactions: z.array(z.unknown()).optional(),
-    pagination: paginationSchema.optional(),
-  })
-  .refine((body) => body.is_empty || (body.transactions !== undefined && body.pagination !== undefined), {
-    message: 'expected "transactions" and "pagination" unless is_empty is true',
-  });
-/** A page of the ledger as a loader reads it. */
-export type TransactionsAnswer = z.infer<typeof transactionsAnswerSchema>;
