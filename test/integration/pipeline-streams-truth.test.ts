@@ -1,5 +1,7 @@
 import { sql } from "kysely";
 import type { EtlConfig } from "../../src/config.js";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { LIST_STREAMS } from "../../src/sandbox/list-streams.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { STREAM_NAMES, STREAMS } from "../../src/streams/registry.js";
 import { listRejects } from "../../src/warehouse/rejects.js";
@@ -36,27 +38,28 @@ function everyStream(sandbox: RunningSandbox, overrides: Partial<EtlConfig> = {}
   };
 }
 
-/** Every landing table (streams and child tables) of `account` compared with the truth, failing on the first difference. */
+/**
+ * Every landing table (each stream of the registry but `sub_accounts`, which this config does not
+ * read, and each child table) of `account` compared with the truth, failing on the first
+ * difference. A stream's truth is asked for the run's days unless the stream reads its resource
+ * whole (`full_refresh`: what the account has now); a child table compares with its parent's truth;
+ * the number catalog takes a country instead of an account (master only).
+ */
 async function expectTruth(sandbox: RunningSandbox, db: TestDatabase, account: string, today: string) {
   const range = { from: START, to: today };
-  const truth = (stream: string, windowed = true) =>
-    truthRecords(sandbox, stream, account, windowed ? range : {});
-  const checks: [string, Record<string, unknown>[], object?][] = [
-    ["cdrs", await truth("cdrs")],
-    ["short_link_metrics", await truth("short_link_metrics")],
-    ["invoices", await truth("invoices", false)],
-    ["messages", await truth("messages")],
-    ["sip_trunks", await truth("sip_trunks", false)],
-    ["numbers", await truth("numbers", false)],
-    ["call_webhooks", await truth("call_webhooks", false)],
-    ["brand_appeals", await truth("brand_appeals", false)],
-    ["transcriptions", await truth("transcriptions")],
-    ["transcription_turns", await truth("transcriptions")],
-    ["recordings", await truth("recordings")],
-    ["validations", await truth("validations", false)],
-    ["validation_results", await truth("validations", false)],
-    ["transactions", await truth("transactions"), { account }],
-  ];
+  const checks: [string, Record<string, unknown>[], object?][] = [];
+  for (const name of STREAM_NAMES) {
+    if (name === "sub_accounts" || name === "number_catalog") continue;
+    const stream = STREAMS[name];
+    const records = await truthRecords(
+      sandbox,
+      name,
+      account,
+      stream.slicing === "full_refresh" ? {} : range,
+    );
+    checks.push([name, records, { account }]);
+    for (const child of stream.children ?? []) checks.push([child.name, records, { account }]);
+  }
   if (account === "master") {
     const catalog = await fetch(`${sandbox.url}/_sandbox/truth/number_catalog?country=1`);
     const records = (await catalog.text())
@@ -89,13 +92,14 @@ async function routeRequests(sandbox: RunningSandbox, routes: readonly string[])
   );
 }
 
+/** `GET <path>` of a catalogue resource in each revision, as the sandbox's stats name routes. */
+const getRoutes = (paths: Readonly<Record<"2024" | "2026", string>>) =>
+  ({ "2024": `GET ${paths["2024"]}`, "2026": `GET ${paths["2026"]}` }) as const;
 /** Where a call's transcription is read in each revision: under its CDR (platform-facts.md). */
-const CALL_TRANSCRIPTION_ROUTE = {
-  "2024": "GET /v1/cdr/{uuid}/transcription",
-  "2026": "GET /v1/cdrs/{call_id}/transcription",
-} as const;
-const SPEECH_ANALYTICS_ROUTES = ["GET /v1/speech-analytics/{uuid}", "GET /v1/speech-analytics/{request_id}"];
+const CALL_TRANSCRIPTION_ROUTE = getRoutes(CATALOGUE.call_transcription.paths);
+const SPEECH_ANALYTICS_ROUTES = Object.values(getRoutes(CATALOGUE.uploaded_transcription.paths));
 
+/** Routes that answer about one call: its transcriptions, and its CDR and recording (routes no stream reads). */
 const LOOKUP_ROUTES = [
   ...SPEECH_ANALYTICS_ROUTES,
   ...Object.values(CALL_TRANSCRIPTION_ROUTE),
@@ -189,12 +193,13 @@ describe("every stream against the sandbox's truth", () => {
       const rejected = await listRejects(db.warehouse.db, { limit: 100_000 });
       const malformed = (
         await Promise.all(
-          ["cdrs", "short_link_metrics", "invoices", "messages", "recordings"].map((stream) =>
+          // Every list stream the sandbox serves with row faults; a dated list's days are asked.
+          LIST_STREAMS.map((stream) =>
             truthRecords(
               sandbox,
               stream,
               "master",
-              stream === "invoices" ? {} : { from: START, to: result.today },
+              CATALOGUE[stream].kind === "windowed_list" ? { from: START, to: result.today } : {},
               "/malformed",
             ),
           ),
