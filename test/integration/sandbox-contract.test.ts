@@ -64,11 +64,32 @@ type RouteOf<R> = R extends {
   : never;
 type RouteKey = RouteOf<(typeof PLATFORM_ROUTES)[number]>;
 
-interface Sample {
-  readonly path: string;
+/** What fills a route's path: its `{...}` segments in order, and the query a list needs. */
+interface PathFill {
+  readonly ids?: readonly (string | number)[];
+  readonly query?: string;
+}
+
+/** A valid request of a route: what fills its path, its body, and the check of its answer. */
+interface SampleSpec extends PathFill {
   readonly body?: unknown;
   /** Checks a 2xx body (parsed, and as text) against the platform schema (throws when it does not fit). */
   readonly check: (body: unknown, text: string) => void;
+}
+
+/** A sample with its path: the route's own template (from PLATFORM_ROUTES) filled, never restated. */
+interface Sample extends SampleSpec {
+  readonly path: string;
+}
+
+/** The path of a request to `route`: its template with `ids` in place of its `{...}` segments, then `?query`. */
+function pathOf(route: RouteKey, fill: PathFill = {}): string {
+  const template = route.slice(route.indexOf(" ") + 1);
+  const ids = fill.ids ?? [];
+  let next = 0;
+  const path = template.replace(/\{[a-z_]+\}/g, () => encodeURIComponent(String(ids[next++])));
+  expect(next, `${route}: ids for its segments`).toBe(ids.length);
+  return fill.query === undefined ? path : `${path}?${fill.query}`;
 }
 
 /** Every request this file sent through `call`, by route and status (what `/_sandbox/stats` must show). */
@@ -147,7 +168,9 @@ const UNAUTHORIZED = { success: false, error: true, message: ERROR_MESSAGES.unau
 const NOT_FOUND = { success: false, message: ERROR_MESSAGES.notFound };
 
 /** A 404 request per route with an id in its path. */
-type UnknownIds = Partial<Record<RouteKey, { path: string; body?: unknown; extra?: Record<string, string> }>>;
+type UnknownIds = Partial<
+  Record<RouteKey, { ids: readonly (string | number)[]; body?: unknown; extra?: Record<string, string> }>
+>;
 
 type Call = (
   route: RouteKey | "unmatched",
@@ -199,19 +222,21 @@ async function routeRequests(
       (
         await call(
           "GET /v1/buy/countries/{country}/cities/{city}/dids",
-          "/v1/buy/countries/1/cities/102/dids?per_page=2",
+          pathOf("GET /v1/buy/countries/{country}/cities/{city}/dids", {
+            ids: [1, 102],
+            query: "per_page=2",
+          }),
         )
       ).body,
     )
     .dids.map((d) => d.number);
-  const samples: Record<RouteKey, () => Sample> = {
+  const specs: Record<RouteKey, () => SampleSpec> = {
     "POST /v1/api-keys": () => ({
-      path: "/v1/api-keys",
       body: { label: "contract" },
       check: (b) => exact(apiKeySchema, b),
     }),
     "GET /v1/mydids": () => ({
-      path: "/v1/mydids?page=1&per_page=2",
+      query: "page=1&per_page=2",
       check: (b) => {
         const parsed = exact(published(CATALOGUE.numbers), b);
         expect(exact(paginationSchema, parsed.pagination)).toMatchObject({
@@ -224,7 +249,7 @@ async function routeRequests(
       },
     }),
     "PUT /v1/mydids/{id}": () => ({
-      path: `/v1/mydids/${smsDid.id}`,
+      ids: [smsDid.id],
       body: { sms_relay_url: "https://example.org/sms", call_status_url: "https://example.org/status" },
       check: (b) => {
         const did = exact(didSchema, b);
@@ -234,11 +259,13 @@ async function routeRequests(
       },
     }),
     "GET /v1/buy/countries/{country}/cities": () => ({
-      path: "/v1/buy/countries/1/cities?text_enabled_only=true",
+      ids: ["1"],
+      query: "text_enabled_only=true",
       check: (b) => list(exact(published(CATALOGUE.number_cities), b).cities, citySchema),
     }),
     "GET /v1/buy/countries/{country}/cities/{city}/dids": () => ({
-      path: "/v1/buy/countries/1/cities/101/dids?page=2&per_page=5",
+      ids: ["1", "101"],
+      query: "page=2&per_page=5",
       check: (b) => {
         const parsed = exact(published(CATALOGUE.available_numbers), b);
         exact(paginationSchema, parsed.pagination);
@@ -246,7 +273,6 @@ async function routeRequests(
       },
     }),
     "PUT /v1/buy/cart": () => ({
-      path: "/v1/buy/cart",
       body: { ids: forSale },
       check: (b) => {
         const added = cartResponseSchema.parse(b);
@@ -255,21 +281,20 @@ async function routeRequests(
       },
     }),
     "POST /v1/calls": () => ({
-      path: "/v1/calls",
       body: { from: account.dids[0]!.number, to: "+14155550123", callback_url: "http://127.0.0.1:9/cb" },
       check: (b) => exact(callSchema, b),
     }),
     "GET /v1/cdr": () => ({
-      path: "/v1/cdr?from=2026-08-03&to=2026-08-03&type=received&per_page=100",
+      query: "from=2026-08-03&to=2026-08-03&type=received&per_page=100",
       check: (b) => {
         const parsed = exact(published(CATALOGUE.cdrs), b);
         expect(parsed.items.length).toBeGreaterThan(0);
         list(parsed.items, cdrSchema);
       },
     }),
-    "GET /v1/cdr/{uuid}": () => ({ path: `/v1/cdr/${cdr.uuid}`, check: (b) => exact(cdrDetailSchema, b) }),
+    "GET /v1/cdr/{uuid}": () => ({ ids: [cdr.uuid], check: (b) => exact(cdrDetailSchema, b) }),
     "GET /v1/recordings": () => ({
-      path: "/v1/recordings?from_date=2026-08-03&to_date=2026-08-03&per_page=100",
+      query: "from_date=2026-08-03&to_date=2026-08-03&per_page=100",
       check: (b) => {
         const parsed = exact(published(CATALOGUE.recordings), b);
         exact(paginationSchema, parsed.pagination);
@@ -282,19 +307,17 @@ async function routeRequests(
       },
     }),
     "GET /v1/recordings/{call_uuid}": () => ({
-      path: `/v1/recordings/${String(recordings[0]!.call_uuid)}`,
+      ids: [String(recordings[0]!.call_uuid)],
       check: (b) => expect(exact(recordingSchema, b)).toEqual(recordings[0]),
     }),
     "GET /v1/calls/webhooks": () => ({
-      path: "/v1/calls/webhooks",
       check: (b) => list(published(CATALOGUE.call_webhooks).parse(b), callWebhookSchema),
     }),
     "DELETE /v1/calls/webhooks": () => ({
-      path: "/v1/calls/webhooks?event_type=post-call",
+      query: "event_type=post-call",
       check: (b) => expect(exact(successBodySchema, b)).toEqual({ success: true }),
     }),
     "GET /v1/trunks": () => ({
-      path: "/v1/trunks",
       check: (b) => {
         const trunks = exact(published(CATALOGUE.sip_trunks), b).sip_trunks ?? [];
         list(trunks, sipTrunkSummarySchema);
@@ -306,14 +329,13 @@ async function routeRequests(
       },
     }),
     "GET /v1/trunks/{id}": () => ({
-      path: `/v1/trunks/${account.trunks[0]!.id}`,
+      ids: [account.trunks[0]!.id],
       check: (b) => {
         const trunk = exact(sipTrunkSchema, b);
         expect(trunk).toMatchObject({ name: account.trunks[0]!.name, label: account.trunks[0]!.label });
       },
     }),
     "POST /v1/trunks": () => ({
-      path: "/v1/trunks",
       body: {
         label: "Contract",
         password: "pw-123456",
@@ -336,17 +358,17 @@ async function routeRequests(
       },
     }),
     "GET /v1/sub-organizations/{id}": () => ({
-      path: `/v1/sub-organizations/${sub.id}`,
+      ids: [sub.id],
       check: (b) => exact(subAccountSchema, b),
     }),
     "PUT /v1/sub-organizations/{id}": () => ({
-      path: `/v1/sub-organizations/${sub.id}`,
+      ids: [sub.id],
       body: { name: sub.companyName, default_destinations: { dlr_endpoint: "https://example.org/dlr" } },
       check: (b) =>
         expect(exact(subAccountSchema, b).default_destinations.dlr_endpoint).toBe("https://example.org/dlr"),
     }),
     "GET /v1/short-links/metrics": () => ({
-      path: "/v1/short-links/metrics?from=2026-08-01&to=2026-08-02&per_page=100",
+      query: "from=2026-08-01&to=2026-08-02&per_page=100",
       check: (b) => {
         const parsed = exact(published(CATALOGUE.short_link_metrics), b);
         expect(parsed.metrics.length).toBeGreaterThan(0);
@@ -354,7 +376,7 @@ async function routeRequests(
       },
     }),
     "GET /v1/validation/{uuid}": () => ({
-      path: `/v1/validation/${account.validations[0]!.token}`,
+      ids: [account.validations[0]!.token],
       check: (b) => {
         const parsed = exact(validationResponseSchema, b);
         expect(parsed.items.length).toBeGreaterThan(0);
@@ -366,7 +388,7 @@ async function routeRequests(
       },
     }),
     "GET /v1/cdr/{uuid}/transcription": () => ({
-      path: `/v1/cdr/${transcription.call_uuid}/transcription`,
+      ids: [transcription.call_uuid],
       check: (b) => {
         const parsed = exact(callTranscriptionSchema, b);
         expect(parsed.call_uuid).toBe(transcription.call_uuid);
@@ -375,11 +397,10 @@ async function routeRequests(
       },
     }),
     "GET /v1/speech-analytics/{uuid}": () => ({
-      path: `/v1/speech-analytics/${upload.request_id}`,
+      ids: [upload.request_id],
       check: (b) => expect(exact(transcriptionSchema, b)).toEqual(upload.transcription),
     }),
     "GET /v3/10dlc/brands": () => ({
-      path: "/v3/10dlc/brands",
       check: (b) => {
         const listed = published(CATALOGUE.ten_dlc_brands).parse(b);
         list(listed, tenDlcBrandSchema);
@@ -388,11 +409,11 @@ async function routeRequests(
       },
     }),
     "GET /v3/10dlc/brands/{brand_id}/appeals": () => ({
-      path: `/v3/10dlc/brands/${brands[0]!.brand_id}/appeals`,
+      ids: [brands[0]!.brand_id],
       check: (b) => list(published(CATALOGUE.brand_appeals).parse(b), tenDlcAppealSchema),
     }),
     "POST /v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge": () => ({
-      path: `/v3/10dlc/brands/${nudgeable!.brand}/campaigns/${nudgeable!.campaign_id}/nudge`,
+      ids: [nudgeable!.brand, nudgeable!.campaign_id],
       body: {
         nudge_intent: nudgeable!.status === "PENDING" ? "REVIEW" : "APPEAL_REJECTION",
         description: "please",
@@ -400,7 +421,7 @@ async function routeRequests(
       check: (b) => expect(exact(successBodySchema, b)).toEqual({ success: true }),
     }),
     "GET /v3/messages": () => ({
-      path: "/v3/messages?type=outbound&sent_after=2026-08-03&sent_before=2026-08-04&per_page=100",
+      query: "type=outbound&sent_after=2026-08-03&sent_before=2026-08-04&per_page=100",
       check: (b) => {
         const parsed = exact(published(CATALOGUE.messages), b);
         exact(paginationSchema, parsed.pagination);
@@ -414,7 +435,6 @@ async function routeRequests(
       },
     }),
     "GET /v1/billing/invoices": () => ({
-      path: "/v1/billing/invoices",
       check: (b) => {
         const parsed = exact(published(CATALOGUE.invoices), b);
         expect(parsed.invoices.length).toBeGreaterThan(0);
@@ -422,41 +442,50 @@ async function routeRequests(
       },
     }),
     "GET /v1/billing/transactions": () => ({
-      path: "/v1/billing/transactions?from_date=2026-08-01&to_date=2026-08-03&per_page=100",
+      query: "from_date=2026-08-01&to_date=2026-08-03&per_page=100",
       check: (_b, text) => ledgerPage(text, 100),
     }),
     "GET /v1/sub-organizations/{id}/billing/transactions": () => ({
-      path: `/v1/sub-organizations/${sub.id}/billing/transactions?from_date=2026-08-01&to_date=2026-08-01&per_page=100`,
+      ids: [sub.id],
+      query: "from_date=2026-08-01&to_date=2026-08-01&per_page=100",
       check: (_b, text) => ledgerPage(text, 100),
     }),
     "POST /v2/webrtc/tokens": () => ({
-      path: "/v2/webrtc/tokens",
       body: { sip_trunk: account.trunks[0]!.name, ttl: null },
       check: (b) => exact(widgetTokenSchema, b),
     }),
   };
   const unknownIds: UnknownIds = {
-    "PUT /v1/mydids/{id}": { path: "/v1/mydids/424242", body: {} },
-    "GET /v1/trunks/{id}": { path: "/v1/trunks/424242" },
-    "GET /v1/buy/countries/{country}/cities": { path: "/v1/buy/countries/44/cities" },
-    "GET /v1/buy/countries/{country}/cities/{city}/dids": { path: "/v1/buy/countries/1/cities/999/dids" },
-    "GET /v1/cdr/{uuid}": { path: "/v1/cdr/5d2f3c1e-0000-4000-8000-000000000000" },
-    "GET /v1/recordings/{call_uuid}": { path: `/v1/recordings/${cdr.uuid}x` },
-    "GET /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1" },
+    "PUT /v1/mydids/{id}": { ids: ["424242"], body: {} },
+    "GET /v1/trunks/{id}": { ids: ["424242"] },
+    "GET /v1/buy/countries/{country}/cities": { ids: ["44"] },
+    "GET /v1/buy/countries/{country}/cities/{city}/dids": { ids: ["1", "999"] },
+    "GET /v1/cdr/{uuid}": { ids: ["5d2f3c1e-0000-4000-8000-000000000000"] },
+    "GET /v1/recordings/{call_uuid}": { ids: [`${cdr.uuid}x`] },
+    "GET /v1/sub-organizations/{id}": { ids: ["1"] },
     "GET /v1/sub-organizations/{id}/billing/transactions": {
-      path: "/v1/sub-organizations/1/billing/transactions",
+      ids: ["1"],
     },
-    "PUT /v1/sub-organizations/{id}": { path: "/v1/sub-organizations/1", body: { name: "x" } },
-    "GET /v1/validation/{uuid}": { path: "/v1/validation/not-a-token", extra: { error_code: "011" } },
-    "GET /v1/cdr/{uuid}/transcription": { path: `/v1/cdr/${cdr.uuid}x/transcription` },
+    "PUT /v1/sub-organizations/{id}": { ids: ["1"], body: { name: "x" } },
+    "GET /v1/validation/{uuid}": { ids: ["not-a-token"], extra: { error_code: "011" } },
+    "GET /v1/cdr/{uuid}/transcription": { ids: [`${cdr.uuid}x`] },
     // A call's uuid is no transcription request id: a call's transcription is read under its CDR.
-    "GET /v1/speech-analytics/{uuid}": { path: `/v1/speech-analytics/${transcription.call_uuid}` },
-    "GET /v3/10dlc/brands/{brand_id}/appeals": { path: "/v3/10dlc/brands/BNOSUCH/appeals" },
+    "GET /v1/speech-analytics/{uuid}": { ids: [transcription.call_uuid] },
+    "GET /v3/10dlc/brands/{brand_id}/appeals": { ids: ["BNOSUCH"] },
     "POST /v3/10dlc/brands/{brand_id}/campaigns/{campaign_id}/nudge": {
-      path: `/v3/10dlc/brands/${brands[0]!.brand_id}/campaigns/CNOSUCH/nudge`,
+      ids: [brands[0]!.brand_id, "CNOSUCH"],
       body: { nudge_intent: "REVIEW", description: "x" },
     },
   };
+  const samples = Object.fromEntries(
+    (Object.entries(specs) as [RouteKey, () => SampleSpec][]).map(([route, spec]) => [
+      route,
+      (): Sample => {
+        const sample = spec();
+        return { ...sample, path: pathOf(route, sample) };
+      },
+    ]),
+  ) as Record<RouteKey, () => Sample>;
   return { samples, unknownIds };
 }
 
@@ -578,7 +607,7 @@ describe("sandbox contract: every platform route over HTTP", () => {
       RouteKey,
       NonNullable<(typeof unknownIds)[RouteKey]>,
     ][]) {
-      const answer = await call(key, request.path, { body: request.body });
+      const answer = await call(key, pathOf(key, request), { body: request.body });
       expect({ key, ...answer }).toEqual({ key, status: 404, body: { ...NOT_FOUND, ...request.extra } });
     }
     expect(await call("unmatched", "/v2/no-such-endpoint")).toEqual({ status: 404, body: NOT_FOUND });

@@ -1,7 +1,7 @@
 import { describe, expect } from "vitest";
 import type { ApiRevision } from "../../src/platform/api-revision.js";
 import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { CATALOGUE, catalogueEntries, type ResourceName } from "../../src/platform/catalogue.js";
 import { cdrDetailSchema } from "../../src/platform/cdr.js";
 import { ERROR_MESSAGES, pendingBodySchema } from "../../src/platform/common.js";
 import { didSchema } from "../../src/platform/numbers.js";
@@ -67,19 +67,33 @@ async function idsOf(sandbox: RunningSandbox): Promise<Record<string, string>> {
   };
 }
 
+/** The catalogue resource whose path (in either revision) `path` is, if any. */
+function resourceAt(path: string): ResourceName | undefined {
+  return catalogueEntries().find(({ resource }) => Object.values(resource.paths).includes(path))?.name;
+}
+
+/** The id (of `idsOf`) that fills every `{...}` of a catalogue resource's path, where its name does not say. */
+const ID_OF_RESOURCE: Partial<Record<ResourceName, string>> = {
+  validation: "token",
+  uploaded_transcription: "upload",
+  sub_account: "sub",
+  sub_account_transactions: "sub",
+};
+
 /** A concrete request for a route: its path with real ids, and a query a list needs. */
 function requestOf(route: PlatformRoute, ids: Record<string, string>): string {
+  const resource = resourceAt(route.path);
+  const byResource = resource === undefined ? undefined : ID_OF_RESOURCE[resource];
   const path = route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-    if (route.path.startsWith("/v1/validation/")) return ids.token!;
-    if (route.path.startsWith("/v1/speech-analytics/")) return ids.upload!;
+    if (byResource !== undefined) return ids[byResource]!;
+    // Routes the catalogue does not declare (one recording, one trunk).
     if (route.path.startsWith("/v1/recordings/")) return ids.recorded!;
-    if (route.path.startsWith("/v1/sub-organizations/")) return ids.sub!;
     if (route.path.startsWith("/v1/trunks/")) return ids.trunk!;
     return ids[name]!;
   });
-  if (route.path === "/v1/cdr" || route.path === "/v1/cdrs")
-    return `${path}?from=2026-08-02&to=2026-08-02&type=placed`;
-  if (route.path === "/v1/short-links/metrics") return `${path}?from=2026-08-02&to=2026-08-02`;
+  if (route.method !== "GET") return path;
+  if (resource === "cdrs") return `${path}?from=2026-08-02&to=2026-08-02&type=placed`;
+  if (resource === "short_link_metrics") return `${path}?from=2026-08-02&to=2026-08-02`;
   return path;
 }
 
