@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { ParamError } from "../../src/sandbox/http/http-kit.js";
+import { optionalWindow, rejectReversed, requiredWindow } from "../../src/sandbox/http/list-window.js";
+import { catalogueHandlers } from "../../src/sandbox/routes/catalogue-routes.js";
+import { listShapeOf } from "../../src/sandbox/routes/page-body.js";
+import type { RouteContext } from "../../src/sandbox/routes/route-types.js";
+
+const DAY = 86_400_000;
+const ms = (day: string) => Date.parse(`${day}T00:00:00Z`);
+
+describe("sandbox routes from the catalogue", () => {
+  it("registers one GET per distinct path of the two revisions, ids by position with each revision's name", async () => {
+    const seen: unknown[] = [];
+    const handlers = catalogueHandlers(CATALOGUE.available_numbers, (_context, ids) => {
+      seen.push(ids);
+      return { status: 200, body: "" };
+    });
+    // Paths as platform-facts.md "API revision 2026" names them.
+    expect(handlers.map((h) => `${h.method} ${h.path}`)).toEqual([
+      "GET /v1/buy/countries/{country}/cities/{city}/dids",
+      "GET /v1/buy/countries/{country_id}/cities/{city_id}/dids",
+    ]);
+    await handlers[1]!.handle({ params: { country_id: "1", city_id: "101" } } as unknown as RouteContext);
+    expect(seen).toEqual([
+      [
+        { name: "country_id", value: "1" },
+        { name: "city_id", value: "101" },
+      ],
+    ]);
+    expect(catalogueHandlers(CATALOGUE.messages, () => ({ status: 200, body: "" }))).toHaveLength(1);
+  });
+
+  it("wraps pages as the envelope says, and refuses extra members the catalogue does not declare", () => {
+    expect(listShapeOf(CATALOGUE.invoices, "invoices")).toEqual({
+      stream: "invoices",
+      field: "invoices",
+      isEmptyField: true,
+      nullWhenEmpty: false,
+    });
+    expect(listShapeOf(CATALOGUE.sip_trunks, null)).toMatchObject({
+      field: "sip_trunks",
+      nullWhenEmpty: true,
+    });
+    expect(listShapeOf(CATALOGUE.numbers, null, { extra: { doc_types: [] } }).trailer).toBe('"doc_types":[]');
+    expect(() => listShapeOf(CATALOGUE.numbers, null)).toThrow(/the catalogue declares \[doc_types\]/);
+    expect(() => listShapeOf(CATALOGUE.cdrs, "cdrs", { extra: { invalid: {} } })).toThrow(/extra members/);
+    expect(() => listShapeOf(CATALOGUE.call_webhooks, null)).toThrow(/not a paged list/);
+  });
+
+  it("reads a window under the resource's names: `to` the last day, or the day after", () => {
+    const query = (text: string) => new URLSearchParams(text);
+    expect(requiredWindow(query("from=2026-08-02&to=2026-08-03"), CATALOGUE.cdrs.window)).toEqual({
+      fromMs: ms("2026-08-02"),
+      untilMs: ms("2026-08-03") + DAY,
+    });
+    expect(
+      optionalWindow(query("sent_after=2026-08-02&sent_before=2026-08-03"), CATALOGUE.messages.window),
+    ).toEqual({ fromMs: ms("2026-08-02"), untilMs: ms("2026-08-03") });
+    expect(optionalWindow(query("to_date=2026-08-03"), CATALOGUE.recordings.window)).toEqual({
+      fromMs: null,
+      untilMs: ms("2026-08-04"),
+    });
+    // The day a `last_day` window names is in it; a `day_after` window naming its start day is empty.
+    expect(() =>
+      rejectReversed(
+        requiredWindow(query("from=2026-08-02&to=2026-08-02"), CATALOGUE.cdrs.window),
+        CATALOGUE.cdrs.window,
+      ),
+    ).not.toThrow();
+    const empty = optionalWindow(
+      query("sent_after=2026-08-02&sent_before=2026-08-02"),
+      CATALOGUE.messages.window,
+    );
+    expect(() => rejectReversed(empty, CATALOGUE.messages.window)).toThrow(ParamError);
+    expect(() => requiredWindow(query("from=2026-08-02"), CATALOGUE.cdrs.window)).toThrow(ParamError);
+  });
+});
