@@ -11,23 +11,40 @@ import { SNAPSHOT_STREAMS, type SnapshotStream, snapshotLines } from "./truth-sn
 
 export type { TruthQuery } from "./truth-query.js";
 
-/**
- * Streams the truth export knows: the list streams (`LIST_STREAMS`), the record and snapshot
- * streams, the ledger, and `number_catalog` (which takes a country instead of an account, see
- * admin routes).
- */
-export const TRUTH_STREAMS: readonly TruthStream[] = [
-  ...LIST_STREAMS,
-  ...RECORD_STREAMS,
-  ...SNAPSHOT_STREAMS,
-  "number_catalog",
-  "transactions",
-];
 /** A truth stream. */
 export type TruthStream = ListStream | RecordStream | SnapshotStream | "number_catalog" | "transactions";
 
-const isRecordStream = (stream: TruthStream): stream is RecordStream =>
-  (RECORD_STREAMS as readonly string[]).includes(stream);
+/** The truth lines of one stream for a query (see {@link truthLines}). */
+type TruthSource = (runtime: SandboxRuntime, query: TruthQuery) => string[];
+
+/** One source per name of `names`. */
+function sourcesOf<Name extends string>(
+  names: readonly Name[],
+  source: (name: Name) => TruthSource,
+): Record<Name, TruthSource> {
+  return Object.fromEntries(names.map((name) => [name, source(name)])) as Record<Name, TruthSource>;
+}
+
+/**
+ * Where each stream's truth comes from, one registry: the list streams (`LIST_STREAMS`, through
+ * the list sources of truth-lists.ts), the record and snapshot streams, and the ledger.
+ * `number_catalog` takes a country instead of an account (see admin routes).
+ */
+const TRUTH_SOURCES: Readonly<Record<Exclude<TruthStream, "number_catalog">, TruthSource>> = {
+  ...sourcesOf(LIST_STREAMS, (stream) => (runtime, query) => listTruthLines(runtime, stream, query)),
+  ...sourcesOf(RECORD_STREAMS, (stream) => (runtime, query) => recordTruthLines(runtime, stream, query)),
+  ...sourcesOf(
+    SNAPSHOT_STREAMS,
+    (stream) => (runtime, query) => snapshotLines(runtime, stream, query.account),
+  ),
+  transactions: transactionTruthLines,
+};
+
+/** Streams the truth export knows: every stream of the registry, and `number_catalog`. */
+export const TRUTH_STREAMS: readonly TruthStream[] = [
+  ...(Object.keys(TRUTH_SOURCES) as Exclude<TruthStream, "number_catalog">[]),
+  "number_catalog",
+];
 
 /**
  * The JSON lines a perfect loader holds for `stream` at the current clock.
@@ -45,9 +62,11 @@ export function truthLines(
   stream: Exclude<TruthStream, "number_catalog">,
   query: TruthQuery,
 ): string[] {
-  if (isRecordStream(stream)) return recordTruthLines(runtime, stream, query);
-  if (stream === "transactions") return transactionTruthLines(runtime, query);
-  if (!isListStream(stream)) return snapshotLines(runtime, stream as SnapshotStream, query.account);
+  return TRUTH_SOURCES[stream](runtime, query);
+}
+
+/** The truth lines of a list stream: its rows as served under the fault profile, the invalid ones left out. */
+function listTruthLines(runtime: SandboxRuntime, stream: ListStream, query: TruthQuery): string[] {
   const { faults } = runtime;
   const alters = faults.altersRows(stream);
   const lines: string[] = [];
