@@ -119,7 +119,7 @@ describe("sip_trunks stream", () => {
       });
       expect(formatRunSummary(second).join("\n")).toContain("data quality: null list read as empty: 1");
       expect(
-        lines.some((line) => line.includes('answer with \\"sip_trunks\\": null, read as no trunks')),
+        lines.some((line) => line.includes('answer with \\"sip_trunks\\": null, read as an empty list')),
       ).toBe(true);
     } finally {
       await setSandboxClock(sandbox, "2026-08-06T12:00:00Z");
