@@ -139,7 +139,15 @@ export const CATALOGUE = {
     envelope: { shape: "array" },
     item: tenDlcAppealSchema,
   }),
-  /** One sub-account (its `api_key` is a secret: never stored). */
+  /** The account's sub-accounts, paged (`status` filter unused); their `api_key`s are secrets: never stored. */
+  sub_accounts: defineResource({
+    kind: "whole_list",
+    paths: { "2024": "/v1/sub-organizations", "2026": "/v1/sub-organizations" },
+    permission: "subaccounts:read",
+    envelope: { shape: "paged", items: "sub_organizations" },
+    item: subAccountSchema,
+  }),
+  /** One sub-account (its `api_key` is a secret: never stored); the fan-out reads each configured one's key here. */
   sub_account: defineResource({
     kind: "lookup",
     paths: { "2024": "/v1/sub-organizations/{id}", "2026": "/v1/sub-organizations/{id}" },

@@ -1,6 +1,6 @@
-import { CATALOGUE, resourcePath, type SubAccount } from "../platform/index.js";
+import { CATALOGUE, type SubAccount } from "../platform/index.js";
 import { columnsOf, type RowOf } from "./columns.js";
-import { defineStream, type StreamRequest } from "./stream-definition.js";
+import { defineStream } from "./stream-definition.js";
 
 const c = columnsOf<SubAccount>();
 
@@ -19,22 +19,15 @@ export const SUB_ACCOUNT_COLUMNS = [
 export type SubAccountRow = RowOf<typeof SUB_ACCOUNT_COLUMNS>;
 
 /**
- * Sub-accounts: `GET /v1/sub-organizations/{id}` for each id the account's config lists
- * (`sub_accounts`), every run, merged by id. Its `api_key` is never written anywhere (the run uses
- * it, in memory only, to read the sub-account's own streams: see fan-out in the README).
+ * Sub-accounts: `GET /v1/sub-organizations` (platform-facts.md "Sub-accounts"), the whole paged list
+ * of the account's sub-accounts every run, merged by id (a sub-account that leaves the list keeps
+ * its last row). Their `api_key`s are never written anywhere; the fan-out reads the key of each
+ * sub-account the config lists (`sub_accounts`), in memory only (see "Sub-accounts" in the README).
  */
 export const subAccountsStream = defineStream({
   name: "sub_accounts",
-  resource: CATALOGUE.sub_account,
+  resource: CATALOGUE.sub_accounts,
   coversSubAccounts: true,
-  slicing: "full_refresh",
-  requests(_slice, context): readonly StreamRequest[] {
-    return context.sources.subAccounts.map((id) => ({
-      path: resourcePath(CATALOGUE.sub_account, context.revision, [String(id)]),
-      query: {},
-      implied: {},
-    }));
-  },
   columns: SUB_ACCOUNT_COLUMNS,
   secretFields: ["api_key"],
   table: { name: "platform.sub_accounts", key: ["id"], writeMode: "merge" },

@@ -357,6 +357,16 @@ async function routeRequests(
         expect(trunk).toMatchObject({ call_limit: 600, max_call_cost: "2.50", max_channels: null });
       },
     }),
+    "GET /v1/sub-organizations": () => ({
+      query: "per_page=100",
+      check: (b) => {
+        const subs = exact(published(CATALOGUE.sub_accounts), b).sub_organizations;
+        list(subs, subAccountSchema);
+        expect(subs.map((s) => s.id)).toEqual(
+          sandbox.world.accounts.filter((a) => a.role === "sub").map((a) => a.id),
+        );
+      },
+    }),
     "GET /v1/sub-organizations/{id}": () => ({
       ids: [sub.id],
       check: (b) => exact(subAccountSchema, b),

@@ -4,6 +4,7 @@ import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { messagesStream } from "../../src/streams/messages.js";
 import { recordingsStream } from "../../src/streams/recordings.js";
 import type { RequestContext, StreamDefinition, StreamRequest } from "../../src/streams/stream-definition.js";
+import { subAccountsStream } from "../../src/streams/sub-accounts.js";
 import { transactionsStream } from "../../src/streams/transactions.js";
 import { transcriptionsStream } from "../../src/streams/transcriptions.js";
 import { ndjson, platform, sandboxTest } from "./sandbox-client.js";
@@ -74,6 +75,16 @@ const CALL_TRANSCRIPTION_FIELDS = [
   "call_summary",
 ];
 const TURN_FIELDS = ["type", "s", "e", "text", "sentiment"];
+/** Sub-accounts (facts): `{"sub_organizations", "pagination"}` of these. */
+const SUB_ACCOUNT_FIELDS = [
+  "id",
+  "created_at",
+  "name",
+  "api_key",
+  "master_organization",
+  "status",
+  "default_destinations",
+];
 
 /** A request context of the master on `revision`, reading sub-account `subId`'s ledger too. */
 function masterOn(revision: ApiRevision, subId: number): RequestContext {
@@ -187,6 +198,23 @@ describe("published shapes of the windowed lists and the call transcription", ()
         }
         expect(items, `${request.query.type} messages`).toBeGreaterThan(0);
       }
+    },
+  );
+
+  test.for(["2024", "2026"] as const)(
+    "API revision %s: sub-accounts answer {sub_organizations, pagination} of published items",
+    async (revision, { sandboxes }) => {
+      const sandbox = sandboxes[revision];
+      const [request, ...more] = subAccountsStream.requests({ kind: "full" }, masterOn(revision, 0));
+      expect(more).toEqual([]);
+      expect(request!.path).toBe("/v1/sub-organizations");
+      const subs = [];
+      for (const { body } of await pagesOf(sandbox, request!)) {
+        expect(Object.keys(body).sort()).toEqual(["pagination", "sub_organizations"]);
+        subs.push(...(body.sub_organizations as Record<string, unknown>[]));
+      }
+      expect(subs.map((s) => s.id)).toEqual([sandbox.world.accounts[1]!.id]);
+      for (const sub of subs) expect(Object.keys(sub).sort()).toEqual([...SUB_ACCOUNT_FIELDS].sort());
     },
   );
 

@@ -5,11 +5,18 @@ import {
   type PermissionLevel,
   type PermissionResource,
 } from "../../platform/permissions.js";
-import { type SubAccount, updateSubAccountRequestSchema } from "../../platform/sub-account.js";
-import { json, notFound, ParamError, type SandboxResponse } from "../http/http-kit.js";
+import {
+  SUB_ACCOUNT_STATUSES,
+  type SubAccount,
+  updateSubAccountRequestSchema,
+} from "../../platform/sub-account.js";
+import { json, notFound, ParamError, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { readPaging } from "../http/paging.js";
 import { parseBody } from "../http/parse-body.js";
+import { visibleSubAccounts } from "../truth-snapshots.js";
 import type { SandboxAccount } from "../world.js";
 import { catalogueHandlers } from "./catalogue-routes.js";
+import { arraySource, listShapeOf, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
@@ -66,6 +73,28 @@ function getSubAccount(context: RouteContext): SandboxResponse {
   return target ? json(200, context.runtime.state.subAccount(target)) : notFound();
 }
 
+/**
+ * `GET /v1/sub-organizations?status=&page=&per_page=` (platform-facts.md "Sub-accounts"): the
+ * sub-accounts the caller may read (the master: its subs; a sub: itself), by id, paged in
+ * `{"sub_organizations": [...], "pagination"}`; `status` (`enabled`|`disabled`) filters.
+ */
+function listSubAccounts(context: RouteContext): SandboxResponse {
+  const { runtime } = context;
+  const status = context.request.query.get("status");
+  if (status !== null && !(SUB_ACCOUNT_STATUSES as readonly string[]).includes(status)) {
+    throw new ParamError(400, "status");
+  }
+  const rows = visibleSubAccounts(runtime, context.account)
+    .map((sub) => runtime.state.subAccount(sub))
+    .filter((sub) => status === null || sub.status === status)
+    .map((sub) => ({ json: JSON.stringify(sub), day: 0, index: sub.id }));
+  const paging = readPaging(context.request.query, runtime.options.maxPerPage);
+  return rawJson(
+    200,
+    servePage(context, listShapeOf(CATALOGUE.sub_accounts, null), arraySource(rows), paging),
+  );
+}
+
 /** `PUT /v1/sub-organizations/{id}`: name (required, <= 255), status, default_destinations. */
 function updateSubAccount(context: RouteContext): SandboxResponse {
   const target = visibleSubAccount(context);
@@ -86,6 +115,7 @@ function updateSubAccount(context: RouteContext): SandboxResponse {
 /** API key and sub-account routes. */
 export const accountRoutes: readonly PlatformHandler[] = [
   { method: "POST", path: "/v1/api-keys", handle: createApiKey },
+  ...catalogueHandlers(CATALOGUE.sub_accounts, listSubAccounts),
   ...catalogueHandlers(CATALOGUE.sub_account, getSubAccount),
   { method: "PUT", path: "/v1/sub-organizations/{id}", handle: updateSubAccount },
 ];
