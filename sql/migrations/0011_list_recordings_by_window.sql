@@ -4,7 +4,9 @@
 -- the old lookup is replaced: its rows (call uuid, date, recording_url) are re-read by window on
 -- the next run (the stream has no completed windows yet, so its first run reads the whole
 -- lookback). The lookup's per-call states and its quarantined rows are dropped with it.
-DROP TABLE platform.recordings;
+-- CASCADE: dbt's staging view of this table (stg_platform__recordings, and views built on it)
+-- reads the old columns; the next transform builds them again on the new table.
+DROP TABLE platform.recordings CASCADE;
 
 -- GET /v1/recordings?from_date=D&to_date=D by UTC day of created_at (the end of the call); merged
 -- by the platform's recording id; windows settle like CDRs (a late CDR's recording is listed late).

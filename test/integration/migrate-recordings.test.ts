@@ -31,6 +31,11 @@ describe("migration 0011: recordings become a windowed list", () => {
     await sql`
       INSERT INTO platform.recordings (_account, uuid, date, recording_url, _run_id, _extracted_at)
       VALUES ('acme', 'call-1', now(), 'https://r.example/call-1.mp3', 1, now())`.execute(db);
+    // A warehouse where dbt has run has its staging view on the old table (and views on that).
+    await sql`CREATE SCHEMA analytics_staging`.execute(db);
+    await sql`
+      CREATE VIEW analytics_staging.stg_platform__recordings AS
+      SELECT _account AS account, uuid AS call_uuid, recording_url FROM platform.recordings`.execute(db);
     await sql`
       INSERT INTO etl.tracked_requests (kind, account, external_id, status, attempts, first_seen_at, last_seen_at)
       VALUES ('recording', 'acme', 'call-1', 'final', 1, now(), now()),
