@@ -12,10 +12,11 @@ import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { CATALOGUE } from "../platform/catalogue.js";
 import { resourcePath, windowQuery } from "../platform/resource.js";
+import { addDays } from "../utc-days.js";
 
 /** The request auto-detection sends: the 2026 CDR list, one row of `today`. */
 export function revisionProbe(today: string): { path: string; query: Record<string, string | number> } {
-  const day = windowQuery(CATALOGUE.cdrs, { start: today, lastDay: today, end: today });
+  const day = windowQuery(CATALOGUE.cdrs, { start: today, lastDay: today, end: addDays(today, 1) });
   return {
     path: resourcePath(CATALOGUE.cdrs, "2026"),
     query: { ...day, type: "placed", page: 1, per_page: 1 },

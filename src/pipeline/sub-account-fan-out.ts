@@ -51,7 +51,7 @@ export async function fetchSubAccountKey(
       {},
       {
         stream: "sub_accounts",
-        permission: "subaccounts:read",
+        permission: CATALOGUE.sub_account.permission,
         signal,
       },
     );

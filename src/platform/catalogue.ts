@@ -14,6 +14,16 @@ import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "./transaction.js";
 import { transcriptionSchema } from "./transcription.js";
 import { validationResponseSchema } from "./validation.js";
 
+/** An account's ledger and a sub-account's answer alike: everything but the path. */
+const LEDGER = {
+  kind: "windowed_list",
+  permission: "billing:read",
+  envelope: { shape: "paged", items: "transactions", emptyFlag: true },
+  item: transactionSchema,
+  window: { from: "from_date", to: "to_date", toBound: "last_day" },
+  exactNumbers: TRANSACTION_EXACT_NUMBERS,
+} as const;
+
 /**
  * The platform's resources that the loader reads, each declared once: its path in each API
  * revision, the permission a restricted key needs, its envelope, its item schema, how it is read
@@ -69,26 +79,16 @@ export const CATALOGUE = {
   }),
   /** The account's billing ledger; amounts are JSON numbers read from their source text. */
   transactions: defineResource({
-    kind: "windowed_list",
+    ...LEDGER,
     paths: { "2024": "/v1/billing/transactions", "2026": "/v1/billing/transactions" },
-    permission: "billing:read",
-    envelope: { shape: "paged", items: "transactions", emptyFlag: true },
-    item: transactionSchema,
-    window: { from: "from_date", to: "to_date", toBound: "last_day" },
-    exactNumbers: TRANSACTION_EXACT_NUMBERS,
   }),
   /** A sub-account's ledger, read with the master's key. */
   sub_account_transactions: defineResource({
-    kind: "windowed_list",
+    ...LEDGER,
     paths: {
       "2024": "/v1/sub-organizations/{id}/billing/transactions",
       "2026": "/v1/sub-organizations/{id}/billing/transactions",
     },
-    permission: "billing:read",
-    envelope: { shape: "paged", items: "transactions", emptyFlag: true },
-    item: transactionSchema,
-    window: { from: "from_date", to: "to_date", toBound: "last_day" },
-    exactNumbers: TRANSACTION_EXACT_NUMBERS,
   }),
   /** Monthly statements. */
   invoices: defineResource({

@@ -85,9 +85,13 @@ export function resourcePath(
   return path;
 }
 
-/** True when the resource's path differs between revisions (an `auto` account must ask which one it talks to). */
+/**
+ * True when the resource's URLs differ between revisions (an `auto` account must ask which one it
+ * talks to); a path whose segments are only named differently (`{uuid}` / `{request_id}`) is the same URL.
+ */
 export function isRevisionDependent(resource: PlatformResource): boolean {
-  return resource.paths["2024"] !== resource.paths["2026"];
+  const url = (path: string) => path.replace(/\{[a-z_]+\}/g, "{}");
+  return url(resource.paths["2024"]) !== url(resource.paths["2026"]);
 }
 
 /** The query asking for the days `start` (inclusive) to `end` (exclusive), `YYYY-MM-DD`, as the resource names them. */

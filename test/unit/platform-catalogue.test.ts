@@ -184,6 +184,13 @@ describe("streams derive from the catalogue", () => {
       { path: "/v1/recordings", query: { from_date: "2026-08-01", to_date: "2026-08-02" }, implied: {} },
     ]);
     expect(STREAMS.recordings.slicing).toBe("date_window");
+    // An `auto` account probes the revision only for streams whose URLs differ, not their segment names.
+    expect(
+      Object.values(STREAMS)
+        .filter((stream) => stream.revisionDependent)
+        .map((stream) => stream.name)
+        .sort(),
+    ).toEqual(["cdrs", "numbers", "transcriptions"]);
     expect(STREAMS.sip_trunks.answer.kind).toBe("pages");
   });
 });
