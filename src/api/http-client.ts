@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
 import { type ErrorContext, RetryableError, redactUrl, UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { parseJsonExact, supportsExactNumbers } from "../platform/exact-number.js";
+import { parseJsonExact } from "../platform/exact-number.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import { createKeepAliveAgent, requestOnce, TransportError } from "./http-transport.js";
 import type { RateBudget } from "./rate-budget.js";
@@ -209,11 +209,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       };
       const { signal, tally } = requestOptions;
       const exactNumbers = requestOptions.exactNumbers ?? [];
-      if (exactNumbers.length > 0 && !supportsExactNumbers()) {
-        throw new UsageError(
-          `${describeRequest(request)}: exact JSON numbers (${exactNumbers.join(", ")}) need Node 22 or later; this is Node ${process.versions.node}`,
-        );
-      }
       const send = (attemptNumber: number) => () => {
         if (tally !== undefined) {
           tally.requests++;

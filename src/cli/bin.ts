@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { EXIT } from "../exit-codes.js";
+
 // Node 22 is the minimum: its JSON.parse hands a reviver each number's source text, which the
 // billing ledger's amounts are read from exactly. Checked before anything else is loaded.
 const major = Number(process.versions.node.split(".")[0]);
@@ -7,7 +9,7 @@ if (major < 22) {
     `telecom-etl needs Node.js 22 or newer (this is ${process.version}): run it with the Node 22 that ` +
       "`make setup` installs (.make/node22/node_modules/node-linux-*/bin/node) or install Node 22+\n",
   );
-  process.exit(2);
+  process.exit(EXIT.usage);
 }
 
 // `telecom-etl status | head -1`: a reader that closed the pipe early is not an error of ours.
