@@ -4,16 +4,15 @@
 -- so only the total row has an invoiced amount and variances; product rows show where usage and
 -- ledger differ, by name: usage with no ledger line, ledger lines with no usage, reverted lines.
 -- Ledger products with no usage stream (payments, adjustments, 10DLC, ...) get a row only when the
--- period's ledger has lines of them.
+-- period's ledger has lines of them, whatever product the type-code seed maps them to.
 {%- set products = usage_products() %}
-{%- set ledger_only = ['payments', 'adjustments', 'ten_dlc', 'number_orders', 'recordings', 'other_services', 'unknown'] %}
 with invoices as (
     select * from {{ ref('stg_platform__invoices') }}
 ),
 
-products as (
-    select product, ordinal as product_order, ordinal <= {{ products | length }} as is_usage_product
-    from unnest(array['{{ (products + ledger_only) | join("', '") }}']) with ordinality as p (product, ordinal)
+usage_products as (
+    select product, ordinal as product_order
+    from unnest(array['{{ products | join("', '") }}']) with ordinality as p (product, ordinal)
 ),
 
 daily_usage as (
@@ -53,6 +52,19 @@ ledger as (
     group by 1, 2, 3
 ),
 
+-- The usage products in report order, then every other product the ledger has lines of (payments,
+-- 10DLC, a product a new type code maps to, `unknown`), by name: none is dropped.
+products as (
+    select product, product_order, true as is_usage_product from usage_products
+    union all
+    select
+        product,
+        {{ products | length }} + dense_rank() over (order by product) as product_order,
+        false                                                       as is_usage_product
+    from (select distinct product from ledger) as l
+    where product not in (select product from usage_products)
+),
+
 product_lines as (
     select
         i.account,
@@ -84,7 +96,7 @@ total_lines as (
         i.period_start_date,
         i.period_end_date,
         'invoice_total'           as product,
-        {{ products | length + ledger_only | length + 1 }} as product_order,
+        (select max(product_order) + 1 from products) as product_order,
         null::boolean             as is_usage_product,
         sum(l.usage_usd)          as usage_usd,
         i.amount_usd              as invoiced_usd,
