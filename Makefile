@@ -8,7 +8,8 @@ STAMPS  := .make
 VENV    := .venv
 PYTHON  ?= python3
 CLI     := node dist/src/cli/bin.js
-ARCH    := $(shell node -p "process.arch" 2>/dev/null || echo x64)
+# Node's name for this machine's processor (x64, arm64, ...), known without a node installed.
+ARCH    := $(patsubst x86_64,x64,$(patsubst aarch64,arm64,$(shell uname -m)))
 node_bin = $(STAMPS)/node$(1)/node_modules/node-linux-$(ARCH)/bin/node
 # Node 22 is the minimum (JSON.parse hands a reviver each number's source text: exact money). A
 # machine whose node is older (or missing) gets Node 22 from the npm registry (the `node` package's

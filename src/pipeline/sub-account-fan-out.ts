@@ -13,8 +13,6 @@ import { Secret } from "../secret.js";
 import { getStream } from "../streams/registry.js";
 import { subAccountName } from "../sub-account-name.js";
 
-export { subAccountName };
-
 /**
  * The accounts the sub-accounts of `master` are read as (their keys not fetched yet: an empty
  * Secret): the master's settings and enabled streams, except those the master reads for its

@@ -37,12 +37,6 @@ export const sipTrunkSchema = z.looseObject({
 /** A SIP trunk with all its settings. */
 export type SipTrunk = z.infer<typeof sipTrunkSchema>;
 
-/** How a trunk authenticates: SIP registration with a password, or the IP addresses it calls from. */
-export const TRUNK_AUTH_METHODS = ["Digest", "IP auth"] as const;
-
-/** Whether a trunk may place outbound calls (`pending`: awaiting the platform's approval). */
-export const TRUNK_STATUSES = ["active", "pending"] as const;
-
 /**
  * The month-to-date charge of a trunk: a decimal string like all money (platform-facts.md). The
  * platform's reference shows it as a JSON number in one example: such a number is read exactly, from
