@@ -37,8 +37,7 @@ export class AccountClients {
   async clientFor(account: AccountConfig, signal?: AbortSignal): Promise<AccountClient> {
     let ready = account;
     if (account.subAccountOf !== undefined) {
-      const master = this.#deps.config.accounts.find((a) => a.name === account.subAccountOf!.account)!;
-      const masterClient = (await this.clientFor(master, signal)) as { client: ApiClient };
+      const masterClient = (await this.clientFor(this.#masterOf(account), signal)) as { client: ApiClient };
       try {
         ready = { ...account, apiKey: await fetchSubAccountKey(masterClient.client, account, signal) };
       } catch (error) {
@@ -65,9 +64,21 @@ export class AccountClients {
     return { account: ready, client, budget };
   }
 
+  /**
+   * The client a stream read with the master's key uses for `account`: its master's for a
+   * sub-account (on the master's key and budget), the account's own otherwise.
+   */
+  masterClientFor(account: AccountConfig, signal?: AbortSignal): Promise<AccountClient> {
+    return this.clientFor(account.subAccountOf === undefined ? account : this.#masterOf(account), signal);
+  }
+
   /** Closes every client's idle sockets. */
   close(): void {
     for (const client of this.#clients.values()) client.close();
+  }
+
+  #masterOf(account: AccountConfig): AccountConfig {
+    return this.#deps.config.accounts.find((a) => a.name === account.subAccountOf!.account)!;
   }
 
   #budgetOf(account: AccountConfig): KeyBudget {

@@ -131,6 +131,11 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
               ? await accountRevision(deps, target, ready.client, today, accountAbort)
               : "2024";
           for (const stream of target.streams) {
+            // A sub-account's ledger is read with its master's key, whether or not its own key could be had.
+            const reader =
+              stream.readWithMasterKey === true
+                ? await clients.masterClientFor(target.account, deps.signal)
+                : ready;
             const settings = settingsOf(deps.config, stream.name);
             const plan = await planSlices(deps, request, target.account.name, stream, {
               today,
@@ -138,20 +143,20 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
               settleHours: settings.settleHours,
             });
             const tally = newTally(target.account.name, stream.name, plan.length);
-            if ("failure" in ready) {
+            if ("failure" in reader) {
               // Nothing of a sub-account whose key could not be had is read: each stream fails saying why.
               tally.windowsFailed = Math.max(1, plan.length);
-              tally.errors.push(ready.failure.message);
+              tally.errors.push(reader.failure.message);
             }
             jobs.push({
               id: `${target.account.name}/${stream.name}`,
               account: ready.account,
               stream,
-              plan: "client" in ready ? plan : [],
+              plan: "client" in reader ? plan : [],
               settings,
               revision,
-              client: "client" in ready ? ready.client : unusable(ready.failure),
-              concurrency: "client" in ready ? ready.budget.budget.concurrency : 1,
+              client: "client" in reader ? reader.client : unusable(reader.failure),
+              concurrency: "client" in reader ? reader.budget.budget.concurrency : 1,
               streamAbort: new AbortController(),
               accountAbort,
               tally,

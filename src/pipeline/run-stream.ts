@@ -180,6 +180,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
         revision: job.revision,
         sources: sourcesOf(job.account),
         today: env.today,
+        ...(job.account.subAccountOf === undefined ? {} : { subAccountId: job.account.subAccountOf.id }),
       },
       perPage: env.perPage,
       concurrency: job.concurrency,

@@ -16,7 +16,7 @@ import { subAccountName } from "../sub-account-name.js";
 /**
  * The accounts the sub-accounts of `master` are read as (their keys not fetched yet: an empty
  * Secret): the master's settings and enabled streams, except those the master reads for its
- * sub-accounts itself (`coversSubAccounts`: their records, their ledgers), so nothing is read twice.
+ * sub-accounts itself (`coversSubAccounts`: their records), so nothing is read twice.
  */
 export function subAccountsOf(master: AccountConfig): AccountConfig[] {
   return sourcesOf(master).subAccounts.map((id) => ({

@@ -50,6 +50,8 @@ export interface RequestContext {
   readonly sources: AccountSources;
   /** The run's UTC day (the date of a dated snapshot). */
   readonly today: string;
+  /** For a sub-account read as an account of its own (the fan-out), its id on the platform. */
+  readonly subAccountId?: number;
   /** What the stream's discovery found for this slice (brand ids, cities), each as implied values. */
   readonly discovered: readonly Implied[];
 }
@@ -212,10 +214,16 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
    */
   readonly product?: string;
   /**
-   * The master reads its sub-accounts' share of this stream itself, with its own key (their
-   * records, their ledgers): the sub-account fan-out does not read the stream for them again.
+   * The master reads its sub-accounts' share of this stream itself (their records, in its list):
+   * the sub-account fan-out does not read the stream for them again.
    */
   readonly coversSubAccounts?: boolean;
+  /**
+   * A sub-account read by the fan-out reads this stream with its master's key (the ledger, at
+   * `/v1/sub-organizations/{id}/billing/transactions`), under the sub-account's own name and state:
+   * a sub-account added to the config reads it from `start_date` like its other streams.
+   */
+  readonly readWithMasterKey?: boolean;
 }
 
 /**

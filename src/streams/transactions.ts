@@ -1,5 +1,4 @@
 import { CATALOGUE, resourcePath, type Transaction } from "../platform/index.js";
-import { subAccountName } from "../sub-account-name.js";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
 import { windowRequestQuery } from "./resource-reading.js";
 import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";
@@ -39,32 +38,29 @@ export const TRANSACTION_COLUMNS = [
 export type TransactionRow = RowOf<typeof TRANSACTION_COLUMNS>;
 
 /**
- * The billing ledger, by UTC day of `date`: the account's own
- * (`GET /v1/billing/transactions?from_date=D&to_date=D`, `to_date` inclusive like the CDRs' `to`)
- * and, for each sub-account its config lists, the sub-account's
- * (`GET /v1/sub-organizations/{id}/billing/transactions`, with this account's key; the fan-out does
- * not read it again). Merged by (account, ledger_account, id). A line's status changes after it is
- * first listed (Pending, Committed, Reverted), so a window settles like CDRs. Unknown type codes
- * and statuses are kept; `amount` must be a JSON number (a string, null or missing amount is a reject).
+ * The billing ledger, by UTC day of `date`: an account's own
+ * (`GET /v1/billing/transactions?from_date=D&to_date=D`, `to_date` inclusive like the CDRs' `to`);
+ * for a sub-account the fan-out reads, its ledger at
+ * `GET /v1/sub-organizations/{id}/billing/transactions` with the master's key
+ * (`readWithMasterKey`), under the sub-account's own name and windows, so a sub-account added to
+ * the config reads its ledger from `start_date`. Merged by (account, ledger_account, id). A line's
+ * status changes after it is first listed (Pending, Committed, Reverted), so a window settles like
+ * CDRs. Unknown type codes and statuses are kept; `amount` must be a JSON number (a string, null or
+ * missing amount is a reject).
  */
 export const transactionsStream = defineStream({
   name: "transactions",
   resource: CATALOGUE.transactions,
-  coversSubAccounts: true,
+  readWithMasterKey: true,
   requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
     const query = windowRequestQuery("transactions", CATALOGUE.transactions, slice);
-    return [
-      {
-        path: resourcePath(CATALOGUE.transactions, context.revision),
-        query,
-        implied: { ledger_account: context.account },
-      },
-      ...context.sources.subAccounts.map((id) => ({
-        path: resourcePath(CATALOGUE.sub_account_transactions, context.revision, [String(id)]),
-        query,
-        implied: { ledger_account: subAccountName(context.account, id), sub_organization_id: String(id) },
-      })),
-    ];
+    const id = context.subAccountId;
+    if (id === undefined) {
+      const path = resourcePath(CATALOGUE.transactions, context.revision);
+      return [{ path, query, implied: { ledger_account: context.account } }];
+    }
+    const path = resourcePath(CATALOGUE.sub_account_transactions, context.revision, [String(id)]);
+    return [{ path, query, implied: { ledger_account: context.account, sub_organization_id: String(id) } }];
   },
   columns: TRANSACTION_COLUMNS,
   table: {

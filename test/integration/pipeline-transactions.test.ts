@@ -82,7 +82,22 @@ async function landed(db: TestDatabase, account: string): Promise<string[]> {
     .sort();
 }
 
-/** What the master's table must hold: its own ledger and each sub-account's, from the truth. */
+/**
+ * Every landed line, whatever account it landed under, each checked to be under the account whose
+ * ledger it is (a sub-account's under its fan-out name, read with the master's key).
+ */
+async function landedLedgers(db: TestDatabase): Promise<string[]> {
+  const accounts = await sql<{ account: string; ledger: string }>`
+    SELECT DISTINCT _account AS account, ledger_account AS ledger FROM platform.transactions`.execute(
+    db.warehouse.db,
+  );
+  expect(accounts.rows.filter((r) => r.account !== r.ledger)).toEqual([]);
+  const rows: string[] = [];
+  for (const { account } of accounts.rows) rows.push(...(await landed(db, account)));
+  return rows.sort();
+}
+
+/** What the warehouse must hold: the master's own ledger and each sub-account's, from the truth. */
 async function expected(sandbox: RunningSandbox, today: string): Promise<string[]> {
   const rows: string[] = [];
   for (const account of sandbox.world.accounts) {
@@ -122,14 +137,19 @@ describe("transactions: the billing ledger", () => {
       const result = await runAt(db.warehouse, config, sandbox, { command: "run" });
       const failed = result.streams.filter((s) => s.status !== "succeeded");
       expect(result.exitCode, JSON.stringify(failed.map((s) => [s.account, s.stream, s.errors]))).toBe(0);
-      // The fan-out's sub-account reads its invoices with its own key, never the ledger again.
+      // The fan-out's sub-account reads its invoices with its own key and its ledger with the master's.
       const sub = sandbox.world.accounts[1]!;
       expect(result.streams.map((s) => `${s.account}/${s.stream}`).sort()).toEqual(
-        ["master/invoices", "master/transactions", `master-sub-${sub.id}/invoices`].sort(),
+        [
+          "master/invoices",
+          "master/transactions",
+          `master-sub-${sub.id}/invoices`,
+          `master-sub-${sub.id}/transactions`,
+        ].sort(),
       );
-      const rows = await landed(db, "master");
+      const rows = await landedLedgers(db);
       expect(rows).toEqual(await expected(sandbox, result.today));
-      expect(await landed(db, `master-sub-${sub.id}`)).toEqual([]);
+      expect((await landed(db, `master-sub-${sub.id}`)).length).toBeGreaterThan(0);
       // Not vacuous: both ledgers, the exact edge values and the int64 id are there, as text.
       const text = rows.join("\n");
       for (const edge of [
@@ -145,7 +165,7 @@ describe("transactions: the billing ledger", () => {
       expect(text).toContain('"Reverted"');
       const again = await runAt(db.warehouse, config, sandbox, { command: "run" });
       expect(again.exitCode).toBe(0);
-      expect(await landed(db, "master")).toEqual(rows);
+      expect(await landedLedgers(db)).toEqual(rows);
     },
   );
 
@@ -165,17 +185,49 @@ describe("transactions: the billing ledger", () => {
     const config = ledgerConfig(sandbox);
     const first = await runAt(db.warehouse, config, sandbox, { command: "run" });
     expect(first.exitCode).toBe(0);
-    expect(await landed(db, "master")).toEqual(await expected(sandbox, first.today));
+    expect(await landedLedgers(db)).toEqual(await expected(sandbox, first.today));
     const pending = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM platform.transactions WHERE status = 'Pending'`.execute(db.warehouse.db);
     expect(pending.rows[0]?.n).toBeGreaterThan(0);
     await setSandboxClock(sandbox, "2026-08-06T12:00:00Z");
     const later = await runAt(db.warehouse, config, sandbox, { command: "run" });
     expect(later.exitCode).toBe(0);
-    const rows = await landed(db, "master");
+    const rows = await landedLedgers(db);
     expect(rows).toEqual(await expected(sandbox, later.today));
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.join("\n")).not.toContain('"Pending"');
+  });
+
+  it("a sub-account added to the config later reads its whole ledger from start_date, under its own name", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const sandbox = await launchSandbox({
+      seed: 76,
+      start: START,
+      days: 8,
+      accounts: 2,
+      callsPerDay: 40,
+      now: "2026-08-09T06:00:00Z",
+    });
+    const db = await createDatabase();
+    const sub = sandbox.world.accounts[1]!;
+    const withSubs = ledgerConfig(sandbox);
+    const masterAlone: EtlConfig = {
+      ...withSubs,
+      accounts: withSubs.accounts.map((a) => ({ ...a, sources: { ...a.sources!, subAccounts: [] } })),
+    };
+    // The master alone first: its windows of the first days settle (read more than 72 h after their end).
+    const first = await runAt(db.warehouse, masterAlone, sandbox, { command: "run" });
+    expect(first.exitCode).toBe(0);
+    expect(await landed(db, `master-sub-${sub.id}`)).toEqual([]);
+    // Then the sub-account is configured: its ledger loads from START, settled days of the master included.
+    const later = await runAt(db.warehouse, withSubs, sandbox, { command: "run" });
+    expect(later.exitCode).toBe(0);
+    const subLines = await landed(db, `master-sub-${sub.id}`);
+    const truth = await truthRecords(sandbox, "transactions", sub.name, { from: START, to: later.today });
+    expect(subLines).toEqual(truth.map((r) => fromTruth(r, `master-sub-${sub.id}`, sub.id)).sort());
+    expect(truth.some((r) => String(r.date) < "2026-08-03")).toBe(true);
   });
 
   it("keeps an unknown type code, rejects a null or string amount with a one-line reason, the raw row exact", async ({

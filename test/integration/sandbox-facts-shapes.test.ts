@@ -152,10 +152,19 @@ describe("published shapes of the windowed lists and the call transcription", ()
     "API revision %s: the master's and a sub-account's ledger answer {is_empty, transactions, pagination}, amounts as JSON numbers",
     async (revision, { sandboxes }) => {
       const sandbox = sandboxes[revision];
-      const requests = requestsOf(transactionsStream, revision, sandbox);
+      const subId = sandbox.world.accounts[1]!.id;
+      const requests = [
+        ...requestsOf(transactionsStream, revision, sandbox),
+        // The fan-out's sub-account reads its ledger under the master's path for it.
+        ...transactionsStream.requests(DAY, {
+          ...masterOn(revision, subId),
+          account: "master-sub",
+          subAccountId: subId,
+        }),
+      ];
       expect(requests.map((r) => r.path)).toEqual([
         "/v1/billing/transactions",
-        `/v1/sub-organizations/${sandbox.world.accounts[1]!.id}/billing/transactions`,
+        `/v1/sub-organizations/${subId}/billing/transactions`,
       ]);
       for (const request of requests) {
         let lines = 0;
