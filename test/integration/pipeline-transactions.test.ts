@@ -230,6 +230,43 @@ describe("transactions: the billing ledger", () => {
     expect(truth.some((r) => String(r.date) < "2026-08-03")).toBe(true);
   });
 
+  it("a disabled sub-account (its own key refused) still has its ledger read, with the master's key", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const sandbox = await launchSandbox({
+      seed: 77,
+      start: START,
+      days: 3,
+      accounts: 2,
+      callsPerDay: 40,
+      now: "2026-08-04T06:00:00Z",
+    });
+    const db = await createDatabase();
+    const [master, sub] = sandbox.world.accounts;
+    const disabled = await fetch(`${sandbox.url}/v1/sub-organizations/${sub!.id}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${master!.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: sub!.companyName, status: "disabled" }),
+    });
+    expect(disabled.status).toBe(200);
+    const result = await runAt(db.warehouse, ledgerConfig(sandbox), sandbox, { command: "run" });
+    // Its invoices need its own key, which a disabled sub-account does not get: that stream fails, in one line.
+    const subInvoices = result.streams.find(
+      (s) => s.stream === "invoices" && s.account === `master-sub-${sub!.id}`,
+    );
+    expect(subInvoices?.errors.join(" ")).toMatch(/is disabled/);
+    const ledger = result.streams.find(
+      (s) => s.stream === "transactions" && s.account === `master-sub-${sub!.id}`,
+    );
+    expect(ledger?.status).toBe("succeeded");
+    const truth = await truthRecords(sandbox, "transactions", sub!.name, { from: START, to: result.today });
+    expect(truth.length).toBeGreaterThan(0);
+    expect(await landed(db, `master-sub-${sub!.id}`)).toEqual(
+      truth.map((r) => fromTruth(r, `master-sub-${sub!.id}`, sub!.id)).sort(),
+    );
+  });
+
   it("keeps an unknown type code, rejects a null or string amount with a one-line reason, the raw row exact", async ({
     launchSandbox,
     createDatabase,
