@@ -7,6 +7,7 @@ import type { RequestContext, StreamDefinition, StreamRequest } from "../../src/
 import { subAccountsStream } from "../../src/streams/sub-accounts.js";
 import { transactionsStream } from "../../src/streams/transactions.js";
 import { transcriptionsStream } from "../../src/streams/transcriptions.js";
+import { CALL_TRANSCRIPTION_2026_FIELDS, CALL_TRANSCRIPTION_FIELDS } from "../helpers/facts-fields.js";
 import { ndjson, platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -59,21 +60,6 @@ const MESSAGE_FIELDS = [
   "error_message",
 ];
 const MESSAGE_OPTIONAL = ["carrier_fees"];
-/** A call's transcription under its CDR (facts); 2026 adds the call's `date`, `from`, `to`. */
-const CALL_TRANSCRIPTION_FIELDS = [
-  "transcript",
-  "turns",
-  "uuid",
-  "language",
-  "duration",
-  "charge",
-  "status",
-  "transcription_date",
-  "call_date",
-  "call_uuid",
-  "call_score",
-  "call_summary",
-];
 const TURN_FIELDS = ["type", "s", "e", "text", "sentiment"];
 /** Sub-accounts (facts): `{"sub_organizations", "pagination"}` of these. */
 const SUB_ACCOUNT_FIELDS = [
@@ -248,10 +234,10 @@ describe("published shapes of the windowed lists and the call transcription", ()
       const answer = await platform(sandbox, request!.path);
       expect(answer.status).toBe(200);
       const body = answer.body as Record<string, unknown>;
-      const fields =
+      const fields: readonly string[] =
         revision === "2024"
           ? CALL_TRANSCRIPTION_FIELDS
-          : [...CALL_TRANSCRIPTION_FIELDS, "date", "from", "to"];
+          : [...CALL_TRANSCRIPTION_FIELDS, ...CALL_TRANSCRIPTION_2026_FIELDS];
       expect(Object.keys(body).sort()).toEqual([...fields].sort());
       expect(body.call_uuid).toBe(call.call_uuid);
       for (const turn of body.turns as Record<string, unknown>[]) {

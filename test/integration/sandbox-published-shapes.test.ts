@@ -3,6 +3,7 @@ import type { ApiRevision } from "../../src/platform/api-revision.js";
 import { numbersStream } from "../../src/streams/numbers.js";
 import { sipTrunksStream } from "../../src/streams/sip-trunks.js";
 import type { StreamDefinition } from "../../src/streams/stream-definition.js";
+import { TRUNK_SUMMARY_FIELDS } from "../helpers/facts-fields.js";
 import { platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -55,25 +56,7 @@ const DID_OPTIONAL = ["free_min", "unlimited", "call_status_url"];
 /** SIP trunks (facts): `{"sip_trunks": [...] | null, "pagination"}`. */
 const TRUNKS_ENVELOPE = ["sip_trunks", "pagination"];
 /** A trunk summary's fields (facts). */
-const TRUNK_FIELDS = [
-  "id",
-  "name",
-  "label",
-  "callerid",
-  "auth_method",
-  "host_request",
-  "status",
-  "charge",
-  "talk_time",
-  "passthrough",
-  "multiple_numbers",
-  "encrypted_media",
-  "call_recording_enabled",
-  "machine_detection_enabled",
-  "transcription_enabled",
-  "transcription_threshold",
-  "access_token",
-];
+const TRUNK_FIELDS: readonly string[] = TRUNK_SUMMARY_FIELDS;
 const PAGINATION = ["current_page", "per_page", "total", "total_pages"];
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 

@@ -5,8 +5,14 @@
  * own expectation. Both sides become the same comparable text (timestamps as epoch ms, money and
  * other decimals as normalised decimal text, unknown fields as the `_extra` object).
  */
+
 import { sql } from "kysely";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import {
+  CALL_TRANSCRIPTION_2026_FIELDS,
+  CALL_TRANSCRIPTION_FIELDS,
+  TRUNK_SUMMARY_FIELDS,
+} from "../helpers/facts-fields.js";
 
 type Json = Record<string, unknown>;
 
@@ -66,24 +72,8 @@ function oneRowPerRecord(
   };
 }
 
-const TRUNK_FIELDS = [
-  "id",
-  "name",
-  "label",
-  "callerid",
-  "auth_method",
-  "host_request",
-  "status",
-  "charge",
-  "talk_time",
-  "passthrough",
-  "multiple_numbers",
-  "encrypted_media",
-  "call_recording_enabled",
-  "machine_detection_enabled",
-  "transcription_enabled",
-  "transcription_threshold",
-];
+/** The trunk summary's fields that are columns (its `access_token` never is). */
+const TRUNK_FIELDS = TRUNK_SUMMARY_FIELDS.filter((field) => field !== "access_token");
 const NUMBER_FIELDS = [
   "id",
   "number",
@@ -575,23 +565,7 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
     rows: (r) => {
       const isCall = "call_uuid" in r;
       const known = isCall
-        ? [
-            "transcript",
-            "turns",
-            "uuid",
-            "language",
-            "duration",
-            "charge",
-            "status",
-            "transcription_date",
-            "call_date",
-            "call_uuid",
-            "call_score",
-            "call_summary",
-            "date",
-            "from",
-            "to",
-          ]
+        ? [...CALL_TRANSCRIPTION_FIELDS, ...CALL_TRANSCRIPTION_2026_FIELDS]
         : [
             "transcript",
             "turns",
