@@ -1,3 +1,4 @@
+import { BoundedDayCache } from "./bounded-day-cache.js";
 import { type Conversion, conversionsOn, FunnelStore } from "./campaign-funnel.js";
 import { type CdrCall, compareCalls, generateCdrDay } from "./generate-cdr-day.js";
 import { CHUNK_BYTES, type DayCharges, type DirectionRows, packCdrDay } from "./pack-cdr-day.js";
@@ -33,11 +34,10 @@ export function rowJson(rows: DirectionRows, i: number): string {
  * are merged into their day.
  */
 export class CdrStore {
-  private readonly days = new Map<string, CdrDay>();
+  private readonly days: BoundedDayCache<CdrDay>;
   private readonly charges = new Map<string, DayCharges>();
   private readonly live = new Map<string, CdrCall[]>();
   private readonly liveByUuid = new Map<string, CdrCall>();
-  private cachedRows = 0;
   /** Buffers of evicted days, reused for the next generated days (fewer 256 KB buffers awaiting GC). */
   private readonly spare: Buffer[] = [];
   private readonly newChunk = () => this.spare.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
@@ -49,13 +49,18 @@ export class CdrStore {
 
   constructor(
     private readonly world: SandboxWorld,
-    private readonly maxRows: number,
+    maxRows: number,
     /** The call-id fields rows carry (API revision). */
     readonly ids: CdrIdFields = "uuid",
     /** Where the campaign funnel's conversion calls come from (shared with the short links). */
     private readonly funnel: FunnelStore = new FunnelStore(world),
   ) {
     this.serialize = cdrSerializer(ids);
+    this.days = new BoundedDayCache(
+      maxRows,
+      (day) => day.placed.count + day.received.count,
+      (day) => this.recycle(day),
+    );
   }
 
   /** The world's seed (uuids are decoded with it). */
@@ -67,11 +72,7 @@ export class CdrStore {
   day(account: SandboxAccount, dayNumber: number): CdrDay {
     const key = `${account.index}:${dayNumber}`;
     const hit = this.days.get(key);
-    if (hit) {
-      this.days.delete(key);
-      this.days.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const conversions = this.conversions(account, dayNumber);
     const packed = packCdrDay(
       this.world,
@@ -93,13 +94,6 @@ export class CdrStore {
     const rows = day.placed.count + day.received.count;
     if (rows === 0) return day;
     this.days.set(key, day);
-    this.cachedRows += rows;
-    for (const [oldKey, old] of this.days) {
-      if (this.cachedRows <= this.maxRows || oldKey === key) break;
-      this.days.delete(oldKey);
-      this.cachedRows -= old.placed.count + old.received.count;
-      this.recycle(old);
-    }
     return day;
   }
 
@@ -130,12 +124,7 @@ export class CdrStore {
     const key = `${account.index}:${Math.floor(call.startMs / DAY_MS)}`;
     this.live.set(key, [...(this.live.get(key) ?? []), call]);
     this.liveByUuid.set(call.uuid, call);
-    const cached = this.days.get(key);
-    if (cached) {
-      this.days.delete(key);
-      this.cachedRows -= cached.placed.count + cached.received.count;
-      this.recycle(cached);
-    }
+    this.days.delete(key);
     this.charges.delete(key);
     this.version += 1;
   }
@@ -164,6 +153,6 @@ export class CdrStore {
 
   /** Rows currently cached (for stats). */
   get cachedRowCount(): number {
-    return this.cachedRows;
+    return this.days.rows;
   }
 }

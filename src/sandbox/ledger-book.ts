@@ -1,3 +1,4 @@
+import { BoundedDayCache } from "./bounded-day-cache.js";
 import type { CdrStore } from "./cdr-store.js";
 import { type Month, monthsOf } from "./invoice-book.js";
 import { formatUnits, unitsOfText } from "./ledger-decimal.js";
@@ -108,8 +109,7 @@ export class LedgerBook {
   private readonly closing = new Map<string, bigint>();
   private closingVersion = 0;
   /** Recently used days' lines (an LRU bounded by line count): every page of a day needs them. */
-  private readonly days = new Map<string, LedgerLine[]>();
-  private cachedLines = 0;
+  private readonly days = new BoundedDayCache<LedgerLine[]>(MAX_CACHED_LINES, (lines) => lines.length);
   private daysVersion = 0;
 
   constructor(
@@ -124,24 +124,13 @@ export class LedgerBook {
   dayLines(account: SandboxAccount, dayNumber: number): readonly LedgerLine[] {
     if (this.daysVersion !== this.store.version) {
       this.days.clear();
-      this.cachedLines = 0;
       this.daysVersion = this.store.version;
     }
     const key = `${account.index}:${dayNumber}`;
     const hit = this.days.get(key);
-    if (hit) {
-      this.days.delete(key);
-      this.days.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const lines = this.generateDay(account, dayNumber);
     this.days.set(key, lines);
-    this.cachedLines += lines.length;
-    for (const [oldKey, old] of this.days) {
-      if (this.cachedLines <= MAX_CACHED_LINES || oldKey === key) break;
-      this.days.delete(oldKey);
-      this.cachedLines -= old.length;
-    }
     return lines;
   }
 

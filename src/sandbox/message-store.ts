@@ -1,3 +1,4 @@
+import { BoundedDayCache } from "./bounded-day-cache.js";
 import { messageCostMicros, type SandboxMessage } from "./generate-message.js";
 import { generateMessageDay, messageDayCostMicros } from "./generate-message-day.js";
 import type { SandboxAccount, SandboxWorld } from "./world.js";
@@ -10,34 +11,25 @@ const MAX_CACHED_MESSAGES = 120_000;
  * what each day's messages cost is tiny and kept forever (invoices need it).
  */
 export class MessageStore {
-  private readonly days = new Map<string, readonly SandboxMessage[]>();
+  private readonly days: BoundedDayCache<readonly SandboxMessage[]>;
   private readonly costs = new Map<string, number>();
-  private cached = 0;
 
   constructor(
     private readonly world: SandboxWorld,
-    private readonly maxMessages = MAX_CACHED_MESSAGES,
-  ) {}
+    maxMessages = MAX_CACHED_MESSAGES,
+  ) {
+    this.days = new BoundedDayCache(maxMessages, (messages) => messages.length);
+  }
 
   /** Messages of one account submitted on one day, both directions, in serving order. */
   day(account: SandboxAccount, dayNumber: number): readonly SandboxMessage[] {
     const key = `${account.index}:${dayNumber}`;
     const hit = this.days.get(key);
-    if (hit) {
-      this.days.delete(key);
-      this.days.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const messages = generateMessageDay(this.world, account, dayNumber);
     this.costs.set(key, totalCost(messages));
     if (messages.length === 0) return messages;
     this.days.set(key, messages);
-    this.cached += messages.length;
-    for (const [oldKey, old] of this.days) {
-      if (this.cached <= this.maxMessages || oldKey === key) break;
-      this.days.delete(oldKey);
-      this.cached -= old.length;
-    }
     return messages;
   }
 
@@ -58,7 +50,7 @@ export class MessageStore {
 
   /** Messages currently cached (for stats). */
   get cachedCount(): number {
-    return this.cached;
+    return this.days.rows;
   }
 }
 
