@@ -25,7 +25,7 @@ import {
  * normally. No crash, no 'running' run left, the warehouse equals the truth.
  */
 it.override({
-  sandboxOptions: { seed: 51, start: "2026-08-01", days: 8, accounts: 1, callsPerDay: 600, latencyMs: 40 },
+  sandboxOptions: { seed: 51, start: "2026-08-01", days: 14, accounts: 1, callsPerDay: 600, latencyMs: 80 },
 });
 
 /** A plain connection to the test database, for the test's own hand on the server. */
