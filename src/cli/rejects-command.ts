@@ -22,7 +22,8 @@ export function formatReject(reject: RejectRecord): string {
         .map((issue) => `${issue.path || "(row)"}: ${issue.message ?? "?"}`)
         .join("; ")
     : JSON.stringify(reject.issues);
-  const raw = JSON.stringify(reject.raw);
+  // The stored text, not the parsed row: a ledger amount's digits as the platform wrote them.
+  const raw = reject.rawText;
   const state = reject.replayedAt ? `replayed ${reject.replayedAt.toISOString()}` : "pending";
   const implied = Object.entries(impliedOfReject(reject))
     .map(([name, value]) => ` ${name}=${value}`)

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { pino } from "pino";
+import { formatReject } from "../../src/cli/rejects-command.js";
 import type { AccountConfig, EtlConfig } from "../../src/config.js";
 import { replayRejects } from "../../src/pipeline/replay-rejects.js";
 import { parseJsonExact } from "../../src/platform/exact-number.js";
@@ -321,6 +322,8 @@ describe("transactions: the billing ledger", () => {
         { balance: "-0.10", amount: "1.50" },
         { balance: "-0.10", amount: null },
       ]);
+      // `rejects list` prints that text, not a float's reading of it (which would say -0.1).
+      for (const reject of rejects) expect(formatReject(reject)).toContain('"balance_after": -0.10');
       // A reject an older schema made of a line valid today replays exactly: its numbers are read
       // from the stored jsonb text (17 significant digits, a trailing zero), never through a float.
       await sql`
