@@ -7,7 +7,12 @@ import type { RequestContext, StreamDefinition, StreamRequest } from "../../src/
 import { subAccountsStream } from "../../src/streams/sub-accounts.js";
 import { transactionsStream } from "../../src/streams/transactions.js";
 import { transcriptionsStream } from "../../src/streams/transcriptions.js";
-import { CALL_TRANSCRIPTION_2026_FIELDS, CALL_TRANSCRIPTION_FIELDS } from "../helpers/facts-fields.js";
+import {
+  CALL_TRANSCRIPTION_2026_FIELDS,
+  CALL_TRANSCRIPTION_FIELDS,
+  MESSAGE_FIELDS as FACTS_MESSAGE_FIELDS,
+  MESSAGE_OPTIONAL_FIELDS,
+} from "../helpers/facts-fields.js";
 import { ndjson, platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -41,25 +46,8 @@ const TRANSACTION_FIELDS = [
   "show_invoice",
 ];
 /** A message (facts), and the field it may leave out. */
-const MESSAGE_FIELDS = [
-  "message_id",
-  "message_type",
-  "from",
-  "to",
-  "direction",
-  "mcc",
-  "mnc",
-  "message_body",
-  "tag",
-  "status",
-  "segments",
-  "charge",
-  "submitted_at",
-  "sent_at",
-  "delivered_at",
-  "error_message",
-];
-const MESSAGE_OPTIONAL = ["carrier_fees"];
+const MESSAGE_FIELDS: readonly string[] = FACTS_MESSAGE_FIELDS;
+const MESSAGE_OPTIONAL: readonly string[] = MESSAGE_OPTIONAL_FIELDS;
 const TURN_FIELDS = ["type", "s", "e", "text", "sentiment"];
 /** Sub-accounts (facts): `{"sub_organizations", "pagination"}` of these. */
 const SUB_ACCOUNT_FIELDS = [

@@ -3,7 +3,11 @@ import type { ApiRevision } from "../../src/platform/api-revision.js";
 import { numbersStream } from "../../src/streams/numbers.js";
 import { sipTrunksStream } from "../../src/streams/sip-trunks.js";
 import type { StreamDefinition } from "../../src/streams/stream-definition.js";
-import { TRUNK_SUMMARY_FIELDS } from "../helpers/facts-fields.js";
+import {
+  DID_OPTIONAL_FIELDS,
+  DID_FIELDS as FACTS_DID_FIELDS,
+  TRUNK_SUMMARY_FIELDS,
+} from "../helpers/facts-fields.js";
 import { platform, sandboxTest } from "./sandbox-client.js";
 
 /**
@@ -24,34 +28,8 @@ const test = sandboxTest({
 /** Owned numbers (facts): `{"items", "doc_types", "pagination"}`. */
 const NUMBERS_ENVELOPE = ["items", "doc_types", "pagination"];
 /** A DID item's fields (facts), and those it may leave out. */
-const DID_FIELDS = [
-  "id",
-  "number",
-  "activation_fee",
-  "monthly_fee",
-  "per_min",
-  "city",
-  "state",
-  "country",
-  "country_short_name",
-  "destination",
-  "channels",
-  "require_docs",
-  "documents",
-  "label",
-  "status",
-  "seconds",
-  "added",
-  "paid_until",
-  "sms_enabled",
-  "sms_relay_url",
-  "cnam",
-  "call_recording_enabled",
-  "transcription_enabled",
-  "transcription_threshold",
-  "domestic_cli",
-];
-const DID_OPTIONAL = ["free_min", "unlimited", "call_status_url"];
+const DID_FIELDS: readonly string[] = FACTS_DID_FIELDS;
+const DID_OPTIONAL: readonly string[] = DID_OPTIONAL_FIELDS;
 
 /** SIP trunks (facts): `{"sip_trunks": [...] | null, "pagination"}`. */
 const TRUNKS_ENVELOPE = ["sip_trunks", "pagination"];

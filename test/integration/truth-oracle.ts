@@ -11,6 +11,10 @@ import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import {
   CALL_TRANSCRIPTION_2026_FIELDS,
   CALL_TRANSCRIPTION_FIELDS,
+  DID_FIELDS,
+  DID_OPTIONAL_FIELDS,
+  MESSAGE_FIELDS,
+  MESSAGE_OPTIONAL_FIELDS,
   TRUNK_SUMMARY_FIELDS,
 } from "../helpers/facts-fields.js";
 
@@ -74,51 +78,14 @@ function oneRowPerRecord(
 
 /** The trunk summary's fields that are columns (its `access_token` never is). */
 const TRUNK_FIELDS = TRUNK_SUMMARY_FIELDS.filter((field) => field !== "access_token");
-const NUMBER_FIELDS = [
-  "id",
-  "number",
-  "activation_fee",
-  "monthly_fee",
-  "per_min",
-  "city",
-  "state",
-  "country",
-  "country_short_name",
-  "channels",
-  "domestic_cli",
-  "label",
-  "status",
-  "seconds",
-  "added",
-  "paid_until",
-  "sms_enabled",
-  "sms_relay_url",
-  "cnam",
-  "call_recording_enabled",
-  "transcription_enabled",
-  "transcription_threshold",
-  "free_min",
-  "unlimited",
-  "call_status_url",
-];
-const MESSAGE_FIELDS = [
-  "message_id",
-  "message_type",
-  "from",
-  "to",
-  "direction",
-  "mcc",
-  "mnc",
-  "tag",
-  "status",
-  "segments",
-  "charge",
-  "carrier_fees",
-  "submitted_at",
-  "sent_at",
-  "delivered_at",
-  "error_message",
-];
+/** A number's fields that are columns of the same name (its destinations and documents are renamed below). */
+const NUMBER_FIELDS = [...DID_FIELDS, ...DID_OPTIONAL_FIELDS].filter(
+  (field) => !["destination", "require_docs", "documents"].includes(field),
+);
+/** A message's fields that are columns of the same name (its body is split below). */
+const MESSAGE_COLUMN_FIELDS = [...MESSAGE_FIELDS, ...MESSAGE_OPTIONAL_FIELDS].filter(
+  (field) => field !== "message_body",
+);
 const VALIDATION_RESULT_FIELDS = [
   "phone_number",
   "valid",
@@ -334,11 +301,11 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
       ],
       day: `(submitted_at AT TIME ZONE 'UTC')::date`,
     },
-    [...MESSAGE_FIELDS, "message_body"],
+    [...MESSAGE_COLUMN_FIELDS, "message_body"],
     (r) => {
       const body = r.message_body as { text: string; media: string[] | null };
       return {
-        ...same(MESSAGE_FIELDS, r),
+        ...same(MESSAGE_COLUMN_FIELDS, r),
         from_number: r.from,
         to_number: r.to,
         body_text: body.text,
