@@ -6,6 +6,7 @@
  */
 import { sql } from "kysely";
 import { pino } from "pino";
+import { expect } from "vitest";
 import { defaultFileSettings, type EtlConfig } from "../../src/config.js";
 import type { Logger } from "../../src/log.js";
 import { readStreamProgress } from "../../src/pipeline/read-progress.js";
@@ -149,4 +150,31 @@ export async function completedLabels(
 ): Promise<string[]> {
   const { completed } = await readStreamProgress(warehouse.db, account, stream);
   return completed.map((w) => `${w.start}..${w.end}`);
+}
+
+/**
+ * Asserts no secret (an API key, a trunk's access token) is in any text, varchar or jsonb value of
+ * the `platform` and `etl` schemas, nor in a log line.
+ */
+export async function expectSecretsNowhere(
+  warehouse: Warehouse,
+  secrets: readonly string[],
+  logLines: readonly string[],
+): Promise<void> {
+  const columns = await sql<{ schema: string; table: string; column: string }>`
+    SELECT table_schema AS schema, table_name AS table, column_name AS column
+    FROM information_schema.columns
+    WHERE table_schema IN ('platform', 'etl') AND data_type IN ('text', 'jsonb', 'character varying')`.execute(
+    warehouse.db,
+  );
+  expect(columns.rows.length).toBeGreaterThan(20);
+  for (const { schema, table, column } of columns.rows) {
+    const found = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM ${sql.table(`${schema}.${table}`)}
+      WHERE ${sql.ref(column)}::text LIKE ANY (${secrets.map((secret) => `%${secret}%`)})`.execute(
+      warehouse.db,
+    );
+    expect(found.rows[0]?.n, `${schema}.${table}.${column}`).toBe(0);
+  }
+  for (const secret of secrets) expect(logLines.join("\n")).not.toContain(secret);
 }

@@ -2,7 +2,14 @@ import { sql } from "kysely";
 import type { AccountConfig, EtlConfig } from "../../src/config.js";
 import { formatRunSummary } from "../../src/pipeline/format-summary.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
-import { capturingLogger, runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
+import {
+  capturingLogger,
+  expectSecretsNowhere,
+  runAt,
+  sandboxConfig,
+  setSandboxClock,
+  truthRecords,
+} from "./pipeline-harness.js";
 import { expectedFromTruth, landedRows } from "./truth-oracle.js";
 
 /**
@@ -60,17 +67,7 @@ describe("sip_trunks stream", () => {
     );
     expect(used.rows[0]!.n).toBeGreaterThan(0);
     expect(tokens.every((t) => /^[0-9a-f]{32}$/.test(t))).toBe(true);
-    const columns = await sql<{ schema: string; table: string; column: string }>`
-      SELECT table_schema AS schema, table_name AS table, column_name AS column
-      FROM information_schema.columns
-      WHERE table_schema IN ('platform', 'etl') AND data_type IN ('text', 'jsonb')`.execute(db.warehouse.db);
-    for (const { schema, table, column } of columns.rows) {
-      const found = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM ${sql.table(`${schema}.${table}`)}
-        WHERE ${sql.ref(column)}::text LIKE ANY (${tokens.map((t) => `%${t}%`)})`.execute(db.warehouse.db);
-      expect(found.rows[0]?.n, `${schema}.${table}.${column}`).toBe(0);
-    }
-    for (const token of tokens) expect(lines.join("\n")).not.toContain(token);
+    await expectSecretsNowhere(db.warehouse, tokens, lines);
   });
 
   it('reads "sip_trunks": null as no trunks: exit 0, the table emptied, the reason in the records, summary and log', async ({
