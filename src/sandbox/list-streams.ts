@@ -1,11 +1,11 @@
 import type { ResourceName } from "../platform/catalogue.js";
 
 /**
- * The catalogue's resources the sandbox serves as list streams with row faults and schema drift
- * (seeded corruptions, drift rules, truth `/malformed` lines). The ledgers, owned numbers and
- * trunks are paged lists too, but no fault rewrites their rows (a rewrite would read the ledger's
- * amounts through a float). Everything about these resources (paths, envelope, item schema,
- * window) comes from `CATALOGUE`; this is only the choice of which ones get row faults.
+ * The sandbox's lists (`SANDBOX_LISTS`) whose rows get row faults and schema drift (seeded
+ * corruptions in row-faults.ts, drift rules, truth `/malformed` lines). The ledgers, owned numbers
+ * and trunks are paged lists too, but no fault rewrites their rows (a rewrite would read the
+ * ledger's amounts through a float). A new list works without being here; adding it (with its
+ * corruptions) makes the hostile fault profiles reach it.
  */
 export const LIST_STREAMS = [
   "cdrs",

@@ -1,5 +1,5 @@
 import { formatUnits, numericText } from "./ledger-decimal.js";
-import { selectLedgerLines } from "./routes/transaction-routes.js";
+import { ledgerLines } from "./ledger-list.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { formatCdrDate } from "./serialize-cdr.js";
@@ -14,25 +14,24 @@ import type { TruthQuery } from "./truth-query.js";
  * null for a line with no usage behind it (top-ups, adjustments, 10DLC fees, reverted duplicates).
  */
 export function transactionTruthLines(runtime: SandboxRuntime, query: TruthQuery): string[] {
-  const filter = {
-    fromDay: query.fromMs / DAY_MS,
-    toDay: query.toMs / DAY_MS,
-    type: null,
-    detailsContains: null,
-    paymentsOnly: false,
+  const ask = {
+    runtime,
+    account: query.account,
+    fromMs: query.fromMs,
+    untilMs: query.toMs + DAY_MS,
+    nowMs: runtime.clock.now(),
   };
-  return selectLedgerLines({ runtime }, query.account, filter, runtime.clock.now()).map(
-    ({ line, balanceUnits, status }) =>
-      JSON.stringify({
-        id: line.id.toString(),
-        date: formatCdrDate(line.atMs),
-        amount: numericText(line.amountText),
-        balance_after: formatUnits(balanceUnits),
-        details: line.details,
-        status,
-        type: line.type,
-        show_invoice: line.showInvoice,
-        product: line.product,
-      }),
+  return ledgerLines(ask).map(({ line, balanceUnits, status }) =>
+    JSON.stringify({
+      id: line.id.toString(),
+      date: formatCdrDate(line.atMs),
+      amount: numericText(line.amountText),
+      balance_after: formatUnits(balanceUnits),
+      details: line.details,
+      status,
+      type: line.type,
+      show_invoice: line.showInvoice,
+      product: line.product,
+    }),
   );
 }

@@ -1,10 +1,12 @@
+import type { RowIdentity } from "./faults/row-faults.js";
 import { isValidRow, ROW_CHANGE_NAMES, serveRow } from "./faults/served-row.js";
-import { isListStream, LIST_STREAMS, type ListStream } from "./list-streams.js";
+import { isListStream, type ListStream } from "./list-streams.js";
+import type { PageRow } from "./routes/page-body.js";
+import { listRows, type SandboxListName, TRUTH_LISTS } from "./sandbox-lists.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { appendJsonField, formatCdrDate } from "./serialize-cdr.js";
 import { transactionTruthLines } from "./truth-ledger.js";
-import { listRows } from "./truth-lists.js";
 import type { TruthQuery } from "./truth-query.js";
 import { RECORD_STREAMS, type RecordStream, recordTruthLines } from "./truth-records.js";
 import { SNAPSHOT_STREAMS, type SnapshotStream, snapshotLines } from "./truth-snapshots.js";
@@ -12,7 +14,7 @@ import { SNAPSHOT_STREAMS, type SnapshotStream, snapshotLines } from "./truth-sn
 export type { TruthQuery } from "./truth-query.js";
 
 /** A truth stream. */
-export type TruthStream = ListStream | RecordStream | SnapshotStream | "number_catalog" | "transactions";
+export type TruthStream = SandboxListName | RecordStream | SnapshotStream | "number_catalog";
 
 /** The truth lines of one stream for a query (see {@link truthLines}). */
 type TruthSource = (runtime: SandboxRuntime, query: TruthQuery) => string[];
@@ -26,12 +28,13 @@ function sourcesOf<Name extends string>(
 }
 
 /**
- * Where each stream's truth comes from, one registry: the list streams (`LIST_STREAMS`, through
- * the list sources of truth-lists.ts), the record and snapshot streams, and the ledger.
+ * Where each stream's truth comes from, one registry: the sandbox's lists (`SANDBOX_LISTS`, the
+ * rows their routes serve), the record and snapshot streams, and the ledger (its exact numbers as
+ * text, see truth-ledger.ts).
  * `number_catalog` takes a country instead of an account (see admin routes).
  */
-const TRUTH_SOURCES: Readonly<Record<Exclude<TruthStream, "number_catalog">, TruthSource>> = {
-  ...sourcesOf(LIST_STREAMS, (stream) => (runtime, query) => listTruthLines(runtime, stream, query)),
+const TRUTH_SOURCES: Readonly<Partial<Record<Exclude<TruthStream, "number_catalog">, TruthSource>>> = {
+  ...sourcesOf(TRUTH_LISTS, (stream) => (runtime, query) => listTruthLines(runtime, stream, query)),
   ...sourcesOf(RECORD_STREAMS, (stream) => (runtime, query) => recordTruthLines(runtime, stream, query)),
   ...sourcesOf(
     SNAPSHOT_STREAMS,
@@ -62,19 +65,26 @@ export function truthLines(
   stream: Exclude<TruthStream, "number_catalog">,
   query: TruthQuery,
 ): string[] {
-  return TRUTH_SOURCES[stream](runtime, query);
+  const source = TRUTH_SOURCES[stream];
+  if (source === undefined) throw new Error(`no truth for ${stream}: its rows are another stream's truth`);
+  return source(runtime, query);
+}
+
+/** A served row's fault identity: its list stream, account, day and index. */
+function identityOf(stream: ListStream, query: TruthQuery, row: PageRow): RowIdentity {
+  return { stream, account: query.account.index, day: row.day, index: row.index };
 }
 
 /** The truth lines of a list stream: its rows as served under the fault profile, the invalid ones left out. */
-function listTruthLines(runtime: SandboxRuntime, stream: ListStream, query: TruthQuery): string[] {
+function listTruthLines(runtime: SandboxRuntime, stream: SandboxListName, query: TruthQuery): string[] {
   const { faults } = runtime;
-  const alters = faults.altersRows(stream);
+  const faulted = isListStream(stream) && faults.altersRows(stream) ? stream : null;
   const lines: string[] = [];
   for (const row of listRows(runtime, stream, query)) {
     let json = row.json;
-    if (alters) {
-      const served = serveRow(faults.profile, faults.seed, row.identity, json);
-      if (served.change !== null && !isValidRow(stream, served.fields)) continue;
+    if (faulted !== null) {
+      const served = serveRow(faults.profile, faults.seed, identityOf(faulted, query, row), json);
+      if (served.change !== null && !isValidRow(faulted, served.fields)) continue;
       json = served.json;
     }
     lines.push(row.direction ? appendJsonField(json, "direction", row.direction) : json);
@@ -94,7 +104,7 @@ export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, que
   if (!isListStream(stream) || !faults.altersRows(stream)) return [];
   const lines: string[] = [];
   for (const row of listRows(runtime, stream, query)) {
-    const served = serveRow(faults.profile, faults.seed, row.identity, row.json);
+    const served = serveRow(faults.profile, faults.seed, identityOf(stream, query, row), row.json);
     if (served.change === null) continue;
     const rejected = !isValidRow(stream, served.fields);
     const direction = row.direction ? `"direction":"${row.direction}",` : "";

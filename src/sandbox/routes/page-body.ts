@@ -1,3 +1,4 @@
+import type { CdrType } from "../../platform/cdr.js";
 import type { Pagination } from "../../platform/common.js";
 import type { PlatformResource } from "../../platform/resource.js";
 import { serveRow } from "../faults/served-row.js";
@@ -11,6 +12,8 @@ export interface PageRow {
   readonly json: string;
   readonly day: number;
   readonly index: number;
+  /** A CDR's direction (its truth line carries it); absent for other rows. */
+  readonly direction?: CdrType;
 }
 
 /** The full list a paginated route serves from. */

@@ -3,14 +3,13 @@ import { analyticsRoutes } from "./analytics-routes.js";
 import { callRoutes } from "./call-routes.js";
 import { callTranscriptionRoutes } from "./call-transcription-routes.js";
 import { cdrRoutes } from "./cdr-routes.js";
+import { genericListRoutes } from "./generic-list-routes.js";
 import { invoiceRoutes } from "./invoice-routes.js";
 import { messageRoutes } from "./message-routes.js";
 import { numberRoutes } from "./number-routes.js";
 import { recordingRoutes } from "./recording-routes.js";
 import type { PlatformHandler } from "./route-types.js";
-import { shortLinkRoutes } from "./short-link-routes.js";
 import { tenDlcRoutes } from "./ten-dlc-routes.js";
-import { transactionRoutes } from "./transaction-routes.js";
 import { trunkRoutes } from "./trunk-routes.js";
 
 /** Every platform route the sandbox serves, of both API revisions (every route of `PLATFORM_ROUTES`). */
@@ -18,9 +17,8 @@ export const PLATFORM_HANDLERS: readonly PlatformHandler[] = [
   ...cdrRoutes,
   ...callTranscriptionRoutes,
   ...recordingRoutes,
-  ...shortLinkRoutes,
+  ...genericListRoutes,
   ...invoiceRoutes,
-  ...transactionRoutes,
   ...analyticsRoutes,
   ...accountRoutes,
   ...numberRoutes,
