@@ -2,7 +2,8 @@
 -- period cost (usage_usd), what the billing ledger charged for it (ledger_usd), and, on one
 -- `invoice_total` row, the invoiced amount. The platform's invoice is a single amount (no lines),
 -- so only the total row has an invoiced amount and variances; product rows show where usage and
--- ledger differ, by name: usage with no ledger line, ledger lines with no usage, reverted lines.
+-- ledger differ, by name: usage with no ledger line, ledger charges with no usage, credits with no
+-- usage (never netted against those charges), reverted lines.
 -- Ledger products with no usage stream (payments, adjustments, 10DLC, ...) get a row only when the
 -- period's ledger has lines of them, whatever product the type-code seed maps them to.
 {%- set products = usage_products() %}
@@ -36,12 +37,17 @@ number_fees as (
 
 ledger as (
     -- The ledger whose account the invoice is (a sub-account's, read by its master, included).
-    -- ledger_usd is what the lines charged net (charges positive, credits negative).
+    -- ledger_usd is what the lines charged net (charges positive, credits negative); charged_usd
+    -- and credited_usd the two sides apart, so a credit never hides a charge nothing explains.
     select
         i.account,
         i.invoice_id,
         l.product,
         coalesce(sum(-l.amount_usd) filter (where not l.is_reverted), 0)  as ledger_usd,
+        coalesce(sum(-l.amount_usd) filter (where not l.is_reverted and l.amount_usd < 0), 0)
+                                                                          as charged_usd,
+        coalesce(sum(l.amount_usd) filter (where not l.is_reverted and l.amount_usd > 0), 0)
+                                                                          as credited_usd,
         count(*) filter (where not l.is_reverted)                         as ledger_lines,
         coalesce(sum(-l.amount_usd) filter (where l.is_reverted), 0)      as reverted_usd,
         count(*) filter (where l.is_reverted)                             as reverted_lines
@@ -78,6 +84,8 @@ product_lines as (
         null::numeric                   as invoiced_usd,
         coalesce(g.ledger_usd, 0)       as ledger_usd,
         coalesce(g.ledger_lines, 0)     as ledger_lines,
+        coalesce(g.charged_usd, 0)      as charged_usd,
+        coalesce(g.credited_usd, 0)     as credited_usd,
         coalesce(g.reverted_usd, 0)     as reverted_usd,
         coalesce(g.reverted_lines, 0)   as reverted_lines
     from invoices as i
@@ -100,11 +108,14 @@ total_lines as (
         null::boolean             as is_usage_product,
         sum(l.usage_usd)          as usage_usd,
         i.amount_usd              as invoiced_usd,
-        -- What the ledger billed for the invoiced products (payments and the like are not billed).
-        sum(l.ledger_usd) filter (where l.is_usage_product) as ledger_usd,
-        sum(l.ledger_lines)       as ledger_lines,
-        sum(l.reverted_usd)       as reverted_usd,
-        sum(l.reverted_lines)     as reverted_lines
+        -- What the ledger billed for the invoiced products, and its lines (payments, adjustments,
+        -- 10DLC and the like are not invoiced usage: their rows and the named differences show them).
+        sum(l.ledger_usd) filter (where l.is_usage_product)     as ledger_usd,
+        sum(l.ledger_lines) filter (where l.is_usage_product)   as ledger_lines,
+        null::numeric             as charged_usd,
+        null::numeric             as credited_usd,
+        sum(l.reverted_usd) filter (where l.is_usage_product)   as reverted_usd,
+        sum(l.reverted_lines) filter (where l.is_usage_product) as reverted_lines
     from invoices as i
     join product_lines as l using (account, invoice_id)
     group by i.account, i.invoice_id, i.period_start_date, i.period_end_date, i.amount_usd
@@ -123,12 +134,18 @@ named as (
             when is_usage_product then greatest(usage_usd - ledger_usd, 0)
             when is_usage_product is not null then 0
         end                                                            as usage_without_ledger_usd,
-        -- Payments are money in, not a bill: they explain no charge and are not a difference.
+        -- Payments are money in, not a bill: they explain no charge and are not a difference. A
+        -- product without usage counts its charges only: its credits are ledger_credits_usd.
         case
             when is_usage_product then greatest(ledger_usd - usage_usd, 0)
             when product = 'payments' then 0
-            when is_usage_product is not null then ledger_usd
-        end                                                            as ledger_without_usage_usd
+            when is_usage_product is not null then charged_usd
+        end                                                            as ledger_without_usage_usd,
+        case
+            when is_usage_product then 0
+            when product = 'payments' then 0
+            when is_usage_product is not null then credited_usd
+        end                                                            as ledger_credits_usd
     from lines
 )
 
@@ -160,6 +177,8 @@ select
         sum(usage_without_ledger_usd) over (partition by account, invoice_id))  as usage_without_ledger_usd,
     coalesce(ledger_without_usage_usd,
         sum(ledger_without_usage_usd) over (partition by account, invoice_id))  as ledger_without_usage_usd,
+    coalesce(ledger_credits_usd,
+        sum(ledger_credits_usd) over (partition by account, invoice_id))       as ledger_credits_usd,
     reverted_usd,
     reverted_lines::integer                                            as reverted_lines
 from named
