@@ -357,3 +357,84 @@ describe("sandbox endpoints: calls started through the API", () => {
     },
   );
 });
+
+describe("sandbox endpoints: lists served by the generic list route", () => {
+  /** `YYYY-MM-DD` of the world's `n`-th day. */
+  const dayOf = (sandbox: RunningSandbox, n: number) =>
+    new Date(sandbox.world.startMs + n * 86_400_000).toISOString().slice(0, 10);
+  const ledgerLines = (answer: Answer) =>
+    (answer.body as { transactions: { type: number }[] | null }).transactions;
+
+  it("reads the window under the catalogue's names: 422 when reversed or malformed, 400 when a required one is missing", async ({
+    sandbox,
+    api,
+  }) => {
+    const [d1, d2] = [dayOf(sandbox, 1), dayOf(sandbox, 2)];
+    const reversed = await api("GET", `/v1/billing/transactions?from_date=${d2}&to_date=${d1}`);
+    expect(reversed.status).toBe(422);
+    expect((reversed.body as { message: string }).message).toContain("to_date");
+    expect((await api("GET", "/v1/billing/transactions?from_date=2026-13-01")).status).toBe(422);
+    expect((await api("GET", `/v1/short-links/metrics?to=${d1}`)).status).toBe(400);
+    const oneDay = await api("GET", `/v1/billing/transactions?from_date=${d1}&to_date=${d1}&per_page=500`);
+    expect(oneDay.status).toBe(200);
+    expect(ledgerLines(oneDay)!.length).toBeGreaterThan(0);
+  });
+
+  it("serves a sub-account's ledger to the master and to the sub-account itself, 404 to another, 400 for a bad id", async ({
+    sandbox,
+    api,
+    sub1,
+  }) => {
+    const d1 = dayOf(sandbox, 1);
+    const window = `from_date=${d1}&to_date=${d1}&per_page=500`;
+    const subId = sandbox.world.accounts[1]!.id;
+    const otherId = sandbox.world.accounts[2]!.id;
+    const own = await api("GET", `/v1/billing/transactions?${window}`, undefined, sub1);
+    const byMaster = await api("GET", `/v1/sub-organizations/${subId}/billing/transactions?${window}`);
+    expect(byMaster.status).toBe(200);
+    expect(ledgerLines(own)!.length).toBeGreaterThan(0);
+    expect(byMaster.body).toEqual(own.body);
+    const bySelf = await api(
+      "GET",
+      `/v1/sub-organizations/${subId}/billing/transactions?${window}`,
+      undefined,
+      sub1,
+    );
+    expect(bySelf.body).toEqual(own.body);
+    const byOther = `/v1/sub-organizations/${otherId}/billing/transactions?${window}`;
+    expect((await api("GET", byOther, undefined, sub1)).status).toBe(404);
+    expect((await api("GET", "/v1/sub-organizations/x1/billing/transactions")).status).toBe(400);
+    expect((await api("GET", "/v1/sub-organizations/999999/billing/transactions")).status).toBe(404);
+  });
+
+  it("applies the ledger's own filters: type on both ledgers, details_contains only on the account's own", async ({
+    sandbox,
+    api,
+  }) => {
+    /** Every line of a ledger request, page by page. */
+    const everyLine = async (path: string) => {
+      const lines: { type: number }[] = [];
+      for (let page = 1; ; page++) {
+        const answer = await api("GET", `${path}&page=${page}`);
+        expect(answer.status).toBe(200);
+        lines.push(...(ledgerLines(answer) ?? []));
+        if (page >= (answer.body as { pagination: { total_pages: number } }).pagination.total_pages)
+          return lines;
+      }
+    };
+    const window = `from_date=${dayOf(sandbox, 0)}&to_date=${dayOf(sandbox, 1)}`;
+    const all = await everyLine(`/v1/billing/transactions?${window}`);
+    const calls = await everyLine(`/v1/billing/transactions?${window}&type=14`);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls).toEqual(all.filter((line) => line.type === 14));
+    expect((await api("GET", `/v1/billing/transactions?${window}&type=x`)).status).toBe(422);
+    const subId = sandbox.world.accounts[1]!.id;
+    const sub = `/v1/sub-organizations/${subId}/billing/transactions?${window}`;
+    const unfiltered = await api("GET", sub);
+    expect(ledgerLines(unfiltered)!.length).toBeGreaterThan(0);
+    expect((await api("GET", `${sub}&details_contains=zzz-nothing`)).body).toEqual(unfiltered.body);
+    expect(
+      ledgerLines(await api("GET", `/v1/billing/transactions?${window}&details_contains=zzz-nothing`)),
+    ).toEqual([]);
+  });
+});

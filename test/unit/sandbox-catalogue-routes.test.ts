@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
+import { CATALOGUE, catalogueEntries } from "../../src/platform/catalogue.js";
 import { ParamError } from "../../src/sandbox/http/http-kit.js";
 import { optionalWindow, rejectReversed, requiredWindow } from "../../src/sandbox/http/list-window.js";
 import { catalogueHandlers } from "../../src/sandbox/routes/catalogue-routes.js";
 import { listShapeOf } from "../../src/sandbox/routes/page-body.js";
+import { PLATFORM_HANDLERS } from "../../src/sandbox/routes/platform-handlers.js";
 import type { RouteContext } from "../../src/sandbox/routes/route-types.js";
+import { SANDBOX_LISTS, type SandboxListName, TRUTH_LISTS } from "../../src/sandbox/sandbox-lists.js";
+import { TRUTH_STREAMS } from "../../src/sandbox/truth.js";
+import { STREAMS } from "../../src/streams/registry.js";
 
 const DAY = 86_400_000;
 const ms = (day: string) => Date.parse(`${day}T00:00:00Z`);
@@ -74,5 +78,29 @@ describe("sandbox routes from the catalogue", () => {
     );
     expect(() => rejectReversed(empty, CATALOGUE.messages.window)).toThrow(ParamError);
     expect(() => requiredWindow(query("from=2026-08-02"), CATALOGUE.cdrs.window)).toThrow(ParamError);
+  });
+});
+
+describe("the sandbox's lists: one declaration each", () => {
+  it("every date-windowed resource of the catalogue is a sandbox list; a generic one is routed on each revision's path; every list with truth is in the truth export", () => {
+    const windowed = catalogueEntries()
+      .filter(({ resource }) => resource.kind === "windowed_list")
+      .map(({ name }) => name);
+    expect(Object.keys(SANDBOX_LISTS)).toEqual(expect.arrayContaining(windowed));
+    const routed = new Set(PLATFORM_HANDLERS.map((h) => `${h.method} ${h.path}`));
+    const generic = (Object.keys(SANDBOX_LISTS) as SandboxListName[]).filter(
+      (name) => SANDBOX_LISTS[name].route === "generic",
+    );
+    expect(generic).toEqual(["short_link_metrics", "transactions", "sub_account_transactions"]);
+    for (const name of generic) {
+      for (const path of Object.values(CATALOGUE[name].paths)) expect(routed).toContain(`GET ${path}`);
+    }
+    for (const name of TRUTH_LISTS) expect(TRUTH_STREAMS).toContain(name);
+    // Every loader stream reading a date-windowed list is in the truth export under its own name.
+    const windowedStreams = Object.values(STREAMS)
+      .filter((stream) => stream.resource?.kind === "windowed_list")
+      .map((stream) => stream.name);
+    expect(windowedStreams.length).toBeGreaterThan(3);
+    for (const name of windowedStreams) expect(TRUTH_STREAMS).toContain(name);
   });
 });
