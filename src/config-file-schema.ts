@@ -66,6 +66,8 @@ const rejectShare = z.number().min(0).max(1);
 const streamOptionsSchema = z.strictObject({
   settle_hours: settleHours.optional(),
   max_reject_share: rejectShare.optional(),
+  max_shrink_share: rejectShare.optional(),
+  max_missing_charge_share: rejectShare.optional(),
 });
 
 /** One stream's `stream_options` entry as written. */
@@ -83,6 +85,8 @@ export const configFileSchema = z.strictObject({
   lookback_days: z.number().int().min(0).max(60).default(3),
   settle_hours: settleHours.default(72),
   max_reject_share: rejectShare.default(0.01),
+  max_shrink_share: rejectShare.default(0.5),
+  max_missing_charge_share: rejectShare.default(0.05),
   transcription_max_age_days: z.number().int().min(1).max(90).default(7),
   stream_options: z
     .record(z.string(), streamOptionsSchema)

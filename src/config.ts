@@ -73,6 +73,10 @@ export interface StreamSettings {
   readonly settleHours: number;
   /** A window rejecting a larger share of its rows (beyond chance) stays open and fails the run. */
   readonly maxRejectShare: number;
+  /** A re-read replacing at least 10 stored rows with fewer by more than this share (or any with none) is held. */
+  readonly maxShrinkShare: number;
+  /** A window where more than this share of billable calls lack a charge (beyond chance) is held. */
+  readonly maxMissingChargeShare: number;
 }
 
 /** The effective configuration every command works from. */
@@ -84,6 +88,8 @@ export interface EtlConfig {
   /** Defaults of every stream; `streamOptions` overrides them per stream (see {@link settingsOf}). */
   readonly settleHours: number;
   readonly maxRejectShare: number;
+  readonly maxShrinkShare: number;
+  readonly maxMissingChargeShare: number;
   readonly streamOptions: Readonly<Partial<Record<StreamName, Partial<StreamSettings>>>>;
   /** Calls older than this many days are no longer asked for a transcription (pending ones expire). */
   readonly transcriptionMaxAgeDays: number;
@@ -106,6 +112,10 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     streamOptions[name] = {
       ...(options.settle_hours === undefined ? {} : { settleHours: options.settle_hours }),
       ...(options.max_reject_share === undefined ? {} : { maxRejectShare: options.max_reject_share }),
+      ...(options.max_shrink_share === undefined ? {} : { maxShrinkShare: options.max_shrink_share }),
+      ...(options.max_missing_charge_share === undefined
+        ? {}
+        : { maxMissingChargeShare: options.max_missing_charge_share }),
     };
   }
   return {
@@ -114,6 +124,8 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     lookbackDays: cfg.lookback_days,
     settleHours: cfg.settle_hours,
     maxRejectShare: cfg.max_reject_share,
+    maxShrinkShare: cfg.max_shrink_share,
+    maxMissingChargeShare: cfg.max_missing_charge_share,
     streamOptions,
     transcriptionMaxAgeDays: cfg.transcription_max_age_days,
     perPage: cfg.per_page,
@@ -132,12 +144,14 @@ export function defaultFileSettings(): FileSettings {
   return settingsFromFile(configFileSchema.parse({}));
 }
 
-/** The effective settle hours and reject share of `stream`: its `stream_options`, else the top-level values. */
+/** The effective settle hours and hold thresholds of `stream`: its `stream_options`, else the top-level values. */
 export function settingsOf(config: EtlConfig, stream: string): StreamSettings {
   const own = config.streamOptions[stream as StreamName] ?? {};
   return {
     settleHours: own.settleHours ?? config.settleHours,
     maxRejectShare: own.maxRejectShare ?? config.maxRejectShare,
+    maxShrinkShare: own.maxShrinkShare ?? config.maxShrinkShare,
+    maxMissingChargeShare: own.maxMissingChargeShare ?? config.maxMissingChargeShare,
   };
 }
 
@@ -262,11 +276,18 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     lookback_days: config.lookbackDays,
     settle_hours: config.settleHours,
     max_reject_share: config.maxRejectShare,
+    max_shrink_share: config.maxShrinkShare,
+    max_missing_charge_share: config.maxMissingChargeShare,
     transcription_max_age_days: config.transcriptionMaxAgeDays,
     stream_options: Object.fromEntries(
       Object.entries(config.streamOptions).map(([name, o]) => [
         name,
-        { settle_hours: o?.settleHours, max_reject_share: o?.maxRejectShare },
+        {
+          settle_hours: o?.settleHours,
+          max_reject_share: o?.maxRejectShare,
+          max_shrink_share: o?.maxShrinkShare,
+          max_missing_charge_share: o?.maxMissingChargeShare,
+        },
       ]),
     ),
     per_page: config.perPage,

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
+import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
 import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";
 import { runPipelineCommand } from "./run-command.js";
 
@@ -10,8 +11,7 @@ import { runPipelineCommand } from "./run-command.js";
  * windows as completed; it never removes completion, so running it again changes nothing.
  */
 export function registerBackfillCommand(program: Command, runtime: Runtime): void {
-  const command = program
-    .command("backfill")
+  const command = withHoldFlags(program.command("backfill"))
     .description(
       "load exactly the days --from..--to (inclusive) of the given streams; re-running changes nothing",
     )
@@ -33,6 +33,7 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
         from,
         to,
         lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
+        accepted: acceptedHoldsFrom(options),
       };
       await runPipelineCommand(runtime, cmd, request, { allowFutureNow: options.allowFutureNow === true });
     });

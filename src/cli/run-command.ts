@@ -7,6 +7,7 @@ import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { systemClock } from "../ports.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
 
 /** How far ahead of the system clock TELECOM_ETL_NOW may be without `--allow-future-now`. */
@@ -103,7 +104,7 @@ export async function runPipelineCommand(
 
 /** Adds the flags of the nightly load (`run` and `nightly`) to a command. */
 export function withRunFlags(command: Command): Command {
-  return command
+  return withHoldFlags(command)
     .option("--streams <names>", "only these streams (comma-separated)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--until <date>", "load nothing after this day (YYYY-MM-DD, inclusive)")
@@ -112,13 +113,16 @@ export function withRunFlags(command: Command): Command {
 }
 
 /** The `run` request the flags of {@link withRunFlags} ask for. */
-export function runRequestFrom(options: Record<string, string | boolean | undefined>): PipelineRequest {
+export function runRequestFrom(
+  options: Record<string, string | string[] | boolean | undefined>,
+): PipelineRequest {
   return {
     command: "run",
     streams: parseNameList("--streams", options.streams as string | undefined),
     accounts: parseNameList("--accounts", options.accounts as string | undefined),
     until: parseDateFlag("--until", options.until as string | undefined),
     lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
+    accepted: acceptedHoldsFrom(options),
   };
 }
 

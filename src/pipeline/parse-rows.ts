@@ -61,6 +61,23 @@ export function parseRow(
   }
   try {
     const row = toLoadRow({ schema, columns: stream.columns }, result.data, implied);
+    const unplaced = placingColumns(stream).find((column) => row.columns[column] === null);
+    if (unplaced !== undefined) {
+      return {
+        ok: false,
+        reject: {
+          raw: maskSecrets(raw, stream.secretFields),
+          issues: [
+            {
+              path: unplaced,
+              code: "null_key",
+              message: `${unplaced} is null: a ${unplaced === stream.table.windowColumn ? "window" : "key"} column must never be null`,
+            },
+          ],
+          ...withImplied,
+        },
+      };
+    }
     const children = (stream.children ?? []).map((child) => ({
       name: child.name,
       rows: child.rows(result.data as never, implied).map((c) => toLoadRow(child, c.row, c.implied)),
@@ -77,6 +94,16 @@ export function parseRow(
       },
     };
   }
+}
+
+/**
+ * The columns that place a row: its key and its window column. A row without one of them cannot
+ * be merged or put in a window (a CDR whose `date` turned null would load undated and settle), so
+ * it is a reject, whatever the schema allows.
+ */
+function placingColumns(stream: StreamDefinition): readonly string[] {
+  const { key, windowColumn } = stream.table;
+  return [...(key ?? []), ...(windowColumn === undefined ? [] : [windowColumn])];
 }
 
 /** Validates the rows of one request (whose `implied` values apply to every row) and appends to `into`. */

@@ -1,7 +1,7 @@
 /**
  * When a window rejects too many of its rows, the platform has most likely changed its schema (a
- * renamed field, a new type): the window's valid rows and its rejects are kept, but the window is
- * held open (re-read by every run until its rows pass again) and the run fails with one line that
+ * renamed field, a new type): the read is held (nothing of the window changes, its rejects are
+ * kept, it is re-read by every run until its rows pass again) and the run fails with one line that
  * says what was rejected and why. Pure, so the rule is tested without a database.
  *
  * The rule: a window is held when its rejected share exceeds `max_reject_share` by more than
@@ -96,7 +96,7 @@ export function heldWindowMessage(input: {
   return (
     `account ${input.account}, stream ${input.stream}, window ${input.window}: ` +
     `${number.format(input.rejected)} of ${number.format(input.total)} rows rejected${why}` +
-    ` — has the platform changed its schema? The window stays open (more than max_reject_share ${input.maxShare} rejected); ` +
-    "its valid rows are loaded and its rejects are in etl.rejects"
+    ` — has the platform changed its schema? Held (more than max_reject_share ${input.maxShare} rejected): ` +
+    "the window keeps what it held and is read again by every run; its rejects are in etl.rejects"
   );
 }

@@ -16,6 +16,7 @@ import { utcDayOf } from "../utc-days.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
+import { type AcceptedHolds, NOTHING_ACCEPTED } from "./accepted-holds.js";
 import { AccountClients } from "./account-clients.js";
 import { resolveApiRevision } from "./api-revision.js";
 import { planLookupSlices, planSlices } from "./plan-slices.js";
@@ -43,6 +44,8 @@ export type PipelineRequest =
       /** Last day to load, inclusive. */
       readonly until?: string;
       readonly lockTimeoutMs?: number;
+      /** Holds the operator confirmed (`--accept-shrink`, `--accept-drift`). */
+      readonly accepted?: AcceptedHolds;
     }
   | {
       readonly command: "backfill";
@@ -52,6 +55,8 @@ export type PipelineRequest =
       readonly from: string;
       readonly to: string;
       readonly lockTimeoutMs?: number;
+      /** Holds the operator confirmed (`--accept-shrink`, `--accept-drift`). */
+      readonly accepted?: AcceptedHolds;
     };
 
 /** Side effects and process facts the pipeline works with. */
@@ -186,6 +191,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
           log: deps.log,
           signal: deps.signal,
           progress,
+          accepted: request.accepted ?? NOTHING_ACCEPTED,
         };
         deps.log.info(
           { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },
@@ -344,6 +350,7 @@ function recordedArguments(request: PipelineRequest): Record<string, unknown> {
     accounts: request.accounts ?? null,
     streams: request.streams ?? null,
     lockTimeoutMs: request.lockTimeoutMs ?? 0,
+    ...(request.accepted === undefined ? {} : { accepted: request.accepted }),
   };
   return request.command === "backfill"
     ? { ...base, from: request.from, to: request.to }

@@ -18,11 +18,12 @@ import { loadSlice } from "../warehouse/load-slice.js";
 import type { TrackedUpdate } from "../warehouse/lookup-candidates.js";
 import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.js";
 import type { StreamLocks } from "../warehouse/stream-locks.js";
+import type { AcceptedHolds } from "./accepted-holds.js";
 import { type ExtractedRequest, extractSlice } from "./extract-slice.js";
 import { emptyParsedRows, type ParsedRows, parseRows } from "./parse-rows.js";
 import { settledBy } from "./plan-windows.js";
 import type { PlatformClockWatch } from "./platform-clock.js";
-import { heldWindowMessage, tooManyRejects } from "./reject-share.js";
+import { holdOf } from "./read-holds.js";
 import type { ProgressReporter } from "./run-progress.js";
 
 /** A slice to load and whether loading it may mark its window complete. */
@@ -55,7 +56,7 @@ export interface StreamSummary {
   readonly windowsLoaded: number;
   readonly windowsCompleted: number;
   readonly windowsFailed: number;
-  /** Windows loaded but held open because too many of their rows were rejected. */
+  /** Windows read but held (too many rejects, a shrink, a drift, missing charges): nothing written, left open. */
   readonly windowsHeld: number;
   readonly windowsNotRun: number;
   readonly requests: number;
@@ -111,6 +112,8 @@ export interface SliceEnvironment {
   /** The process's interruption (SIGINT/SIGTERM): no new slice starts once it aborts. */
   readonly signal: AbortSignal;
   readonly progress: ProgressReporter;
+  /** Holds the operator confirmed for this run (`--accept-shrink`, `--accept-drift`). */
+  readonly accepted: AcceptedHolds;
 }
 
 const MAX_ERRORS_KEPT = 5;
@@ -204,20 +207,17 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     const tracked = lookupStates(stream, extracted.requests);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;
-    const total = parsed.rows.length + parsed.rejects.length;
-    const held = tooManyRejects(parsed.rejects.length, total, job.settings.maxRejectShare)
-      ? {
-          message: heldWindowMessage({
-            account: job.account.name,
-            stream: stream.name,
-            window: label,
-            rejected: parsed.rejects.length,
-            total,
-            maxShare: job.settings.maxRejectShare,
-            rejects: parsed.rejects,
-          }),
-        }
-      : undefined;
+    const held = await holdOf({
+      warehouse: env.warehouse,
+      stream,
+      account: job.account.name,
+      slice: planned.slice,
+      label,
+      rows: parsed.rows,
+      rejects: parsed.rejects,
+      settings: job.settings,
+      accepted: env.accepted,
+    });
     const completesWindow =
       held === undefined &&
       planned.complete &&

@@ -38,6 +38,16 @@ export const CDR_COLUMNS = [
 /** A row of `platform.cdrs` as readers get it (typed columns only). */
 export type CdrRow = RowOf<typeof CDR_COLUMNS>;
 
+/** A call the platform bills: answered, with a per-minute rate and a duration (a failed call is billed 0 by design). */
+function isBillable(row: Readonly<Record<string, unknown>>): boolean {
+  return (
+    row.disposition === "answered" &&
+    row.per_minute !== null &&
+    typeof row.duration === "number" &&
+    row.duration > 0
+  );
+}
+
 /**
  * Call detail records: `GET /v1/cdr` (2026: `/v1/cdrs`) once per direction (the `type` parameter),
  * every disposition. The platform's `to` is an inclusive date, so a one-day window asks
@@ -61,12 +71,8 @@ export const cdrsStream = defineStream({
     {
       name: "missing_charge",
       description: "answered calls with a per-minute rate and a duration but no charge",
-      test: (row) =>
-        row.disposition === "answered" &&
-        row.per_minute !== null &&
-        typeof row.duration === "number" &&
-        row.duration > 0 &&
-        row.charge === null,
+      test: (row) => isBillable(row) && row.charge === null,
+      billable: isBillable,
     },
   ],
 });

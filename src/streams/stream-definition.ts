@@ -68,6 +68,12 @@ export interface QualityCheck {
   readonly description: string;
   /** True when the typed columns of a loaded row have the problem. */
   test(columns: Readonly<Record<string, unknown>>): boolean;
+  /**
+   * The rows that must not have the problem (a CDR's: answered, rated, with a duration): when
+   * given, a window where more than `max_missing_charge_share` of them have it (beyond chance) is
+   * held instead of loaded.
+   */
+  billable?(columns: Readonly<Record<string, unknown>>): boolean;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface RunSlicesTable {
   window_start: ColumnType<string | null, string | null | undefined, string | null>;
   window_end: ColumnType<string | null, string | null | undefined, string | null>;
   status: SliceStatus;
+  /** Why a `held` read was held (`too_many_rejects`, `shrink`, `drift`, `missing_charges`); null otherwise. */
+  hold_reason: ColumnType<string | null, string | null | undefined, string | null>;
   requests: ColumnType<number, number | undefined, number>;
   retries: ColumnType<number, number | undefined, number>;
   rows_fetched: ColumnType<number, number | undefined, number>;
@@ -49,11 +51,12 @@ export interface RunSlicesTable {
 }
 
 /**
- * How a slice ended: loaded (`succeeded`), loaded but held open because too many of its rows were
- * rejected (`too_many_rejects`), not loaded (`failed`), or not read because the key lacks the
- * stream's permission (`skipped`).
+ * How a slice ended: loaded (`succeeded`); read but held (`held`: the read looked wrong, too many
+ * rejects, a shrink, a drift or missing charges, see `hold_reason`: nothing of the window changed
+ * and it stays open), not loaded (`failed`), or not read because the key lacks the stream's
+ * permission (`skipped`).
  */
-export const SLICE_STATUSES = ["succeeded", "too_many_rejects", "failed", "skipped"] as const;
+export const SLICE_STATUSES = ["succeeded", "held", "failed", "skipped"] as const;
 /** Status of an `etl.run_slices` row. */
 export type SliceStatus = (typeof SLICE_STATUSES)[number];
 

@@ -13,7 +13,7 @@ import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects
 import { replaceSetFromStage } from "./replace-stage.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
-import { completeWindowQuery } from "./stream-state.js";
+import { completeWindowQuery, reopenWindowQuery } from "./stream-state.js";
 
 /** What a load needs of a stream: its name (for the records) and its landing table. */
 export interface LoadTarget {
@@ -50,10 +50,13 @@ export interface LoadSliceInput {
    */
   readonly insertFastPath?: boolean;
   /**
-   * Too many of the slice's rows were rejected: its rows and rejects load, its record says
-   * `too_many_rejects` with this message, and the window is not completed. Never with `completeWindow`.
+   * The read looked wrong (too many rejects, a shrink, a drift, missing charges): nothing of the
+   * window changes (no row written, deleted or replaced, no lookup state moved), only its rejects
+   * are stored; its record says `held` with the reason and this message, and the window is opened
+   * again if it had settled, so every run re-reads it until a read loads cleanly. Never with
+   * `completeWindow`.
    */
-  readonly held?: { readonly message: string };
+  readonly held?: { readonly reason: string; readonly message: string };
   /** Rows per data-quality check, recorded with the slice. */
   readonly quality?: Readonly<Record<string, number>>;
   /** When the read happened (recorded with a completion). */
@@ -143,7 +146,7 @@ async function writeRows(
  * Loads one slice in ONE transaction: COPY into a temporary stage, merge (or replace the window;
  * or, for a merge into a window that holds no rows yet, COPY straight into the landing table),
  * store the rejects, record the slice in `etl.run_slices` and, when `completeWindow`, mark the
- * window completed; the lock fence runs last. A failure anywhere rolls back all of it and throws a
+ * window completed (a `held` read writes no row and opens its window again); the lock fence runs last. A failure anywhere rolls back all of it and throws a
  * SliceError. When the connection is lost mid-load (the server restarted or terminated it), the
  * whole transaction is tried again on a new connection, `maxAttempts` times at most.
  */
@@ -226,8 +229,9 @@ async function loadOnce(
     await client.query("BEGIN");
     // Dates compare with timestamps at UTC midnight, whatever the server's time zone.
     await client.query("SET LOCAL TimeZone = 'UTC'");
-    const written = await writeRows(client, input, input.stream, input.rows, provenance);
-    for (const child of input.children ?? []) {
+    const held = input.held !== undefined;
+    const written = held ? {} : await writeRows(client, input, input.stream, input.rows, provenance);
+    for (const child of held ? [] : (input.children ?? [])) {
       await writeRows(client, { ...input, insertFastPath: false }, child.stream, child.rows, provenance);
     }
     const result: SliceLoadResult = {
@@ -245,7 +249,7 @@ async function loadOnce(
       await run(client, syncRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
     }
     await run(client, markReplayedQuery(warehouse.db, input.replayedRejectIds ?? []));
-    if (input.tracked !== undefined) {
+    if (input.tracked !== undefined && !held) {
       await run(
         client,
         trackedUpdatesQuery(warehouse.db, {
@@ -260,10 +264,10 @@ async function loadOnce(
     await run(
       client,
       sliceRecordQuery(warehouse.db, identity, {
-        status: input.held === undefined ? "succeeded" : "too_many_rejects",
+        status: input.held === undefined ? "succeeded" : "held",
         stats: input.stats,
         counts: result,
-        ...(input.held === undefined ? {} : { error: input.held.message }),
+        ...(input.held === undefined ? {} : { error: input.held.message, holdReason: input.held.reason }),
         ...(input.quality === undefined ? {} : { quality: input.quality }),
         settled: completes,
       }),
@@ -273,6 +277,9 @@ async function loadOnce(
         client,
         completeWindowQuery(warehouse.db, { ...identity, window: slice.window, readAt: input.readAt }),
       );
+    }
+    if (held && slice.kind === "window") {
+      await run(client, reopenWindowQuery(warehouse.db, { ...identity, window: slice.window }));
     }
     await input.fence?.(client);
     await client.query("COMMIT");

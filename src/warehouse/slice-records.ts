@@ -47,6 +47,8 @@ export function sliceRecordQuery(
     stats: SliceStats;
     counts?: SliceRowCounts;
     error?: string;
+    /** Why a `held` read was held. */
+    holdReason?: string;
     /** Rows per data-quality check; left out when empty. */
     quality?: Readonly<Record<string, number>>;
     /** The read completed its window. */
@@ -64,6 +66,7 @@ export function sliceRecordQuery(
       window_start: slice.kind === "window" ? slice.window.start : null,
       window_end: slice.kind === "window" ? slice.window.end : null,
       status: outcome.status,
+      hold_reason: outcome.holdReason ?? null,
       requests: stats.requests,
       retries: stats.retries,
       rows_fetched: stats.rowsFetched,

@@ -55,6 +55,25 @@ export function completeWindowQuery(
 }
 
 /**
+ * The delete opening again every completed window of (account, stream) that overlaps `window`,
+ * compiled for a transaction's client: a held read of a window must be re-read by every run until
+ * it loads cleanly, whether or not the window had settled before. A longer completed window
+ * (another `window_days`) is opened whole; re-reading its other days changes nothing.
+ */
+export function reopenWindowQuery(
+  db: Kysely<Database>,
+  input: { account: string; stream: string; window: DateWindow },
+): CompiledQuery {
+  return db
+    .deleteFrom("etl.stream_state")
+    .where("account", "=", input.account)
+    .where("stream", "=", input.stream)
+    .where("window_start", "<", input.window.end)
+    .where("window_end", ">", input.window.start)
+    .compile();
+}
+
+/**
  * Forgets completed windows of `streams` (of `accounts` when given; those ending after `from` when
  * given), so the next run loads them again. Returns how many windows were forgotten.
  */

@@ -192,7 +192,7 @@ export async function streamStatus(
     };
     target.openWindows = [...target.openWindows, attempt];
     if (row.status === "failed") target.failedWindows = [...target.failedWindows, attempt];
-    if (row.status === "too_many_rejects") target.heldWindows = [...target.heldWindows, attempt];
+    if (row.status === "held") target.heldWindows = [...target.heldWindows, attempt];
     if (row.status === "succeeded" && row.window_start !== null)
       target.unsettledWindows = [...target.unsettledWindows, attempt];
   }

@@ -76,7 +76,7 @@ describe("a platform that renamed a field", () => {
     );
     expect(await completedLabels(db.warehouse, "default", "cdrs")).toEqual([]);
     const held = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM etl.run_slices WHERE stream = 'cdrs' AND status = 'too_many_rejects'`.execute(
+      SELECT count(*)::int AS n FROM etl.run_slices WHERE stream = 'cdrs' AND status = 'held'`.execute(
       db.warehouse.db,
     );
     expect(held.rows[0]?.n).toBe(4);

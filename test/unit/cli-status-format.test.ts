@@ -34,11 +34,7 @@ describe("status lines", () => {
 
   it("shows settled-through, the unsettled windows, held and failed ones, and how the stream ended in its last run", () => {
     const at = new Date("2026-09-15T02:15:00Z");
-    const attempt = (
-      slice: string,
-      status: "succeeded" | "failed" | "too_many_rejects",
-      error: string | null,
-    ) => ({
+    const attempt = (slice: string, status: "succeeded" | "failed" | "held", error: string | null) => ({
       slice,
       start: slice.slice(0, 10),
       end: slice.slice(12),
@@ -54,7 +50,7 @@ describe("status lines", () => {
         completedThrough: "2026-09-11",
         lastCompleted: "2026-09-11",
         unsettledWindows: [attempt("2026-09-12..2026-09-13", "succeeded", null)],
-        heldWindows: [attempt("2026-09-13..2026-09-14", "too_many_rejects", "account acme, stream cdrs, …")],
+        heldWindows: [attempt("2026-09-13..2026-09-14", "held", "account acme, stream cdrs, …")],
         failedWindows: [attempt("2026-09-14..2026-09-15", "failed", "HTTP 503")],
         lastRun: {
           runId: 7,

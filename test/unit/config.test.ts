@@ -125,25 +125,36 @@ describe("loadConfig", () => {
     expect(String(config.accounts[0]?.apiKey)).toBe("***");
   });
 
-  it("settles windows after 72 h and allows 1% rejects unless told otherwise, per stream too", async () => {
+  it("settles windows after 72 h and allows 1% rejects, a 50% shrink and 5% missing charges unless told otherwise, per stream too", async () => {
     const defaults = await loadConfig({}, minimalEnv);
-    expect(settingsOf(defaults, "cdrs")).toEqual({ settleHours: 72, maxRejectShare: 0.01 });
+    const holds = { maxShrinkShare: 0.5, maxMissingChargeShare: 0.05 };
+    expect(settingsOf(defaults, "cdrs")).toEqual({ settleHours: 72, maxRejectShare: 0.01, ...holds });
     expect(defaults.accounts[0]?.apiRevision).toBe("auto");
     const file = await configFile(
       [
         "settle_hours: 48",
         "max_reject_share: 0.05",
         "stream_options:",
-        "  short_link_metrics: { settle_hours: 0 }",
-        "  cdrs: { max_reject_share: 0 }",
+        "  short_link_metrics: { settle_hours: 0, max_shrink_share: 0.9 }",
+        "  cdrs: { max_reject_share: 0, max_missing_charge_share: 0.2 }",
         "accounts:",
         "  - { name: a, base_url: 'https://x.example', api_key_env: A_KEY, api_revision: '2026' }",
       ].join("\n"),
     );
     const config = await loadConfig({ file }, { A_KEY: "ka" });
-    expect(settingsOf(config, "short_link_metrics")).toEqual({ settleHours: 0, maxRejectShare: 0.05 });
-    expect(settingsOf(config, "cdrs")).toEqual({ settleHours: 48, maxRejectShare: 0 });
-    expect(settingsOf(config, "invoices")).toEqual({ settleHours: 48, maxRejectShare: 0.05 });
+    expect(settingsOf(config, "short_link_metrics")).toEqual({
+      settleHours: 0,
+      maxRejectShare: 0.05,
+      ...holds,
+      maxShrinkShare: 0.9,
+    });
+    expect(settingsOf(config, "cdrs")).toEqual({
+      settleHours: 48,
+      maxRejectShare: 0,
+      ...holds,
+      maxMissingChargeShare: 0.2,
+    });
+    expect(settingsOf(config, "invoices")).toEqual({ settleHours: 48, maxRejectShare: 0.05, ...holds });
     expect(config.accounts[0]?.apiRevision).toBe("2026");
     expect(redactedConfig(config)).toMatchObject({
       settle_hours: 48,

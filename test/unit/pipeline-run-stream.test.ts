@@ -11,7 +11,7 @@ function job(stream: string, accountAbort: AbortController): StreamJob {
     account: { name: "acme" } as AccountConfig,
     stream: getStream(stream),
     plan: [],
-    settings: { settleHours: 72, maxRejectShare: 0.01 },
+    settings: { settleHours: 72, maxRejectShare: 0.01, maxShrinkShare: 0.5, maxMissingChargeShare: 0.05 },
     revision: "2024",
     client: undefined as never,
     concurrency: 1,

@@ -39,9 +39,10 @@ from (
         account,
         stream,
         window_date,
-        count(*) filter (where status in ('succeeded', 'too_many_rejects')) as loads,
-        count(*) filter (where status = 'failed')                           as failed_reads,
-        max(finished_at) filter (where status in ('succeeded', 'too_many_rejects')) as last_loaded_at,
+        -- A held read (etl.run_slices.status = 'held') wrote nothing: it counts as a failed read.
+        count(*) filter (where status = 'succeeded')                        as loads,
+        count(*) filter (where status in ('failed', 'held'))                as failed_reads,
+        max(finished_at) filter (where status = 'succeeded')                as last_loaded_at,
         max(run_id)                                                         as last_run_id
     from slice_days
     group by 1, 2, 3
