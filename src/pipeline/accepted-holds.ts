@@ -32,6 +32,32 @@ export function parseAcceptSpec(flag: string, text: string): AcceptSpec {
   return { account: match[1]!, stream: match[2]!, windowStart: match[3] ?? null };
 }
 
+/**
+ * Checks every confirmation names a configured account and a known stream: a typo would otherwise
+ * confirm nothing and the hold would stay. A UsageError names the value and what is known.
+ */
+export function checkAcceptedHolds(
+  accepted: AcceptedHolds,
+  accounts: readonly string[],
+  streams: readonly string[],
+): void {
+  for (const [flag, specs] of [
+    ["--accept-shrink", accepted.shrink],
+    ["--accept-drift", accepted.drift],
+  ] as const) {
+    for (const spec of specs) {
+      if (!accounts.includes(spec.account))
+        throw new UsageError(
+          `${flag}: no account ${JSON.stringify(spec.account)}; configured: ${accounts.join(", ")}`,
+        );
+      if (!streams.includes(spec.stream))
+        throw new UsageError(
+          `${flag}: no stream ${JSON.stringify(spec.stream)}; known: ${streams.join(", ")}`,
+        );
+    }
+  }
+}
+
 /** Whether `specs` confirm the read of (account, stream) whose window starts on `windowStart` (null: a whole list). */
 export function isAccepted(
   specs: readonly AcceptSpec[],

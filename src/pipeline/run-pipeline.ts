@@ -12,11 +12,12 @@ import type { ExitCode } from "../exit-codes.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
+import { STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
-import { type AcceptedHolds, NOTHING_ACCEPTED } from "./accepted-holds.js";
+import { type AcceptedHolds, checkAcceptedHolds, NOTHING_ACCEPTED } from "./accepted-holds.js";
 import { AccountClients } from "./account-clients.js";
 import { resolveApiRevision } from "./api-revision.js";
 import { planLookupSlices, planSlices } from "./plan-slices.js";
@@ -104,6 +105,11 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   const runStartedAt = new Date(deps.runStartedAt ?? clock.now());
   const today = utcDayOf(runStartedAt.getTime());
   const targets = selectRunTargets(deps.config, request.accounts, request.streams);
+  checkAcceptedHolds(
+    request.accepted ?? NOTHING_ACCEPTED,
+    deps.config.accounts.map((a) => a.name),
+    STREAM_NAMES,
+  );
   const clockWatch = new PlatformClockWatch({ log: deps.log, clock, runStartedAt: runStartedAt.getTime() });
   return withRecordedRun(
     {

@@ -27,6 +27,14 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
       [["run", "--accounts", "ghost"], /unknown account "ghost"; configured: default/],
       [["run", "--streams", "nope"], /unknown stream "nope"/],
       [
+        ["run", "--accept-shrink", "default"],
+        /--accept-shrink "default": expected ACCOUNT\/STREAM or ACCOUNT\/STREAM\/YYYY-MM-DD/,
+      ],
+      [
+        ["nightly", "--accept-drift", "ghost/cdrs"],
+        /--accept-drift: no account "ghost"; configured: default/,
+      ],
+      [
         ["backfill", "--streams", "cdrs", "--from", "2026-08-05", "--to", "2026-08-01"],
         /--from 2026-08-05 is after --to/,
       ],
