@@ -215,6 +215,7 @@ export async function loadConfig(
       "config: no accounts; set TELECOM_API_URL and TELECOM_API_KEY, or list accounts in telecom-etl.yaml",
     );
   }
+  refuseSubAccountsReadTwice(cfg);
   const names = new Set<string>();
   const accounts = cfg.accounts.map((account, index): AccountConfig => {
     if (names.has(account.name))
@@ -262,6 +263,29 @@ export async function loadConfig(
     databaseUrl: options.databaseUrl ?? env.DATABASE_URL,
     source: file,
   };
+}
+
+/**
+ * A sub-account id listed twice (by one account, or by two) would be read, and loaded, twice: the
+ * platform's sub-account ids are its organization ids, one per platform account. Refused with one
+ * line naming both entries (the second one's insert used to fail with a raw unique-key violation).
+ */
+function refuseSubAccountsReadTwice(cfg: ConfigFile): void {
+  const firstEntry = new Map<number, { account: string; where: string }>();
+  cfg.accounts.forEach((account, index) => {
+    account.sub_accounts.forEach((id, position) => {
+      const where = `accounts.${index}.sub_accounts.${position}`;
+      const first = firstEntry.get(id);
+      if (first === undefined) {
+        firstEntry.set(id, { account: account.name, where });
+        return;
+      }
+      const by = first.account === account.name ? `account ${account.name}` : `accounts ${first.account} and ${account.name}`;
+      throw new UsageError(
+        `config: ${where}: sub-account ${id} is listed twice (${first.where} and ${where}, ${by}): it would be read twice; list it once`,
+      );
+    });
+  });
 }
 
 /** The effective configuration with secrets replaced, for `config show` and logs. */

@@ -1,7 +1,8 @@
 /**
  * A run whose process died without recording its end (SIGKILL, an OOM kill, a lost host) stays
  * `running` in `etl.runs`. Every command that records a run (and `status`) first marks such runs
- * `abandoned`, so the run history and `status` tell the truth. The rule never marks a live run:
+ * `abandoned`, and with it the run's `etl.run_streams` rows still `running`, so the run history
+ * and `status` tell the truth. The rule never marks a live run:
  *
  * 1. A run whose lock connection is open is alive, wherever it runs. Each run holds a connection
  *    named `telecom-etl run <id> pid …` (see stream-locks.ts) from just after its start until after
@@ -101,16 +102,24 @@ export async function markAbandonedRuns(
   if (candidates.size === 0) return [];
   const ids = [...candidates.keys()];
   const prefixes = ids.map(lockSessionPrefix);
+  // One statement: the run and the streams it left `running` are abandoned together.
   const marked = await sql<{ id: number }>`
-    UPDATE etl.runs r
-    SET status = 'abandoned',
-        finished_at = COALESCE((SELECT max(s.finished_at) FROM etl.run_slices s WHERE s.run_id = r.id), r.started_at)
-    FROM unnest(${ids}::bigint[], ${prefixes}::text[]) AS c(id, prefix)
-    WHERE r.id = c.id AND r.status = 'running'
-      AND NOT EXISTS (
-        SELECT 1 FROM pg_stat_activity a
-        WHERE a.datname = current_database() AND starts_with(a.application_name, c.prefix))
-    RETURNING r.id`.execute(db);
+    WITH runs AS (
+      UPDATE etl.runs r
+      SET status = 'abandoned',
+          finished_at = COALESCE((SELECT max(s.finished_at) FROM etl.run_slices s WHERE s.run_id = r.id), r.started_at)
+      FROM unnest(${ids}::bigint[], ${prefixes}::text[]) AS c(id, prefix)
+      WHERE r.id = c.id AND r.status = 'running'
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_stat_activity a
+          WHERE a.datname = current_database() AND starts_with(a.application_name, c.prefix))
+      RETURNING r.id
+    ),
+    streams AS (
+      UPDATE etl.run_streams p SET status = 'abandoned'
+      FROM runs WHERE p.run_id = runs.id AND p.status = 'running'
+    )
+    SELECT id FROM runs`.execute(db);
   return marked.rows.map((row) => candidates.get(Number(row.id))!).sort((a, b) => a.id - b.id);
 }
 

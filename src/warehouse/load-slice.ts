@@ -185,7 +185,8 @@ export async function loadSlice(
       options.log?.warn(
         {
           account: input.account,
-          stream: stream,
+          // The name only: the definition (columns, schema) is kilobytes of noise in a log line.
+          stream: stream.name,
           slice: sliceLabel(slice),
           attempt,
           error: describeError(error),

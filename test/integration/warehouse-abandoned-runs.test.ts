@@ -35,6 +35,11 @@ describe("abandoned runs", () => {
       VALUES (${deadHere}, 'a', 'cdrs', '2026-08-01..2026-08-02', 'succeeded',
               now() - interval '5 minutes', now() - interval '4 minutes')`.execute(db);
     const aliveHere = await foreignRun(database, HOST, LIVE_PID);
+    // Streams each run planned (`running`) and one the dead run had already ended.
+    await sql`
+      INSERT INTO etl.run_streams (run_id, account, stream, status)
+      VALUES (${deadHere}, 'a', 'cdrs', 'running'), (${deadHere}, 'a', 'messages', 'running'),
+             (${deadHere}, 'a', 'invoices', 'failed'), (${aliveHere}, 'a', 'cdrs', 'running')`.execute(db);
     const reusedOwnPid = await foreignRun(database, HOST, OWN_PID);
     const ownRun = await startRun(db, { command: "run", arguments: {}, host: HOST, pid: OWN_PID });
     const elsewhereRecent = await foreignRun(database, "etl-host-2", 12, 1);
@@ -67,6 +72,19 @@ describe("abandoned runs", () => {
         expect((await statusOf(database, id)).status, `run ${id}`).toBe("running");
       }
       expect((await statusOf(database, finished)).status).toBe("succeeded");
+      // The dead run's streams still `running` are abandoned with it; the live run's are left alone.
+      const streams = await db
+        .selectFrom("etl.run_streams")
+        .select(["run_id", "stream", "status"])
+        .orderBy("run_id")
+        .orderBy("stream")
+        .execute();
+      expect(streams.map((r) => [Number(r.run_id), r.stream, r.status])).toEqual([
+        [deadHere, "cdrs", "abandoned"],
+        [deadHere, "invoices", "failed"],
+        [deadHere, "messages", "abandoned"],
+        [aliveHere, "cdrs", "running"],
+      ]);
       // Its end is its last sign of life: the end of its last slice (else its start); no exit code.
       const dead = await statusOf(database, deadHere);
       const lastSlice = await db
