@@ -280,7 +280,10 @@ function refuseSubAccountsReadTwice(cfg: ConfigFile): void {
         firstEntry.set(id, { account: account.name, where });
         return;
       }
-      const by = first.account === account.name ? `account ${account.name}` : `accounts ${first.account} and ${account.name}`;
+      const by =
+        first.account === account.name
+          ? `account ${account.name}`
+          : `accounts ${first.account} and ${account.name}`;
       throw new UsageError(
         `config: ${where}: sub-account ${id} is listed twice (${first.where} and ${where}, ${by}): it would be read twice; list it once`,
       );
