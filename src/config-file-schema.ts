@@ -107,6 +107,8 @@ export const configFileSchema = z.strictObject({
     .strictObject({
       connect_ms: z.number().int().positive().default(10_000),
       headers_ms: z.number().int().positive().default(10_000),
+      /** No byte of a response body for this long (after its headers) fails the attempt, retried. */
+      body_idle_ms: z.number().int().positive().default(10_000),
       total_ms: z.number().int().positive().default(60_000),
     })
     .prefault({}),

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { DEFAULT_TIMEOUTS } from "./api/http-client.js";
 import {
   type ApiRevisionSetting,
   type ConfigFile,
@@ -94,7 +95,13 @@ export interface EtlConfig {
   /** Calls older than this many days are no longer asked for a transcription (pending ones expire). */
   readonly transcriptionMaxAgeDays: number;
   readonly perPage: number;
-  readonly timeouts: { readonly connectMs: number; readonly headersMs: number; readonly totalMs: number };
+  readonly timeouts: {
+    readonly connectMs: number;
+    readonly headersMs: number;
+    /** Longest silence in the middle of a response body (default 10 s; configs built in code may leave it out). */
+    readonly bodyIdleMs?: number;
+    readonly totalMs: number;
+  };
   readonly retry: { readonly maxAttempts: number; readonly maxTotalWaitMs: number };
   readonly databaseUrl: string | undefined;
   readonly embeddedDir: string;
@@ -132,6 +139,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     timeouts: {
       connectMs: cfg.timeouts.connect_ms,
       headersMs: cfg.timeouts.headers_ms,
+      bodyIdleMs: cfg.timeouts.body_idle_ms,
       totalMs: cfg.timeouts.total_ms,
     },
     retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
@@ -321,6 +329,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     timeouts: {
       connect_ms: config.timeouts.connectMs,
       headers_ms: config.timeouts.headersMs,
+      body_idle_ms: config.timeouts.bodyIdleMs ?? DEFAULT_TIMEOUTS.bodyIdleMs,
       total_ms: config.timeouts.totalMs,
     },
     retry: { max_attempts: config.retry.maxAttempts, max_total_wait_ms: config.retry.maxTotalWaitMs },

@@ -20,12 +20,14 @@ import {
 import { parseRetryAfter, type RetryPolicy, withRetry } from "./retry-policy.js";
 
 /**
- * Connect timeout (new sockets: DNS + TCP), headers timeout (until the status and headers arrive)
- * and total timeout (until the body's last byte) of every attempt.
+ * Connect timeout (new sockets: DNS + TCP), headers timeout (until the status and headers arrive),
+ * body-idle timeout (longest silence of the body once the headers came) and total timeout (until
+ * the body's last byte) of every attempt.
  */
 export interface ApiTimeouts {
   readonly connectMs?: number;
   readonly headersMs?: number;
+  readonly bodyIdleMs?: number;
   readonly totalMs?: number;
 }
 
@@ -108,8 +110,16 @@ export interface ApiClient {
   close(): void;
 }
 
-/** Default timeouts: 10 s to connect, 10 s until the headers (the platform answers in well under 1 s), 60 s for the whole response. */
-export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 10_000, totalMs: 60_000 } as const;
+/**
+ * Default timeouts: 10 s to connect, 10 s until the headers (the platform answers in well under
+ * 1 s), 10 s of silence in the middle of a body, 60 s for the whole response.
+ */
+export const DEFAULT_TIMEOUTS = {
+  connectMs: 10_000,
+  headersMs: 10_000,
+  bodyIdleMs: 10_000,
+  totalMs: 60_000,
+} as const;
 
 /** Creates the client of one account. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -121,6 +131,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const totalMs = options.timeouts?.totalMs ?? DEFAULT_TIMEOUTS.totalMs;
   // Never later than the total timeout: a headers timeout past it would never fire.
   const headersMs = Math.min(totalMs, options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs);
+  const bodyIdleMs = Math.min(totalMs, options.timeouts?.bodyIdleMs ?? DEFAULT_TIMEOUTS.bodyIdleMs);
   const sleep = options.sleep ?? realSleep;
   const clock = options.clock ?? systemClock;
   const budget = options.budget;
@@ -154,6 +165,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         agent,
         connectMs,
         headersMs,
+        bodyIdleMs,
         totalMs,
         maxBodyBytes,
         lookup: options.lookup,

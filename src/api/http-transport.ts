@@ -1,8 +1,9 @@
 /**
  * One HTTP GET over node:http / node:https with a connect timeout (DNS + TCP connect of a new
  * socket), a headers timeout (until the response's status and headers arrive: a stalled server
- * does not hold a worker for the whole total timeout) and a total timeout (until the last byte of
- * the body). Node's fetch has no separate
+ * does not hold a worker for the whole total timeout), a body-idle timeout (the headers came, then
+ * no byte of the body for that long: a slow-loris body fails fast instead of holding the request
+ * until the total timeout) and a total timeout (until the last byte of the body). Node's fetch has no separate
  * connect timeout, hence node:http. Failures come back as {@link TransportError} with a short,
  * secret-free reason; the caller decides about retries.
  */
@@ -15,6 +16,7 @@ import zlib from "node:zlib";
 export const TRANSPORT_FAILURES = [
   "connect-timeout",
   "headers-timeout",
+  "body-timeout",
   "timeout",
   "network",
   "truncated",
@@ -48,6 +50,8 @@ export interface RequestOnceOptions {
   readonly connectMs: number;
   /** From the request being sent (connect included) until the response headers arrive. */
   readonly headersMs: number;
+  /** Longest wait for the next byte of the body once the headers arrived (and before its first byte). */
+  readonly bodyIdleMs: number;
   readonly totalMs: number;
   readonly maxBodyBytes: number;
   readonly lookup?: LookupFunction;
@@ -123,8 +127,21 @@ export function requestOnce(url: URL, options: RequestOnceOptions): Promise<RawR
       clearTimeout(headersTimer);
       const chunks: Buffer[] = [];
       let size = 0;
+      // Re-armed by every chunk: a body that stops (or trickles slower than this) fails now.
+      let idleTimer: NodeJS.Timeout | undefined;
+      const armIdle = () => {
+        if (idleTimer !== undefined) clearTimeout(idleTimer);
+        idleTimer = failAfter(
+          options.bodyIdleMs,
+          "body-timeout",
+          `the body stalled: no byte for ${options.bodyIdleMs} ms after ${size} bytes (body-idle timeout)`,
+        );
+      };
+      armIdle();
       response.on("data", (chunk: Buffer) => {
+        if (settled) return;
         size += chunk.length;
+        armIdle();
         if (size > options.maxBodyBytes) {
           fail(new TransportError("too-large", `response body larger than ${options.maxBodyBytes} bytes`));
           return;

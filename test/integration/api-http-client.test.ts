@@ -283,6 +283,47 @@ describe("http client: retries", () => {
     expect(waits).toHaveLength(2);
   });
 
+  it("a body that stalls after its headers (slow loris) fails at the body-idle timeout, not the total one, and is retried", async () => {
+    const server = await startServer((_req, res, n) => {
+      if (n <= 2) {
+        // Headers and the start of the body at once, then nothing more: the socket stays open.
+        res.writeHead(200, { "content-type": "application/json", "content-length": 5000 });
+        res.write('{"items": [{"uuid": "a"}, ');
+        return;
+      }
+      json(res, 200, { items: [{ uuid: "a" }] });
+    });
+    const { client, logLines } = makeClient(server, {
+      timeouts: { bodyIdleMs: 150, totalMs: 30_000 },
+      retry: { maxAttempts: 3 },
+    });
+    const started = performance.now();
+    const response = await client.getJson("/v1/cdr", {}, { stream: "cdrs" });
+    const elapsed = performance.now() - started;
+    expect(response.body).toEqual({ items: [{ uuid: "a" }] });
+    expect(server.requests).toHaveLength(3);
+    // Two stalled attempts of 150 ms each (waits are faked), far from one 30 s total timeout.
+    expect(elapsed).toBeLessThan(10_000);
+    expect(logLines.join("\n")).toContain(
+      "the body stalled: no byte for 150 ms after 26 bytes (body-idle timeout)",
+    );
+  });
+
+  it("a body that stalls on every attempt fails with a clear error naming the body-idle timeout", async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" }); // chunked, never ended
+      res.write("{");
+    });
+    const { client } = makeClient(server, {
+      timeouts: { bodyIdleMs: 100, totalMs: 30_000 },
+      retry: { maxAttempts: 2 },
+    });
+    const error = await caught(client.getJson("/v1/cdr", {}, { stream: "cdrs" }));
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect(error.message).toContain("the body stalled: no byte for 100 ms after 1 bytes (body-idle timeout)");
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("a connection that cannot be established within the connect timeout is retried, then fails", async () => {
     const server = await startServer((_req, res) => json(res, 200, {}));
     // A resolver that never answers keeps the socket in its connect phase (a DNS outage, say).
