@@ -1,6 +1,7 @@
 /**
  * Fetches every page of a page-number list: page 1 first (it tells how many there are), then pages
- * 2..total_pages concurrently. Each request still goes through the key's rate budget inside the
+ * 2..total_pages concurrently, then, while the last page read is full, the pages after it one at a
+ * time (the platform's total may be under-reported; see PagePaginator.nextPage). Each request still goes through the key's rate budget inside the
  * client; `concurrency` only bounds how many pages of this one list are in flight, so one big list
  * does not queue ahead of every other stream. Rows come back raw, in page order; nothing here relies
  * on the order rows are served in (dedup and completeness are the caller's, by key).
@@ -24,7 +25,10 @@ export interface FetchAllPagesOptions {
 export interface FetchAllPagesResult {
   /** Rows as served, page 1 first. */
   readonly rows: unknown[];
-  /** `pagination.total` of page 1: the caller compares it with the distinct keys it got. */
+  /**
+   * `pagination.total` of page 1: the caller compares it with the distinct keys it got (fewer: rows
+   * were missed; more: the platform under-reported its total, and the pages past it were read).
+   */
   readonly reportedTotal: number;
   /** Pages fetched. */
   readonly pages: number;
@@ -69,6 +73,12 @@ export async function fetchAllPages(options: FetchAllPagesOptions): Promise<Fetc
       ),
     );
     if (failure !== undefined) throw failure.error;
+    // A list ends with a short or empty page, whatever its total said.
+    for (let next = paginator.nextPage(); next !== null; next = paginator.nextPage()) {
+      const page = await options.fetchPage(next, controller.signal);
+      paginator.accept(next, page);
+      rowsByPage.set(next, page.rows);
+    }
     const rows: unknown[] = [];
     for (const pageNumber of [...rowsByPage.keys()].sort((a, b) => a - b)) {
       for (const row of rowsByPage.get(pageNumber) ?? []) rows.push(row);

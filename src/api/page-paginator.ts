@@ -1,9 +1,16 @@
 /**
  * Page-number pagination as a state machine without I/O: it is told which page was asked for and
  * what came back, says which pages are still to fetch, and refuses answers that cannot be right
- * (the same rows twice, a wrong `current_page`, more rows than the total): cf. meltano singer_sdk
+ * (the same rows twice, a wrong `current_page`, more rows than `per_page`): cf. meltano singer_sdk
  * pagination "Loop detected". Softer oddities (short pages, a total that moves) are recorded as
  * anomalies for the caller's completeness check.
+ *
+ * The platform's `total` is not trusted to end the list: a list ends only when the last page read
+ * is short (fewer rows than `per_page`) or empty. When the last reported page is full, the pages
+ * after it are read one at a time ({@link PagePaginator.nextPage}), at most
+ * {@link MAX_PAGES_PAST_TOTAL} of them; a platform still serving full pages then contradicts its
+ * own total beyond repair, and the list fails (a total lowered from 228 to 100 used to end the
+ * list after one full page, 128 rows lost).
  */
 import { createHash } from "node:crypto";
 import { type ErrorContext, SliceError } from "../errors.js";
@@ -33,6 +40,12 @@ export interface PaginationSummary {
 /** A page count far beyond what total/per_page allows is garbage, not a reason to issue requests. */
 const MAX_EXTRA_PAGES = 10;
 
+/**
+ * Pages read past the last page the platform reported, while each comes back full, before the
+ * list is failed: an under-reported total of up to this many pages of rows is read to its end.
+ */
+export const MAX_PAGES_PAST_TOTAL = 10;
+
 /** State machine of one page-number pagination: accept page 1, then pages 2..total_pages in any order. */
 export class PagePaginator {
   readonly #context: ErrorContext;
@@ -43,7 +56,8 @@ export class PagePaginator {
   readonly #fingerprints = new Map<string, number>();
   readonly #anomalies: string[] = [];
   #rowCount = 0;
-  #maxTotal = 0;
+  /** Rows of the highest page accepted so far, and its number. */
+  #highest = { page: 0, rows: 0 };
 
   /** `context` (account, stream, window) goes on every PaginationError; `label` prefixes its message. */
   constructor(context: ErrorContext = {}, label?: string) {
@@ -51,9 +65,28 @@ export class PagePaginator {
     this.#label = label ?? defaultLabel(context);
   }
 
-  /** True once page 1 and every page up to `total_pages` were accepted. */
+  /** True once page 1 and every page up to `total_pages` were accepted and the last of them was short or empty. */
   get done(): boolean {
-    return this.#first !== undefined && this.#accepted.size >= Math.max(1, this.#first.total_pages);
+    return this.pendingPages().length === 0 && this.#continuation() === null;
+  }
+
+  /**
+   * Once every reported page is in: the page to read next because the last page read was full
+   * (the list may go on past the reported total), or null when the list has ended (its last page
+   * short or empty). Throws a PaginationError when {@link MAX_PAGES_PAST_TOTAL} full pages past
+   * the reported last page did not end it.
+   */
+  nextPage(): number | null {
+    if (this.pendingPages().length > 0) return null;
+    const next = this.#continuation();
+    if (next === null || next <= this.#lastReported() + MAX_PAGES_PAST_TOTAL) return next;
+    const first = this.#first!;
+    throw this.#error(
+      `the platform reported total ${first.total} in ${first.total_pages} page(s) of ${first.per_page}, ` +
+        `but pages 1..${this.#highest.page} are all full (${this.#rowCount} rows) and the list does not end; ` +
+        `read up to ${MAX_PAGES_PAST_TOTAL} pages past its total, the platform contradicts itself`,
+      this.#highest.page,
+    );
   }
 
   /** Pages still to fetch: `[1]` before page 1, then the pages of 2..total_pages not accepted yet. */
@@ -74,9 +107,9 @@ export class PagePaginator {
       if (requestedPage !== 1) throw new Error(`page 1 must be accepted first, got page ${requestedPage}`);
       this.#checkFirst(p);
       this.#first = p;
-      this.#maxTotal = p.total;
     } else {
-      if (requestedPage < 2 || requestedPage > this.#first.total_pages) {
+      const continues = requestedPage > this.#lastReported() && requestedPage === this.#continuation();
+      if (requestedPage < 2 || (requestedPage > this.#first.total_pages && !continues)) {
         throw new Error(`page ${requestedPage} is outside 2..${this.#first.total_pages}`);
       }
       if (this.#accepted.has(requestedPage)) throw new Error(`page ${requestedPage} was already accepted`);
@@ -84,7 +117,6 @@ export class PagePaginator {
         this.#anomalies.push(
           `page ${requestedPage} reports total ${p.total} in ${p.total_pages} pages; page 1 said ${this.#first.total} in ${this.#first.total_pages}`,
         );
-        this.#maxTotal = Math.max(this.#maxTotal, p.total);
       }
     }
     if (p.current_page !== requestedPage) {
@@ -111,14 +143,14 @@ export class PagePaginator {
       this.#fingerprints.set(fingerprint, requestedPage);
     }
     this.#rowCount += page.rows.length;
-    if (this.#rowCount > this.#maxTotal) {
-      throw this.#error(
-        `overrun: ${this.#rowCount} rows after page ${requestedPage}, more than the reported total ${this.#maxTotal}`,
-        requestedPage,
+    if (requestedPage > this.#lastReported() && page.rows.length > 0) {
+      this.#anomalies.push(
+        `page ${requestedPage}, past the last reported page ${this.#lastReported()}, has ${page.rows.length} rows`,
       );
     }
     this.#noteShortPage(requestedPage, page.rows.length);
     this.#accepted.add(requestedPage);
+    if (requestedPage > this.#highest.page) this.#highest = { page: requestedPage, rows: page.rows.length };
   }
 
   /** Totals and anomalies so far. */
@@ -130,6 +162,18 @@ export class PagePaginator {
       rowCount: this.#rowCount,
       anomalies: [...this.#anomalies],
     };
+  }
+
+  /** The last page the platform's page 1 reported (1 for an empty list). */
+  #lastReported(): number {
+    return Math.max(1, this.#first?.total_pages ?? 1);
+  }
+
+  /** The page after the highest one read when that one was full (the list may go on), else null. */
+  #continuation(): number | null {
+    const first = this.#first;
+    if (first === undefined || this.#highest.page < this.#lastReported()) return null;
+    return this.#highest.rows >= first.per_page ? this.#highest.page + 1 : null;
   }
 
   #checkShape(requestedPage: number, p: Pagination): void {

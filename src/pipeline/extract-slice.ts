@@ -1,7 +1,9 @@
 /**
  * Reads every row of one slice from the platform: each request of the slice is paged to the end
- * through the account's client, then checked for completeness: the distinct keys fetched must equal
- * the `pagination.total` the platform reported. Rows can move while we page (late arrivals, a short
+ * (a list ends with a short or empty page, never on the platform's `total` alone: see
+ * PagePaginator) through the account's client, then checked for completeness: the distinct keys
+ * fetched must reach the `pagination.total` the platform reported (more is a total the platform
+ * under-reported: every row is kept, counted and logged). Rows can move while we page (late arrivals, a short
  * page, a row served twice), so a disagreeing request is read again, a bounded number of times,
  * keeping every distinct row any read saw, before the slice fails with both numbers in the message.
  */
@@ -28,6 +30,9 @@ import { type PlatformReading, parseDateHeader } from "./platform-clock.js";
 /** Reads of one request before a completeness disagreement fails the slice. */
 export const DEFAULT_EXTRACT_ATTEMPTS = 4;
 
+/** Quality count of a slice: distinct rows read past the `pagination.total` the platform reported. */
+export const ROWS_BEYOND_TOTAL = "rows_beyond_reported_total";
+
 /** The answer to one request of a slice, complete by the platform's own count. */
 export interface ExtractedRequest {
   readonly request: StreamRequest;
@@ -35,6 +40,8 @@ export interface ExtractedRequest {
   readonly rows: readonly unknown[];
   readonly reportedTotal: number;
   readonly distinctKeys: number;
+  /** Distinct rows beyond `reportedTotal` (an under-reported total; the pages past it were read). */
+  readonly beyondTotal?: number;
   /** Reads of the whole request it took (1 unless the first read disagreed with the total). */
   readonly attempts: number;
   /** For a lookup: what the answer means for its id (pending, final, none, ...). */
@@ -49,7 +56,10 @@ export interface ExtractedSlice {
   readonly rowsFetched: number;
   /** The earliest platform clock (`Date` header) any answer of the slice gave; undefined without one. */
   readonly platformClock: PlatformReading | undefined;
-  /** Distinct pages per answer check of the stream (see AnswerCheck) that had its problem; checks no page had are left out. */
+  /**
+   * Distinct pages per answer check of the stream (see AnswerCheck) that had its problem, and
+   * {@link ROWS_BEYOND_TOTAL}: rows past an under-reported total; checks with nothing are left out.
+   */
   readonly answerQuality: Readonly<Record<string, number>>;
 }
 
@@ -121,12 +131,16 @@ export async function extractSlice(options: ExtractSliceOptions): Promise<Extrac
     stream.requests(options.slice, { ...options.requestContext, discovered }),
     stream.answer,
   );
+  const beyondTotal = requests.reduce((sum, r) => sum + (r.beyondTotal ?? 0), 0);
   return {
     requests,
     pageRequests: counter.pages,
     rowsFetched: requests.reduce((sum, r) => sum + r.rows.length, 0),
     platformClock: readings.earliest,
-    answerQuality: Object.fromEntries([...readings.flagged].map(([name, pages]) => [name, pages.size])),
+    answerQuality: {
+      ...Object.fromEntries([...readings.flagged].map(([name, pages]) => [name, pages.size])),
+      ...(beyondTotal > 0 ? { [ROWS_BEYOND_TOTAL]: beyondTotal } : {}),
+    },
   };
 }
 
@@ -180,14 +194,24 @@ async function extractRequest(
         context,
       });
       for (const row of result.rows) seen.set(identity(row, request.implied), row);
-      if (seen.size !== result.reportedTotal)
+      if (seen.size < result.reportedTotal)
         await repairPages(options, request, answer, result, seen, readings, counter);
-      if (seen.size === result.reportedTotal) {
+      if (seen.size >= result.reportedTotal) {
+        const beyondTotal = seen.size - result.reportedTotal;
+        if (beyondTotal > 0) {
+          // The list was read to its short (or empty) last page: the rows are there, the total is wrong.
+          options.log?.warn(
+            { ...context, total: result.reportedTotal, fetched: seen.size, pages: result.pages },
+            `${describe(options, request)}: the platform reported total ${result.reportedTotal} but served ${seen.size} distinct rows ` +
+              `(read to its last, short page: ${result.pages} pages); every row is loaded`,
+          );
+        }
         return {
           request,
           rows: [...seen.values()],
           reportedTotal: result.reportedTotal,
           distinctKeys: seen.size,
+          ...(beyondTotal > 0 ? { beyondTotal } : {}),
           attempts: attempt,
         };
       }

@@ -1,7 +1,8 @@
 /**
  * A real HTTP proxy in front of the sandbox for tests that need faults the sandbox cannot place
  * (its faults are per route, not per date or per parameter): a rule sees each request's URL and
- * either answers it itself or lets it through to the sandbox unchanged.
+ * either answers it itself or lets it through to the sandbox; a rewrite may then change the JSON
+ * body the sandbox answered (a lowered `pagination.total`, dates shifted by the platform).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,33 +17,65 @@ export interface InjectedAnswer {
 /** Decides for one request (its URL resolved against the target) whether to answer it; undefined forwards it. */
 export type FaultRule = (url: URL) => InjectedAnswer | undefined;
 
+/**
+ * Changes the JSON body the sandbox answered to a forwarded request: returns the body to send
+ * instead, or undefined to send the sandbox's bytes unchanged. Only for bodies whose numbers
+ * survive `JSON.parse` (not the ledger's exact amounts).
+ */
+export type BodyRewrite = (url: URL, body: unknown) => unknown;
+
 /** A running proxy: point an account's base URL at `url`; `close` ends it and its connections. */
 export interface FaultProxy {
   readonly url: string;
   close(): Promise<void>;
 }
 
-/** Starts a proxy to `target` on a free port of 127.0.0.1 that applies `rule` to every request. */
-export async function startFaultProxy(target: string, rule: FaultRule): Promise<FaultProxy> {
+/** Starts a proxy to `target` on a free port of 127.0.0.1 that applies `rule` (then `rewrite`) to every request. */
+export async function startFaultProxy(
+  target: string,
+  rule: FaultRule,
+  rewrite?: BodyRewrite,
+): Promise<FaultProxy> {
   const upstream = new URL(target);
   const server = http.createServer((request, response) => {
-    const injected = rule(new URL(request.url ?? "/", target));
+    const url = new URL(request.url ?? "/", target);
+    const injected = rule(url);
     if (injected !== undefined) {
       response.writeHead(injected.status, { "content-type": "application/json", ...injected.headers });
       response.end(JSON.stringify(injected.body));
       return;
     }
+    // A body to rewrite must come back uncompressed.
+    const { "accept-encoding": _encoding, ...plain } = request.headers;
     const forward = http.request(
       {
         host: upstream.hostname,
         port: upstream.port,
         path: request.url,
         method: request.method,
-        headers: request.headers,
+        headers: rewrite === undefined ? request.headers : plain,
       },
       (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
+        if (rewrite === undefined) {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => {
+          const original = Buffer.concat(chunks);
+          let changed: unknown;
+          try {
+            changed = rewrite(url, JSON.parse(original.toString("utf8")));
+          } catch {
+            changed = undefined;
+          }
+          const body = changed === undefined ? original : Buffer.from(JSON.stringify(changed));
+          const { "content-length": _length, "transfer-encoding": _chunked, ...headers } = answer.headers;
+          response.writeHead(answer.statusCode ?? 502, { ...headers, "content-length": body.length });
+          response.end(body);
+        });
       },
     );
     forward.on("error", () => response.destroy());

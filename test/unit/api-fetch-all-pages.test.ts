@@ -60,9 +60,37 @@ describe("fetchAllPages", () => {
   it("keeps at most `concurrency` pages in flight", async () => {
     const fetcher = controlledFetcher(list(1000, 100));
     const result = fetchAllPages({ fetchPage: fetcher.fetchPage, concurrency: 2 });
-    for (let n = 1; n <= 10; n++) await fetcher.release(n);
+    // Page 10 is full, so page 11 is asked for: an empty page ends the list.
+    for (let n = 1; n <= 11; n++) await fetcher.release(n);
     expect((await result).rows).toHaveLength(1000);
     expect(fetcher.peak()).toBe(2);
+    expect(fetcher.requested.at(-1)).toBe(11);
+  });
+
+  it("reads on past an under-reported total, one page at a time, to the short page that ends the list", async () => {
+    const actual = list(228, 100);
+    const requested: number[] = [];
+    const result = await fetchAllPages({
+      fetchPage: async (n) => {
+        requested.push(n);
+        const served = actual(n);
+        return { rows: served.rows, pagination: { ...served.pagination, total: 100, total_pages: 1 } };
+      },
+    });
+    expect(requested).toEqual([1, 2, 3]);
+    expect(result.rows).toHaveLength(228);
+    expect(result.reportedTotal).toBe(100);
+  });
+
+  it("fails when the pages past the reported total never end", async () => {
+    const error = await fetchAllPages({
+      fetchPage: async (n) => ({
+        rows: Array.from({ length: 10 }, (_, i) => ({ id: n * 10 + i })),
+        pagination: { current_page: n, per_page: 10, total: 10, total_pages: 1 },
+      }),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaginationError);
+    expect((error as Error).message).toMatch(/the platform contradicts itself$/);
   });
 
   it("makes one request for an empty list", async () => {

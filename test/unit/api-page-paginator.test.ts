@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { fingerprintRows, type Page, PagePaginator, PaginationError } from "../../src/api/page-paginator.js";
+import {
+  fingerprintRows,
+  MAX_PAGES_PAST_TOTAL,
+  type Page,
+  PagePaginator,
+  PaginationError,
+} from "../../src/api/page-paginator.js";
 import { SliceError } from "../../src/errors.js";
 
 /** Page `n` of a list of `total` rows `{id}` (ids 1..total), `perPage` per page. */
@@ -101,19 +107,83 @@ describe("PagePaginator: loops", () => {
   });
 });
 
-describe("PagePaginator: overruns", () => {
-  it("refuses more rows in all than the reported total", () => {
+/** Page `n` of a list of `actual` rows whose pagination reports `reported` rows instead. */
+function underReported(n: number, actual: number, reported: number, perPage: number): Page {
+  const served = page(n, actual, perPage);
+  const pagination = { ...served.pagination, total: reported, total_pages: Math.ceil(reported / perPage) };
+  return { rows: served.rows, pagination };
+}
+
+describe("PagePaginator: a list ends with a short or empty page, not on its total", () => {
+  it("reads on past an under-reported total (228 rows said to be 100) to the short page that ends the list", () => {
     const paginator = new PagePaginator();
-    paginator.accept(1, page(1, 150, 100));
-    const extra = {
-      rows: Array.from({ length: 60 }, (_, i) => ({ id: 1000 + i })),
-      pagination: page(2, 150, 100).pagination,
-    };
-    expect(failure(() => paginator.accept(2, extra)).message).toBe(
-      "overrun: 160 rows after page 2, more than the reported total 150",
-    );
+    paginator.accept(1, underReported(1, 228, 100, 100));
+    expect(paginator.pendingPages()).toEqual([]);
+    expect(paginator.done).toBe(false);
+    expect(paginator.nextPage()).toBe(2);
+    paginator.accept(2, underReported(2, 228, 100, 100));
+    expect(paginator.nextPage()).toBe(3);
+    paginator.accept(3, underReported(3, 228, 100, 100));
+    expect(paginator.nextPage()).toBeNull();
+    expect(paginator.done).toBe(true);
+    expect(paginator.summary()).toMatchObject({ reportedTotal: 100, pagesFetched: 3, rowCount: 228 });
+    expect(paginator.summary().anomalies).toEqual([
+      "page 2, past the last reported page 1, has 100 rows",
+      "page 3, past the last reported page 1, has 28 rows",
+    ]);
   });
 
+  it("asks for the page after a full last page, and ends on an empty one", () => {
+    const paginator = new PagePaginator();
+    paginator.accept(1, page(1, 200, 100));
+    expect(paginator.nextPage()).toBeNull(); // page 2 is still to come
+    paginator.accept(2, page(2, 200, 100));
+    expect(paginator.nextPage()).toBe(3);
+    paginator.accept(3, page(3, 200, 100));
+    expect(paginator.done).toBe(true);
+    expect(paginator.summary()).toMatchObject({ rowCount: 200, anomalies: [] });
+  });
+
+  it("ends after a short last page without asking for more", () => {
+    const paginator = new PagePaginator();
+    paginator.accept(1, page(1, 150, 100));
+    paginator.accept(2, page(2, 150, 100));
+    expect(paginator.nextPage()).toBeNull();
+    expect(paginator.done).toBe(true);
+  });
+
+  it(`fails loudly when ${MAX_PAGES_PAST_TOTAL} full pages past the reported last one do not end the list`, () => {
+    const paginator = new PagePaginator({
+      account: "acme",
+      stream: "cdrs",
+      window: "2026-08-01..2026-08-02",
+    });
+    const actual = 100 * (MAX_PAGES_PAST_TOTAL + 5);
+    paginator.accept(1, underReported(1, actual, 100, 100));
+    for (let n = 2; n <= MAX_PAGES_PAST_TOTAL + 1; n++) {
+      expect(paginator.nextPage()).toBe(n);
+      paginator.accept(n, underReported(n, actual, 100, 100));
+    }
+    const error = failure(() => paginator.nextPage());
+    expect(error).toBeInstanceOf(SliceError);
+    expect(error.message).toBe(
+      `account acme, stream cdrs, window 2026-08-01..2026-08-02: the platform reported total 100 in 1 page(s) of 100, ` +
+        `but pages 1..${MAX_PAGES_PAST_TOTAL + 1} are all full (${100 * (MAX_PAGES_PAST_TOTAL + 1)} rows) and the list does not end; ` +
+        `read up to ${MAX_PAGES_PAST_TOTAL} pages past its total, the platform contradicts itself`,
+    );
+    expect(error.context.page).toBe(MAX_PAGES_PAST_TOTAL + 1);
+  });
+
+  it("refuses a page past the reported ones that was not asked for (not next, or after a short page)", () => {
+    const paginator = new PagePaginator();
+    paginator.accept(1, underReported(1, 300, 100, 100));
+    expect(() => paginator.accept(3, underReported(3, 300, 100, 100))).toThrow(/outside 2..1/);
+    paginator.accept(2, { rows: [{ id: 101 }], pagination: underReported(2, 300, 100, 100).pagination });
+    expect(() => paginator.accept(3, underReported(3, 300, 100, 100))).toThrow(/outside 2..1/);
+  });
+});
+
+describe("PagePaginator: overruns", () => {
   it("refuses a page with more rows than per_page", () => {
     const paginator = new PagePaginator();
     const big = {
@@ -180,7 +250,7 @@ describe("PagePaginator: short pages and moving totals", () => {
     expect(paginator.summary().anomalies).toEqual(["page 3 has 10 rows, 50 expected"]);
   });
 
-  it("records a total that grows while paging and allows the extra rows", () => {
+  it("records a total that grows while paging, and reads on to the page that ends the list", () => {
     const paginator = new PagePaginator();
     paginator.accept(1, page(1, 200, 100));
     const grown = page(2, 210, 100, { total_pages: 3 });
@@ -189,7 +259,10 @@ describe("PagePaginator: short pages and moving totals", () => {
       "page 2 reports total 210 in 3 pages; page 1 said 200 in 2",
     ]);
     expect(paginator.summary().reportedTotal).toBe(200);
+    expect(paginator.nextPage()).toBe(3);
+    paginator.accept(3, page(3, 210, 100));
     expect(paginator.done).toBe(true);
+    expect(paginator.summary().rowCount).toBe(210);
   });
 
   it("requires page 1 first and each page once", () => {

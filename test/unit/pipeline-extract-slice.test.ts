@@ -104,6 +104,26 @@ describe("extractSlice: completeness check", () => {
     expect(calls.filter((c) => c.endsWith("p1"))).toHaveLength(2);
   });
 
+  it("reads past a total under-reported on a page boundary, keeps every row and counts those beyond it", async () => {
+    const rows = ["a", "b", "c", "d", "e"].map((u) => cdr(u));
+    // The platform says 2 rows (one full page of 2): the list really ends on page 3 (1 row).
+    const { client, calls } = fakeClient((_read, _type, page, perPage) => ({
+      rows: pageOf(rows, page, perPage),
+      total: 2,
+    }));
+    const result = await extractSlice({ ...options, client });
+    expect(result.requests.map((r) => [r.rows.length, r.reportedTotal, r.beyondTotal, r.attempts])).toEqual([
+      [5, 2, 3, 1],
+      [5, 2, 3, 1],
+    ]);
+    expect(calls.filter((c) => c.includes("placed"))).toEqual([
+      "/v1/cdr placed p1",
+      "/v1/cdr placed p2",
+      "/v1/cdr placed p3",
+    ]);
+    expect(result.answerQuality).toEqual({ rows_beyond_reported_total: 6 });
+  });
+
   it("reads a window again when a row was served twice in place of another, and keeps the good read", async () => {
     const rows = ["a", "b", "c", "d"].map((u) => cdr(u));
     const shifted = [rows[0], rows[1], rows[1], rows[3]];
