@@ -68,6 +68,7 @@ const streamOptionsSchema = z.strictObject({
   max_reject_share: rejectShare.optional(),
   max_shrink_share: rejectShare.optional(),
   max_missing_charge_share: rejectShare.optional(),
+  max_outside_window_share: rejectShare.optional(),
 });
 
 /** One stream's `stream_options` entry as written. */
@@ -87,6 +88,8 @@ export const configFileSchema = z.strictObject({
   max_reject_share: rejectShare.default(0.01),
   max_shrink_share: rejectShare.default(0.5),
   max_missing_charge_share: rejectShare.default(0.05),
+  /** Share of a window's rows that may lie outside it (a shifted platform day) before it is held. */
+  max_outside_window_share: rejectShare.default(0),
   transcription_max_age_days: z.number().int().min(1).max(90).default(7),
   stream_options: z
     .record(z.string(), streamOptionsSchema)

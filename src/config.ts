@@ -78,6 +78,11 @@ export interface StreamSettings {
   readonly maxShrinkShare: number;
   /** A window where more than this share of billable calls lack a charge (beyond chance) is held. */
   readonly maxMissingChargeShare: number;
+  /**
+   * A window more than this share of whose rows lie outside it (the platform's day shifted) stays
+   * open and fails the run (default 0: any such row). Absent in settings built in code: 0.
+   */
+  readonly maxOutsideWindowShare?: number;
 }
 
 /** The effective configuration every command works from. */
@@ -91,6 +96,8 @@ export interface EtlConfig {
   readonly maxRejectShare: number;
   readonly maxShrinkShare: number;
   readonly maxMissingChargeShare: number;
+  /** Default of every stream's `maxOutsideWindowShare` (0 when absent: configs built in code). */
+  readonly maxOutsideWindowShare?: number;
   readonly streamOptions: Readonly<Partial<Record<StreamName, Partial<StreamSettings>>>>;
   /** Calls older than this many days are no longer asked for a transcription (pending ones expire). */
   readonly transcriptionMaxAgeDays: number;
@@ -123,6 +130,9 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
       ...(options.max_missing_charge_share === undefined
         ? {}
         : { maxMissingChargeShare: options.max_missing_charge_share }),
+      ...(options.max_outside_window_share === undefined
+        ? {}
+        : { maxOutsideWindowShare: options.max_outside_window_share }),
     };
   }
   return {
@@ -133,6 +143,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     maxRejectShare: cfg.max_reject_share,
     maxShrinkShare: cfg.max_shrink_share,
     maxMissingChargeShare: cfg.max_missing_charge_share,
+    maxOutsideWindowShare: cfg.max_outside_window_share,
     streamOptions,
     transcriptionMaxAgeDays: cfg.transcription_max_age_days,
     perPage: cfg.per_page,
@@ -160,6 +171,7 @@ export function settingsOf(config: EtlConfig, stream: string): StreamSettings {
     maxRejectShare: own.maxRejectShare ?? config.maxRejectShare,
     maxShrinkShare: own.maxShrinkShare ?? config.maxShrinkShare,
     maxMissingChargeShare: own.maxMissingChargeShare ?? config.maxMissingChargeShare,
+    maxOutsideWindowShare: own.maxOutsideWindowShare ?? config.maxOutsideWindowShare ?? 0,
   };
 }
 
@@ -313,6 +325,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     max_reject_share: config.maxRejectShare,
     max_shrink_share: config.maxShrinkShare,
     max_missing_charge_share: config.maxMissingChargeShare,
+    max_outside_window_share: config.maxOutsideWindowShare ?? 0,
     transcription_max_age_days: config.transcriptionMaxAgeDays,
     stream_options: Object.fromEntries(
       Object.entries(config.streamOptions).map(([name, o]) => [
@@ -322,6 +335,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
           max_reject_share: o?.maxRejectShare,
           max_shrink_share: o?.maxShrinkShare,
           max_missing_charge_share: o?.maxMissingChargeShare,
+          max_outside_window_share: o?.maxOutsideWindowShare,
         },
       ]),
     ),

@@ -2,6 +2,7 @@
  * The text a `run` or `backfill` prints when it ends: one line per (account, stream) with windows,
  * rows and rejects, then the errors that explain a non-zero exit. Pure, for tests and the CLI.
  */
+import { OUTSIDE_WINDOW } from "./outside-window.js";
 import type { PipelineResult } from "./run-pipeline.js";
 
 /** Lines of the human-readable summary of a run. */
@@ -22,6 +23,12 @@ export function formatRunSummary(result: PipelineResult): string[] {
       lines.push(`      ids asked: ${asked.map(([state, n]) => `${n} ${state}`).join(", ")}`);
     }
     for (const [check, n] of Object.entries(s.quality)) {
+      if (check === OUTSIDE_WINDOW) {
+        lines.push(
+          `      rows outside their requested window: ${n} (rejected into etl.rejects where a window is replaced whole, else loaded under their own day; see etl.run_slices.quality)`,
+        );
+        continue;
+      }
       lines.push(
         `      data quality: ${check.replaceAll("_", " ")}: ${n} (loaded as they are; see etl.run_slices.quality)`,
       );

@@ -106,17 +106,31 @@ function placingColumns(stream: StreamDefinition): readonly string[] {
   return [...(key ?? []), ...(windowColumn === undefined ? [] : [windowColumn])];
 }
 
-/** Validates the rows of one request (whose `implied` values apply to every row) and appends to `into`. */
+/**
+ * Validates the rows of one request (whose `implied` values apply to every row) and appends to
+ * `into`. `refuse`, when given, may turn a valid row into a reject (the issue it returns: a row
+ * outside the window it was read for).
+ */
 export function parseRows(
   stream: StreamDefinition,
   rawRows: readonly unknown[],
   implied: Readonly<Record<string, string>>,
   into: ParsedRows = emptyParsedRows(),
+  refuse?: (row: LoadRow) => RowIssue | null,
 ): ParsedRows {
   for (const raw of rawRows) {
     const parsed = parseRow(stream, raw, implied);
     if (!parsed.ok) {
       into.rejects.push(parsed.reject);
+      continue;
+    }
+    const refusal = refuse?.(parsed.row) ?? null;
+    if (refusal !== null) {
+      into.rejects.push({
+        raw: maskSecrets(raw, stream.secretFields),
+        issues: [refusal],
+        ...(Object.keys(implied).length > 0 ? { implied } : {}),
+      });
       continue;
     }
     into.rows.push(parsed.row);

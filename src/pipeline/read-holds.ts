@@ -8,6 +8,7 @@ import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { fieldPresence, replacesRows, storedRowCount } from "../warehouse/window-contents.js";
 import { type AcceptedHolds, isAccepted } from "./accepted-holds.js";
+import { outsideWindowMessage, tooManyOutsideWindow } from "./outside-window.js";
 import type { RejectedRow } from "./parse-rows.js";
 import { heldWindowMessage, tooManyRejects } from "./reject-share.js";
 import { driftHold, type Hold, missingChargeHold, type ReadPlace, shrinkHold } from "./window-holds.js";
@@ -22,8 +23,14 @@ export interface ReadToJudge {
   readonly label: string;
   readonly rows: readonly LoadRow[];
   readonly rejects: readonly RejectedRow[];
+  /** The rejects that failed validation (not those rejected only for lying outside the window). */
+  readonly invalid: readonly RejectedRow[];
+  /** Rows dated outside the window read, and whether they were rejected (replaced windows) or load by key. */
+  readonly outside: { readonly count: number; readonly rejected: boolean };
   readonly settings: StreamSettings;
   readonly accepted: AcceptedHolds;
+  /** Says a line that is worth a warning but holds nothing (a few rows outside the window). */
+  readonly warn: (message: string) => void;
 }
 
 /** The hold of a read, or undefined when it may load. */
@@ -40,15 +47,28 @@ export async function holdOf(read: ReadToJudge): Promise<Hold | undefined> {
     windowStart: slice.kind === "window" ? slice.window.start : null,
   };
   const total = rows.length + read.rejects.length;
-  if (tooManyRejects(read.rejects.length, total, settings.maxRejectShare)) {
+  if (tooManyRejects(read.invalid.length, total, settings.maxRejectShare)) {
     const message = heldWindowMessage({
       ...place,
-      rejected: read.rejects.length,
+      rejected: read.invalid.length,
       total,
       maxShare: settings.maxRejectShare,
-      rejects: read.rejects,
+      rejects: read.invalid,
     });
     return { reason: "too_many_rejects", message };
+  }
+  if (read.outside.count > 0) {
+    const maxShare = settings.maxOutsideWindowShare ?? 0;
+    const message = outsideWindowMessage({
+      ...place,
+      outside: read.outside.count,
+      total,
+      maxShare,
+      rejected: read.outside.rejected,
+    });
+    if (tooManyOutsideWindow(read.outside.count, total, maxShare))
+      return { reason: "outside_window", message };
+    read.warn(message);
   }
   for (const check of stream.qualityChecks ?? []) {
     if (check.billable === undefined) continue;

@@ -20,6 +20,7 @@ import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.
 import type { StreamLocks } from "../warehouse/stream-locks.js";
 import type { AcceptedHolds } from "./accepted-holds.js";
 import { type ExtractedRequest, extractSlice } from "./extract-slice.js";
+import { OUTSIDE_WINDOW, outsideWindowCheck } from "./outside-window.js";
 import { emptyParsedRows, type ParsedRows, parseRows } from "./parse-rows.js";
 import { settledBy } from "./plan-windows.js";
 import type { PlatformClockWatch } from "./platform-clock.js";
@@ -203,10 +204,26 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       extracted.platformClock?.platformMs ?? Infinity,
     );
     const parsed: ParsedRows = emptyParsedRows();
-    for (const part of extracted.requests) parseRows(stream, part.rows, part.request.implied, parsed);
+    // Rows dated outside the window read: a replaced window cannot load them (their own window's
+    // read replaces them), so they are rejected with the reason; a merge loads them by key.
+    const outsideCheck =
+      planned.slice.kind === "window" && stream.table.windowColumn !== undefined
+        ? outsideWindowCheck(stream.table.windowColumn, planned.slice.window)
+        : undefined;
+    const rejectOutside = stream.table.writeMode === "replace_window" ? outsideCheck : undefined;
+    for (const part of extracted.requests)
+      parseRows(stream, part.rows, part.request.implied, parsed, rejectOutside);
     const tracked = lookupStates(stream, extracted.requests);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;
+    const isOutside = (reject: (typeof parsed.rejects)[number]) => reject.issues[0]?.code === OUTSIDE_WINDOW;
+    const invalid = parsed.rejects.filter((reject) => !isOutside(reject));
+    const outside =
+      parsed.rejects.length -
+      invalid.length +
+      (outsideCheck === undefined || rejectOutside !== undefined
+        ? 0
+        : parsed.rows.filter((row) => outsideCheck(row) !== null).length);
     const held = await holdOf({
       warehouse: env.warehouse,
       stream,
@@ -215,15 +232,23 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       label,
       rows: parsed.rows,
       rejects: parsed.rejects,
+      invalid,
+      outside: { count: outside, rejected: rejectOutside !== undefined },
       settings: job.settings,
       accepted: env.accepted,
+      warn: (message) =>
+        env.log.warn({ account: job.account.name, stream: stream.name, window: label, outside }, message),
     });
     const completesWindow =
       held === undefined &&
       planned.complete &&
       planned.slice.kind === "window" &&
       settledBy(readAt, job.settings.settleHours)(planned.slice.window.end);
-    const quality = { ...countQuality(stream, parsed.rows), ...answerQuality };
+    const quality = {
+      ...countQuality(stream, parsed.rows),
+      ...answerQuality,
+      ...(outside > 0 ? { [OUTSIDE_WINDOW]: outside } : {}),
+    };
     // From here on the window's data is complete: load it even if an interruption arrives now.
     const result = await loadSlice(
       env.warehouse,
@@ -261,10 +286,12 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     for (const [name, n] of Object.entries(quality)) tally.quality[name] = (tally.quality[name] ?? 0) + n;
     for (const update of tracked?.updates ?? [])
       tally.lookups[update.state] = (tally.lookups[update.state] ?? 0) + 1;
-    if (Object.keys(quality).length > 0) {
+    // Rows outside the window have their own line (above, or the held window's).
+    const { [OUTSIDE_WINDOW]: _outside, ...loadedAsTheyAre } = quality;
+    if (Object.keys(loadedAsTheyAre).length > 0) {
       env.log.warn(
-        { account: job.account.name, stream: stream.name, window: label, quality },
-        `${describeQuality(stream, quality)}; loaded as they are (nulls kept)`,
+        { account: job.account.name, stream: stream.name, window: label, quality: loadedAsTheyAre },
+        `${describeQuality(stream, loadedAsTheyAre)}; loaded as they are (nulls kept)`,
       );
     }
     if (held !== undefined) {

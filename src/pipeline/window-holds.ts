@@ -10,7 +10,13 @@ import type { FieldPresence } from "../warehouse/window-contents.js";
 import { tooManyRejects } from "./reject-share.js";
 
 /** Why a read was held (`etl.run_slices.hold_reason`). */
-export const HOLD_REASONS = ["too_many_rejects", "shrink", "drift", "missing_charges"] as const;
+export const HOLD_REASONS = [
+  "too_many_rejects",
+  "outside_window",
+  "shrink",
+  "drift",
+  "missing_charges",
+] as const;
 /** A reason to hold a read. */
 export type HoldReason = (typeof HOLD_REASONS)[number];
 

@@ -127,7 +127,7 @@ describe("loadConfig", () => {
 
   it("settles windows after 72 h and allows 1% rejects, a 50% shrink and 5% missing charges unless told otherwise, per stream too", async () => {
     const defaults = await loadConfig({}, minimalEnv);
-    const holds = { maxShrinkShare: 0.5, maxMissingChargeShare: 0.05 };
+    const holds = { maxShrinkShare: 0.5, maxMissingChargeShare: 0.05, maxOutsideWindowShare: 0 };
     expect(settingsOf(defaults, "cdrs")).toEqual({ settleHours: 72, maxRejectShare: 0.01, ...holds });
     expect(defaults.accounts[0]?.apiRevision).toBe("auto");
     const file = await configFile(
@@ -136,7 +136,7 @@ describe("loadConfig", () => {
         "max_reject_share: 0.05",
         "stream_options:",
         "  short_link_metrics: { settle_hours: 0, max_shrink_share: 0.9 }",
-        "  cdrs: { max_reject_share: 0, max_missing_charge_share: 0.2 }",
+        "  cdrs: { max_reject_share: 0, max_missing_charge_share: 0.2, max_outside_window_share: 0.02 }",
         "accounts:",
         "  - { name: a, base_url: 'https://x.example', api_key_env: A_KEY, api_revision: '2026' }",
       ].join("\n"),
@@ -153,6 +153,7 @@ describe("loadConfig", () => {
       maxRejectShare: 0,
       ...holds,
       maxMissingChargeShare: 0.2,
+      maxOutsideWindowShare: 0.02,
     });
     expect(settingsOf(config, "invoices")).toEqual({ settleHours: 48, maxRejectShare: 0.05, ...holds });
     expect(config.accounts[0]?.apiRevision).toBe("2026");
