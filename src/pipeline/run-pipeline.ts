@@ -6,7 +6,7 @@
  */
 import pLimit from "p-limit";
 import type { ApiClient } from "../api/http-client.js";
-import { type EtlConfig, settingsOf } from "../config.js";
+import { type AccountConfig, type EtlConfig, settingsOf } from "../config.js";
 import { AuthError, describeError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import type { Logger } from "../log.js";
@@ -34,6 +34,7 @@ import {
   type StreamSummary,
   summarize,
 } from "./run-stream.js";
+import { refuseSameAccountTwice } from "./same-account-twice.js";
 import { type RunTarget, selectRunTargets } from "./select-targets.js";
 
 /** What to run: a nightly `run` (up to today or `until`) or a `backfill` of [from, to]. */
@@ -134,8 +135,10 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       );
       try {
         const jobs: StreamJob[] = [];
+        const readies: AccountConfig[] = [];
         for (const target of targets) {
           const ready = await clients.clientFor(target.account, deps.signal);
+          readies.push(ready.account);
           const accountAbort = new AbortController();
           const revision =
             "client" in ready
@@ -175,6 +178,8 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
           }
           if ("failure" in ready) deps.log.error({ account: target.account.name }, ready.failure.message);
         }
+        // Before anything is planned or loaded: a platform account reached twice is a config error.
+        refuseSameAccountTwice(readies, deps.config.accounts);
         await recordPlannedStreams(
           deps.warehouse.db,
           runId,
