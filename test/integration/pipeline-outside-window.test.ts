@@ -117,12 +117,12 @@ describe("rows outside the requested window", () => {
       expect(rejects.map((r) => (r.raw as { created_at: string }).created_at).sort()).toEqual(
         early.map((r) => earlier(String(r.created_at), SHIFT_MS)).sort(),
       );
-      const recorded = await sql<{ status: string; quality: unknown }>`
-        SELECT status, quality FROM etl.run_slices WHERE slice = ${`${SHIFTED_DAY}..2026-08-03`}`.execute(
+      const recorded = await sql<{ status: string; hold_reason: string; quality: unknown }>`
+        SELECT status, hold_reason, quality FROM etl.run_slices WHERE slice = ${`${SHIFTED_DAY}..2026-08-03`}`.execute(
         db.warehouse.db,
       );
       expect(recorded.rows).toEqual([
-        { status: "too_many_rejects", quality: { [OUTSIDE_WINDOW]: early.length } },
+        { status: "held", hold_reason: "outside_window", quality: { [OUTSIDE_WINDOW]: early.length } },
       ]);
 
       // The platform's day is right again: the held window is read again and equals the truth.
