@@ -46,10 +46,11 @@ async function fanOutAtTheLimit(): Promise<void> {
   try {
     const end = `${addDays(sandbox.start, days)}T00:00:00Z`;
     // The parents first (not measured), then the transcriptions alone at the platform's limit.
-    await runNightlyAt(warehouse, configFor(sandbox, ["cdrs", "sip_trunks", "numbers"], 20), end);
+    const config = configFor(sandbox, ["cdrs", "sip_trunks", "numbers", "transcriptions"], 20);
+    await runNightlyAt(warehouse, config, end, ["cdrs", "sip_trunks", "numbers"]);
     const before = await sandbox.stats();
     const started = performance.now();
-    const result = await runNightlyAt(warehouse, configFor(sandbox, ["transcriptions"], 20), end);
+    const result = await runNightlyAt(warehouse, config, end, ["transcriptions"]);
     const seconds = (performance.now() - started) / 1000;
     const after = await sandbox.stats();
     const ok = answered(after, "200") - answered(before, "200");

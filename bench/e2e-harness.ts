@@ -85,7 +85,12 @@ export async function startBenchWarehouse(): Promise<{ warehouse: Warehouse; sto
 }
 
 /** A nightly `run` of `config`, its run clock at `at` (ISO; set the sandbox clock to it first). */
-export function runNightlyAt(warehouse: Warehouse, config: EtlConfig, at: string): Promise<PipelineResult> {
+export function runNightlyAt(
+  warehouse: Warehouse,
+  config: EtlConfig,
+  at: string,
+  streams?: readonly string[],
+): Promise<PipelineResult> {
   return runPipeline(
     {
       config,
@@ -95,7 +100,7 @@ export function runNightlyAt(warehouse: Warehouse, config: EtlConfig, at: string
       host: "bench",
       runStartedAt: Date.parse(at),
     },
-    { command: "run" },
+    { command: "run", ...(streams === undefined ? {} : { streams }) },
   );
 }
 

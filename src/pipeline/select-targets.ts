@@ -41,6 +41,7 @@ export function selectRunTargets(
       (selectedBy !== undefined && accounts.includes(selectedBy));
     if (!selected) continue;
     const names = account.streams.filter((name) => wanted === undefined || wanted.includes(name));
+    for (const name of names) requirePrerequisites(account, getStream(name));
     if (names.length > 0) targets.push({ account, streams: names.map(getStream) });
   }
   for (const name of wanted ?? []) {
@@ -53,6 +54,19 @@ export function selectRunTargets(
   if (targets.length === 0)
     throw new UsageError("nothing to run: no account with an enabled stream was selected");
   return targets;
+}
+
+/**
+ * A stream's prerequisites (`requires`) must be enabled for its account: transcriptions find
+ * their calls in `cdrs` and which of them can have one in `sip_trunks`' and `numbers`' settings,
+ * so without them a run would load a fraction and exit 0. A UsageError (exit 2) names what to add.
+ */
+function requirePrerequisites(account: AccountConfig, stream: StreamDefinition): void {
+  const missing = (stream.requires ?? []).filter((name) => !account.streams.includes(name));
+  if (missing.length === 0) return;
+  throw new UsageError(
+    `account ${account.name}: stream ${stream.name} needs ${missing.join(" and ")} enabled too (it reads what their tables hold); add ${missing.join(", ")} to the account's streams`,
+  );
 }
 
 /**

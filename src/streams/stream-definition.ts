@@ -203,6 +203,12 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   /** Values that look like data but are not, counted per slice. */
   readonly qualityChecks?: readonly QualityCheck[];
   /**
+   * Streams whose tables this one's reads depend on (transcriptions: the calls of `cdrs`, and which
+   * of them can have one from `sip_trunks`' and `numbers`' settings): an account enabling it
+   * without them is a config error, since its reads would silently miss what they cannot see.
+   */
+  readonly requires?: readonly string[];
+  /**
    * Fields of the platform's rows that hold credentials (a sub-account's `api_key`, a trunk's
    * `access_token`): never a column, never in `_extra`, and masked in a reject's stored raw row.
    */

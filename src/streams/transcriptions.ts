@@ -104,6 +104,7 @@ export const transcriptionsStream = defineStream({
   name: "transcriptions",
   resource: CATALOGUE.call_transcription,
   product: "speech analytics",
+  requires: ["cdrs", "sip_trunks", "numbers"],
   lookup: {
     candidates: "call_transcriptions",
     trackedKind: "transcription",
