@@ -91,6 +91,12 @@ export const configFileSchema = z.strictObject({
   /** Share of a window's rows that may lie outside it (a shifted platform day) before it is held. */
   max_outside_window_share: rejectShare.default(0),
   transcription_max_age_days: z.number().int().min(1).max(90).default(7),
+  /** Hours a read without the platform's Date header counts as made earlier (its clock unknown, ours may be fast). */
+  missing_clock_margin_hours: z
+    .number()
+    .min(0)
+    .max(24 * 30)
+    .default(24),
   stream_options: z
     .record(z.string(), streamOptionsSchema)
     .superRefine((options, context) => {

@@ -101,6 +101,8 @@ export interface EtlConfig {
   readonly streamOptions: Readonly<Partial<Record<StreamName, Partial<StreamSettings>>>>;
   /** Calls older than this many days are no longer asked for a transcription (pending ones expire). */
   readonly transcriptionMaxAgeDays: number;
+  /** Hours a read without the platform's `Date` header counts as made earlier (default 24; absent in configs built in code: 24). */
+  readonly missingClockMarginHours?: number;
   readonly perPage: number;
   readonly timeouts: {
     readonly connectMs: number;
@@ -146,6 +148,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     maxOutsideWindowShare: cfg.max_outside_window_share,
     streamOptions,
     transcriptionMaxAgeDays: cfg.transcription_max_age_days,
+    missingClockMarginHours: cfg.missing_clock_margin_hours,
     perPage: cfg.per_page,
     timeouts: {
       connectMs: cfg.timeouts.connect_ms,
@@ -327,6 +330,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     max_missing_charge_share: config.maxMissingChargeShare,
     max_outside_window_share: config.maxOutsideWindowShare ?? 0,
     transcription_max_age_days: config.transcriptionMaxAgeDays,
+    missing_clock_margin_hours: config.missingClockMarginHours ?? 24,
     stream_options: Object.fromEntries(
       Object.entries(config.streamOptions).map(([name, o]) => [
         name,

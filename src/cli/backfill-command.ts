@@ -4,7 +4,7 @@ import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
 import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";
-import { runPipelineCommand } from "./run-command.js";
+import { nowOverridesFrom, runPipelineCommand } from "./run-command.js";
 
 /**
  * `telecom-etl backfill`: loads exactly [--from, --to] of the given streams and records those
@@ -21,6 +21,7 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
+    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
     .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
       const { from, to } = parseDateRange(
         options.from as string | undefined,
@@ -35,7 +36,7 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
         lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
         accepted: acceptedHoldsFrom(options),
       };
-      await runPipelineCommand(runtime, cmd, request, { allowFutureNow: options.allowFutureNow === true });
+      await runPipelineCommand(runtime, cmd, request, nowOverridesFrom(options));
     });
   withExample(
     command,

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
-import { runPipelineCommand, runRequestFrom, withRunFlags } from "./run-command.js";
+import { nowOverridesFrom, runPipelineCommand, runRequestFrom, withRunFlags } from "./run-command.js";
 import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
 /**
@@ -19,12 +19,8 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
       ),
   ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
     const request = runRequestFrom(options);
-    await runPipelineCommand(
-      runtime,
-      cmd,
-      request,
-      { allowFutureNow: options.allowFutureNow === true },
-      (ctx, loadCode) => transformAfterLoad(ctx, loadCode, loadedSources(ctx.config, request)),
+    await runPipelineCommand(runtime, cmd, request, nowOverridesFrom(options), (ctx, loadCode) =>
+      transformAfterLoad(ctx, loadCode, loadedSources(ctx.config, request)),
     );
   });
   withExample(

@@ -13,15 +13,23 @@ import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js
 /** How far ahead of the system clock TELECOM_ETL_NOW may be without `--allow-future-now`. */
 export const FUTURE_NOW_LIMIT_MS = 86_400_000;
 
+/** How the clock of a run may be moved: `--allow-future-now`, `--allow-past-now`. */
+export interface NowOverrides {
+  readonly allowFutureNow?: boolean;
+  readonly allowPastNow?: boolean;
+}
+
 /**
  * The instant a run takes "today" from: the clock, or TELECOM_ETL_NOW (an ISO date-time) so runs
  * against a sandbox whose clock is not the wall clock plan the sandbox's days. A TELECOM_ETL_NOW
  * more than a day ahead of the system clock would settle windows that may still change, so it
- * needs `allowFuture` (`--allow-future-now`).
+ * needs `allowFuture` (`--allow-future-now`); more than a day behind it (a variable left over in
+ * a crontab) would load nothing new night after night, so it needs `allowPast`
+ * (`--allow-past-now`, or TELECOM_ETL_ALLOW_PAST_NOW=1).
  */
 export function runStartInstant(
   env: NodeJS.ProcessEnv = process.env,
-  options: { allowFuture?: boolean; now?: number } = {},
+  options: { allowFuture?: boolean; allowPast?: boolean; now?: number } = {},
 ): number {
   const now = options.now ?? systemClock.now();
   const override = env.TELECOM_ETL_NOW;
@@ -33,6 +41,12 @@ export function runStartInstant(
       `TELECOM_ETL_NOW ${override} is more than a day ahead of this machine's clock (${new Date(now).toISOString()}); windows read "after" their end by such a clock would be settled too early: fix the variable, or pass --allow-future-now if this is intended`,
     );
   }
+  const allowPast = options.allowPast === true || env.TELECOM_ETL_ALLOW_PAST_NOW === "1";
+  if (now - ms > FUTURE_NOW_LIMIT_MS && !allowPast) {
+    throw new UsageError(
+      `TELECOM_ETL_NOW ${override} is more than a day behind this machine's clock (${new Date(now).toISOString()}); a run at such a clock loads nothing after that day: unset the variable, or pass --allow-past-now (TELECOM_ETL_ALLOW_PAST_NOW=1) if this is intended`,
+    );
+  }
   return ms;
 }
 
@@ -40,9 +54,12 @@ export function runStartInstant(
 export async function executePipeline(
   ctx: CommandContext,
   request: PipelineRequest,
-  options: { allowFutureNow?: boolean } = {},
+  options: NowOverrides = {},
 ): Promise<ExitCode> {
-  const runStartedAt = runStartInstant(process.env, { allowFuture: options.allowFutureNow });
+  const runStartedAt = runStartInstant(process.env, {
+    allowFuture: options.allowFutureNow,
+    allowPast: options.allowPastNow,
+  });
   const bars = process.stderr.isTTY === true && !ctx.json;
   const result = await runPipeline(
     {
@@ -88,11 +105,11 @@ export async function runPipelineCommand(
   runtime: Runtime,
   cmd: Command,
   request: PipelineRequest,
-  options: { allowFutureNow?: boolean } = {},
+  options: NowOverrides = {},
   after: (ctx: CommandContext, loadCode: ExitCode) => Promise<ExitCode> = async (_ctx, code) => code,
 ): Promise<void> {
   // Checked before the warehouse opens: a bad TELECOM_ETL_NOW is a usage error that does nothing.
-  runStartInstant(process.env, { allowFuture: options.allowFutureNow });
+  runStartInstant(process.env, { allowFuture: options.allowFutureNow, allowPast: options.allowPastNow });
   const code = await withCommandContext(
     globalOptions(cmd),
     runtime,
@@ -109,7 +126,13 @@ export function withRunFlags(command: Command): Command {
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--until <date>", "load nothing after this day (YYYY-MM-DD, inclusive)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
-    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock");
+    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
+    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock");
+}
+
+/** The clock overrides the flags of a loading command allow. */
+export function nowOverridesFrom(options: Readonly<Record<string, unknown>>): NowOverrides {
+  return { allowFutureNow: options.allowFutureNow === true, allowPastNow: options.allowPastNow === true };
 }
 
 /** The `run` request the flags of {@link withRunFlags} ask for. */
@@ -135,9 +158,7 @@ export function registerRunCommand(program: Command, runtime: Runtime): void {
         "load every enabled stream of every account: open windows since the start date, the last lookback days again, and today (left open)",
       ),
   ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
-    await runPipelineCommand(runtime, cmd, runRequestFrom(options), {
-      allowFutureNow: options.allowFutureNow === true,
-    });
+    await runPipelineCommand(runtime, cmd, runRequestFrom(options), nowOverridesFrom(options));
   });
   withExample(
     command,

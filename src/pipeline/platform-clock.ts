@@ -7,6 +7,9 @@
 import type { Logger } from "../log.js";
 import type { Clock } from "../ports.js";
 
+/** How much earlier a read without the platform's clock counts as made, unless configured. */
+export const DEFAULT_MISSING_CLOCK_MARGIN_MS = 24 * 3_600_000;
+
 /** A skew larger than this (either way) is worth a warning. */
 export const SKEW_WARN_MS = 5 * 60_000;
 
@@ -30,14 +33,39 @@ export class PlatformClockWatch {
   readonly #clock: Clock;
   readonly #runStartedAt: number;
   readonly #startedOnClock: number;
+  readonly #missingClockMarginMs: number;
   #warned = false;
+  #warnedMissing = false;
 
-  /** `runStartedAt`: the run's own idea of its start (TELECOM_ETL_NOW or the clock), epoch ms. */
-  constructor(options: { log: Logger; clock: Clock; runStartedAt: number }) {
+  /**
+   * `runStartedAt`: the run's own idea of its start (TELECOM_ETL_NOW or the clock), epoch ms;
+   * `missingClockMarginMs`: how much earlier a read without the platform's clock counts as made.
+   */
+  constructor(options: { log: Logger; clock: Clock; runStartedAt: number; missingClockMarginMs?: number }) {
     this.#log = options.log;
     this.#clock = options.clock;
     this.#runStartedAt = options.runStartedAt;
     this.#startedOnClock = options.clock.now();
+    this.#missingClockMarginMs = options.missingClockMarginMs ?? DEFAULT_MISSING_CLOCK_MARGIN_MS;
+  }
+
+  /**
+   * The instant a read started at local `startedAt` counts as made, for settling: the earlier of
+   * the run's clock and the platform's; without the platform's clock, the run's clock less the
+   * margin (logged once per run: windows then settle that much later).
+   */
+  readInstant(reading: PlatformReading | undefined, startedAt: number, account: string): number {
+    const runAt = this.runNow(startedAt);
+    if (reading !== undefined) return Math.min(runAt, reading.platformMs);
+    if (!this.#warnedMissing && this.#missingClockMarginMs > 0) {
+      this.#warnedMissing = true;
+      const hours = Math.round(this.#missingClockMarginMs / 3_600_000);
+      this.#log.warn(
+        { account, missingClockMarginHours: hours },
+        `the platform sent no Date header, so only this machine's clock says when a read was made: windows settle ${hours} h later than settle_hours says (missing_clock_margin_hours; 0 trusts this clock)`,
+      );
+    }
+    return runAt - this.#missingClockMarginMs;
   }
 
   /** The run's clock at local instant `at` (default now). */

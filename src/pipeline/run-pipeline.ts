@@ -111,7 +111,14 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     deps.config.accounts.map((a) => a.name),
     STREAM_NAMES,
   );
-  const clockWatch = new PlatformClockWatch({ log: deps.log, clock, runStartedAt: runStartedAt.getTime() });
+  const clockWatch = new PlatformClockWatch({
+    log: deps.log,
+    clock,
+    runStartedAt: runStartedAt.getTime(),
+    ...(deps.config.missingClockMarginHours === undefined
+      ? {}
+      : { missingClockMarginMs: deps.config.missingClockMarginHours * 3_600_000 }),
+  });
   return withRecordedRun(
     {
       warehouse: deps.warehouse,

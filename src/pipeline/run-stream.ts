@@ -198,11 +198,9 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     rowsFetched = extracted.rowsFetched;
     const answerQuality = extracted.answerQuality;
     env.clockWatch.observe(extracted.platformClock, job.account.name);
-    // The read counts as made at the earlier of the run's clock and the platform's.
-    const readAt = Math.min(
-      env.clockWatch.runNow(startedAt.getTime()),
-      extracted.platformClock?.platformMs ?? Infinity,
-    );
+    // The read counts as made at the earlier of the run's clock and the platform's (without the
+    // platform's clock, the run's clock less the missing-clock margin).
+    const readAt = env.clockWatch.readInstant(extracted.platformClock, startedAt.getTime(), job.account.name);
     const parsed: ParsedRows = emptyParsedRows();
     // Rows dated outside the window read: a replaced window cannot load them (their own window's
     // read replaces them), so they are rejected with the reason; a merge loads them by key.

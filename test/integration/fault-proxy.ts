@@ -35,9 +35,17 @@ export async function startFaultProxy(
   target: string,
   rule: FaultRule,
   rewrite?: BodyRewrite,
+  options: { readonly dropDateHeader?: boolean } = {},
 ): Promise<FaultProxy> {
   const upstream = new URL(target);
   const server = http.createServer((request, response) => {
+    // A platform that sends no Date header: neither the sandbox's nor one Node would add.
+    if (options.dropDateHeader === true) response.sendDate = false;
+    const kept = (headers: http.IncomingHttpHeaders) => {
+      if (options.dropDateHeader !== true) return headers;
+      const { date: _date, ...rest } = headers;
+      return rest;
+    };
     const url = new URL(request.url ?? "/", target);
     const injected = rule(url);
     if (injected !== undefined) {
@@ -57,7 +65,7 @@ export async function startFaultProxy(
       },
       (answer) => {
         if (rewrite === undefined) {
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          response.writeHead(answer.statusCode ?? 502, kept(answer.headers));
           answer.pipe(response);
           return;
         }
@@ -72,7 +80,11 @@ export async function startFaultProxy(
             changed = undefined;
           }
           const body = changed === undefined ? original : Buffer.from(JSON.stringify(changed));
-          const { "content-length": _length, "transfer-encoding": _chunked, ...headers } = answer.headers;
+          const {
+            "content-length": _length,
+            "transfer-encoding": _chunked,
+            ...headers
+          } = kept(answer.headers);
           response.writeHead(answer.statusCode ?? 502, { ...headers, "content-length": body.length });
           response.end(body);
         });

@@ -1,6 +1,8 @@
 import { sql } from "kysely";
+import type { EtlConfig } from "../../src/config.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { startFaultProxy } from "./fault-proxy.js";
 import {
   capturingLogger,
   expectedRows,
@@ -124,6 +126,67 @@ describe("values that look like data but are not", () => {
     expect(result.exitCode).toBe(0);
     const cdrs = result.streams.find((s) => s.stream === "cdrs")!;
     expect(cdrs.windowsCompleted).toBe(0);
+  });
+
+  it("without the platform's Date header, windows settle only a margin later, said once per run", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const sandbox = await launchSandbox({
+      seed: 64,
+      start: "2026-08-01",
+      days: 6,
+      accounts: 1,
+      callsPerDay: 50,
+    });
+    const proxy = await startFaultProxy(sandbox.url, () => undefined, undefined, { dropDateHeader: true });
+    try {
+      const settledBy = async (baseUrl: string, extra: Partial<EtlConfig>) => {
+        const db = await createDatabase();
+        const lines: string[] = [];
+        const config = sandboxConfig(sandbox, { baseUrl, ...extra });
+        const result = await runAt(
+          db.warehouse,
+          config,
+          sandbox,
+          { command: "run" },
+          { log: capturingLogger(lines) },
+        );
+        expect(result.exitCode).toBe(0);
+        const cdrs = result.streams.find((s) => s.stream === "cdrs")!;
+        const warnings = lines.filter((line) => line.includes("sent no Date header"));
+        return { completed: cdrs.windowsCompleted, warnings: warnings.length };
+      };
+      // Read at 2026-08-07 00:00 with settle_hours 72: windows ending by 08-04 settle on the
+      // platform's clock; without it, 24 h more are asked of this machine's clock.
+      expect(await settledBy(sandbox.url, {})).toEqual({ completed: 3, warnings: 0 });
+      expect(await settledBy(proxy.url, {})).toEqual({ completed: 2, warnings: 1 });
+      expect(await settledBy(proxy.url, { missingClockMarginHours: 0 })).toEqual({
+        completed: 3,
+        warnings: 0,
+      });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("TELECOM_ETL_NOW more than a day behind needs --allow-past-now", async ({ sandbox, createDatabase }) => {
+    const database = await createDatabase();
+    const env = {
+      TELECOM_API_URL: sandbox.url,
+      TELECOM_API_KEY: sandbox.world.accounts[0]!.apiKey,
+      DATABASE_URL: database.url,
+      TELECOM_ETL_NOW: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+      TELECOM_ETL_ALLOW_PAST_NOW: undefined,
+    };
+    const refused = await runCli(["run"], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toMatch(
+      /TELECOM_ETL_NOW .* is more than a day behind this machine's clock .*--allow-past-now/,
+    );
+    const allowed = await runCli(["run", "--allow-past-now", "--streams", "invoices"], { env });
+    expect(allowed.stderr).not.toMatch(/more than a day behind/);
   });
 
   it("TELECOM_ETL_NOW more than a day ahead needs --allow-future-now; status lists every configured stream", async ({
