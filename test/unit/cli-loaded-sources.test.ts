@@ -15,9 +15,12 @@ const env = { TELECOM_API_URL: "http://127.0.0.1:4010", TELECOM_API_KEY: "k-1234
 /** `nightly` checks the freshness of the tables of the streams it loads, and only those. */
 describe("loadedSources", () => {
   it("the enabled streams' tables, child tables included", async () => {
-    const config = await loadConfig({}, { ...env, TELECOM_ETL_STREAMS: "cdrs,transcriptions" });
+    const streams = "cdrs,sip_trunks,numbers,transcriptions";
+    const config = await loadConfig({}, { ...env, TELECOM_ETL_STREAMS: streams });
     expect(loadedSources(config, {})).toEqual([
       "source:platform.cdrs",
+      "source:platform.numbers",
+      "source:platform.sip_trunks",
       "source:platform.transcription_turns",
       "source:platform.transcriptions",
     ]);
