@@ -128,6 +128,11 @@ export const configFileSchema = z.strictObject({
     })
     .prefault({}),
   embedded_dir: z.string().default(".telecom-etl/postgres"),
+  /**
+   * A file holding the warehouse password (its first line), for a DATABASE_URL / --database-url
+   * without one: a password on the command line shows in `ps`.
+   */
+  database_password_file: z.string().min(1).optional(),
 });
 
 /** The config file as written. */

@@ -113,6 +113,8 @@ export interface EtlConfig {
   };
   readonly retry: { readonly maxAttempts: number; readonly maxTotalWaitMs: number };
   readonly databaseUrl: string | undefined;
+  /** A file whose first line is the warehouse password (for a URL without one); read when connecting. */
+  readonly databasePasswordFile: string | undefined;
   readonly embeddedDir: string;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
@@ -158,6 +160,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     },
     retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
     embeddedDir: cfg.embedded_dir,
+    databasePasswordFile: cfg.database_password_file,
   };
 }
 
@@ -280,6 +283,7 @@ export async function loadConfig(
       },
     };
   });
+  if (options.databaseUrl !== undefined) refusePasswordInFlag(options.databaseUrl);
   return {
     accounts,
     ...settingsFromFile(cfg),
@@ -314,12 +318,32 @@ function refuseSubAccountsReadTwice(cfg: ConfigFile): void {
   });
 }
 
+/**
+ * `--database-url` must not carry a password: a process's command line is readable by every user
+ * of the machine (`ps`, /proc). The environment (DATABASE_URL) and a password file are not.
+ */
+function refusePasswordInFlag(url: string): void {
+  let hasPassword: boolean;
+  try {
+    const parsed = new URL(url);
+    hasPassword = parsed.password !== "" || parsed.searchParams.has("password");
+  } catch {
+    hasPassword = /^[^:/]+:\/\/[^/@]*:[^/@]*@/.test(url) || /[?&]password=/i.test(url);
+  }
+  if (hasPassword) {
+    throw new UsageError(
+      "--database-url carries a password, which every user of this machine can read in `ps`: set DATABASE_URL in the environment instead, or give the URL without its password and put the password in a file named by database_password_file in the config",
+    );
+  }
+}
+
 /** The effective configuration with secrets replaced, for `config show` and logs. */
 export function redactedConfig(config: EtlConfig): Record<string, unknown> {
   const databaseUrl = config.databaseUrl ? redactUrl(config.databaseUrl) : "(embedded)";
   return {
     source: config.source ?? "(none: defaults and environment)",
     database_url: databaseUrl,
+    database_password_file: config.databasePasswordFile ?? "(none)",
     embedded_dir: config.embeddedDir,
     start_date: config.startDate ?? "(30 days before the first run)",
     window_days: config.windowDays,

@@ -1,4 +1,5 @@
-import { type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
+import type { KnownSecrets } from "./known-secrets.js";
 
 export type { Logger } from "pino";
 
@@ -18,16 +19,38 @@ const REDACT_PATHS = [
   "headers.authorization",
   "password",
   "*.password",
+  "access_token",
+  "*.access_token",
+  "accessToken",
+  "*.accessToken",
   "databaseUrl",
   "*.databaseUrl",
 ];
 
+/** Where the process logger writes, and what it masks. */
+export interface LoggerOptions {
+  /** Every line is cleared of these secrets (by value) just before it is written. */
+  readonly secrets?: KnownSecrets;
+  /** Where JSON lines go (default stderr); tests capture them. Ignored when pretty. */
+  readonly destination?: DestinationStream;
+}
+
 /**
  * Builds the process logger: JSON lines on stderr when stderr is not a terminal (cron, CI, k8s),
- * human-readable lines on a terminal.
+ * human-readable lines on a terminal. Fields named like keys and passwords are redacted by path;
+ * with `secrets`, every known secret is masked wherever it appears in a line (message included).
  */
-export function createLogger(level: LogLevel = "info", pretty = process.stderr.isTTY === true): Logger {
-  const options = { level, redact: { paths: REDACT_PATHS, censor: "***" }, base: { pid: process.pid } };
+export function createLogger(
+  level: LogLevel = "info",
+  pretty = process.stderr.isTTY === true,
+  { secrets, destination }: LoggerOptions = {},
+): Logger {
+  const options = {
+    level,
+    redact: { paths: REDACT_PATHS, censor: "***" },
+    base: { pid: process.pid },
+    ...(secrets === undefined ? {} : { hooks: { streamWrite: (line: string) => secrets.maskText(line) } }),
+  };
   if (pretty) {
     return pino({
       ...options,
@@ -37,7 +60,7 @@ export function createLogger(level: LogLevel = "info", pretty = process.stderr.i
       },
     });
   }
-  return pino(options, pino.destination({ fd: 2, sync: true }));
+  return pino(options, destination ?? pino.destination({ fd: 2, sync: true }));
 }
 
 /** A logger that discards everything, for tests and library use. */

@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
 import { type ErrorContext, RetryableError, redactUrl, UsageError } from "../errors.js";
+import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import { parseJsonExact } from "../platform/exact-number.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
@@ -54,6 +55,12 @@ export interface ApiClientOptions {
   readonly maxSockets?: number;
   /** Bodies larger than this fail the attempt. Default 64 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * The run's secrets: the client adds its key, adds every secret-looking field of every answer (a
+   * sub-account's `api_key`, a trunk's `access_token`, under any spelling) before anyone reads it,
+   * and masks them all in the messages it puts in errors and logs.
+   */
+  readonly secrets?: KnownSecrets;
 }
 
 /** Query parameters; undefined and null values are left out. */
@@ -143,8 +150,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     "accept-encoding": "gzip, deflate, br",
     "user-agent": "telecom-etl",
   };
-  const scrub = (text: string | undefined) =>
-    text === undefined ? undefined : scrubSecret(text, options.apiKey);
+  const secrets = options.secrets;
+  secrets?.add(options.apiKey);
+  const scrub = (text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const scrubbed = scrubSecret(text, options.apiKey);
+    return secrets === undefined ? scrubbed : secrets.maskText(scrubbed);
+  };
 
   async function attempt(
     url: URL,
@@ -185,6 +197,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (text.trim() !== "") {
       try {
         body = parseJsonExact(text, exactNumbers);
+        secrets?.harvest(body);
       } catch {
         parsed = false;
         body = text;

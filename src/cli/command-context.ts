@@ -1,6 +1,9 @@
+import { readFile } from "node:fs/promises";
 import os from "node:os";
 import { type EtlConfig, loadConfig } from "../config.js";
+import { UsageError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
+import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger, LogLevel } from "../log.js";
 import { applyBiReaderPassword } from "../warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
@@ -26,6 +29,8 @@ export interface CommandContext {
   readonly host: string;
   /** The migrations this command applied before starting (empty when the schema was current). */
   readonly migrated: MigrateResult | undefined;
+  /** The secrets the process knows (the accounts' keys, and what a run sees): masked in logs and stored rows. */
+  readonly secrets: KnownSecrets;
   /** Writes a line of the command's result to stdout. */
   out(line: string): void;
 }
@@ -41,6 +46,8 @@ export interface ContextNeeds {
 /** Process-wide pieces the CLI entry point owns: the abort signal and the resources to release on exit. */
 export interface Runtime {
   readonly signal: AbortSignal;
+  /** The process's known secrets, shared by its logger (which masks them) and the command. */
+  readonly secrets: KnownSecrets;
   /** Registers a cleanup run on exit, including after SIGINT/SIGTERM; returns an unregister function. */
   onCleanup(cleanup: () => Promise<void>): () => void;
   /** The logger, created from the global options the first time it is asked for. */
@@ -57,8 +64,11 @@ export async function openWarehouse(
   log: Logger,
   runtime: Runtime,
 ): Promise<{ warehouse: Warehouse; embedded: EmbeddedWarehouse | undefined }> {
-  if (config.databaseUrl)
-    return { warehouse: await connectWarehouse(config.databaseUrl), embedded: undefined };
+  if (config.databaseUrl) {
+    const password = await readDatabasePassword(config);
+    if (password !== undefined) runtime.secrets.add(password);
+    return { warehouse: await connectWarehouse(config.databaseUrl, { password }), embedded: undefined };
+  }
   const embedded = await startEmbeddedWarehouse({ dir: config.embeddedDir, log });
   const unregister = runtime.onCleanup(() => embedded.stop());
   try {
@@ -73,6 +83,31 @@ export async function openWarehouse(
     await embedded.stop();
     throw error;
   }
+}
+
+/**
+ * The password of `database_password_file` (its first line), for a warehouse URL without one;
+ * undefined when no file is configured. A URL with a password of its own and a file as well is
+ * refused: which one is meant would be a guess.
+ */
+export async function readDatabasePassword(config: EtlConfig): Promise<string | undefined> {
+  const file = config.databasePasswordFile;
+  if (file === undefined) return undefined;
+  if (config.databaseUrl !== undefined && /^[^:/]+:\/\/[^/@]*:[^/@]+@/.test(config.databaseUrl)) {
+    throw new UsageError(
+      `DATABASE_URL carries a password and database_password_file (${file}) is set as well: keep one of them`,
+    );
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new UsageError(`database_password_file: cannot read ${file}; check the path and its permissions`);
+  }
+  const password = text.split(/\r?\n/)[0] ?? "";
+  if (password === "")
+    throw new UsageError(`database_password_file: ${file} is empty; its first line is the password`);
+  return password;
 }
 
 /**
@@ -92,6 +127,7 @@ export async function withCommandContext(
     databaseUrl: options.databaseUrl,
     requireAccounts: needs.accounts,
   });
+  for (const account of config.accounts) runtime.secrets.add(account.apiKey.reveal());
   const { warehouse, embedded } = await openWarehouse(config, log, runtime);
   const unregister = runtime.onCleanup(() => warehouse.close());
   try {
@@ -106,7 +142,8 @@ export async function withCommandContext(
       json: options.json,
       host: os.hostname(),
       migrated,
-      out: (line) => process.stdout.write(`${line}\n`),
+      secrets: runtime.secrets,
+      out: (line) => process.stdout.write(`${runtime.secrets.maskText(line)}\n`),
     });
   } finally {
     unregister();

@@ -70,6 +70,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
                 host: ctx.host,
                 runStartedAt: sandbox.runtime.clock.now(),
                 progress: bars ? barProgress(systemClock) : logProgress(ctx.log),
+                secrets: ctx.secrets,
               },
               { command: "run" },
             );

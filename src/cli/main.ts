@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { describeError } from "../errors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
+import { KnownSecrets } from "../known-secrets.js";
 import { createLogger, LOG_LEVELS, type Logger } from "../log.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
 import { registerCommands } from "./register-commands.js";
@@ -30,6 +31,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const controller = new AbortController();
   const cleanups = new Set<() => Promise<void>>();
   let logger: Logger | undefined;
+  const secrets = new KnownSecrets();
   let exitCode: ExitCode = EXIT.ok;
   let signalIsNormalEnd = false;
   const runCleanups = async () => {
@@ -40,12 +42,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   };
   const runtime: Runtime = {
     signal: controller.signal,
+    secrets,
     onCleanup: (cleanup) => {
       cleanups.add(cleanup);
       return () => cleanups.delete(cleanup);
     },
     logger: (options: GlobalOptions) => {
-      logger ??= createLogger(options.logLevel);
+      logger ??= createLogger(options.logLevel, undefined, { secrets });
       return logger;
     },
     setExitCode: (code) => {
@@ -76,7 +79,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (interrupted) return EXIT.interrupted;
     const code = exitCodeFor(error);
     if (!(error instanceof CommanderError)) {
-      for (const line of describeError(error).split("\n")) process.stderr.write(`telecom-etl: ${line}\n`);
+      for (const line of describeError(error).split("\n"))
+        process.stderr.write(`telecom-etl: ${secrets.maskText(line)}\n`);
       if (code === EXIT.workFailed) logger?.debug({ err: error }, "unexpected error");
     }
     return code;

@@ -110,7 +110,7 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
         async (ctx) => {
           await requireKnownAccount(ctx, options.account);
           const result = await replayRejects(
-            { warehouse: ctx.warehouse, log: ctx.log, host: ctx.host, lockTimeoutMs },
+            { warehouse: ctx.warehouse, log: ctx.log, host: ctx.host, lockTimeoutMs, secrets: ctx.secrets },
             { stream: options.stream, account: options.account },
           );
           if (global.json) ctx.out(JSON.stringify(result));

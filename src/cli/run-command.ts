@@ -70,6 +70,7 @@ export async function executePipeline(
       host: ctx.host,
       runStartedAt,
       progress: bars ? barProgress(systemClock) : logProgress(ctx.log),
+      secrets: ctx.secrets,
     },
     request,
   );

@@ -6,6 +6,7 @@
  */
 import { type ApiClient, createApiClient } from "../api/http-client.js";
 import type { AccountConfig, EtlConfig } from "../config.js";
+import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import type { Clock, Sleep } from "../ports.js";
 import { createKeyBudgets, type KeyBudget } from "./key-budgets.js";
@@ -21,12 +22,12 @@ export type AccountClient =
 export class AccountClients {
   /** Every budget created so far (for the run's summary). */
   readonly budgets: KeyBudget[];
-  readonly #deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger };
+  readonly #deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger; secrets: KnownSecrets };
   readonly #clients = new Map<string, ApiClient>();
 
   /** `accounts`: the run's accounts with keys of their own (not sub-accounts); their budgets are made now. */
   constructor(
-    deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger },
+    deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger; secrets: KnownSecrets },
     accounts: readonly AccountConfig[],
   ) {
     this.#deps = deps;
@@ -40,6 +41,7 @@ export class AccountClients {
       const masterClient = (await this.clientFor(this.#masterOf(account), signal)) as { client: ApiClient };
       try {
         ready = { ...account, apiKey: await fetchSubAccountKey(masterClient.client, account, signal) };
+        this.#deps.secrets.add(ready.apiKey.reveal());
       } catch (error) {
         return { account, failure: error as Error };
       }
@@ -58,6 +60,7 @@ export class AccountClients {
         sleep: this.#deps.sleep,
         clock: this.#deps.clock,
         log: this.#deps.log,
+        secrets: this.#deps.secrets,
       });
       this.#clients.set(ready.name, client);
     }

@@ -5,6 +5,7 @@
  * distinct (the extraction keeps one copy per row identity), so nothing here collapses them.
  */
 import type { z } from "zod";
+import type { KnownSecrets } from "../known-secrets.js";
 import { type LoadRow, toLoadRow } from "../streams/load-row.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 
@@ -38,14 +39,21 @@ export function emptyParsedRows(): ParsedRows {
   return { rows: [], rejects: [], children: new Map() };
 }
 
-/** Validates one raw row; never throws for bad data (a `toRow` that throws makes a reject too). */
+/**
+ * Validates one raw row; never throws for bad data (a `toRow` that throws makes a reject too). What
+ * it gives back holds no secret: a reject's raw row and issues, a row's `_extra` and column values
+ * are masked with `secrets` (credential-named fields, and every secret the run knows by value), and
+ * the values of the stream's own credential fields (`secretFields`) join the known secrets first.
+ */
 export function parseRow(
   stream: StreamDefinition,
   raw: unknown,
   implied: Readonly<Record<string, string>>,
+  secrets: KnownSecrets,
 ):
   | { ok: true; row: LoadRow; children: readonly { name: string; rows: LoadRow[] }[] }
   | { ok: false; reject: RejectedRow } {
+  rememberSecretFields(stream, raw, secrets);
   const withImplied = Object.keys(implied).length > 0 ? { implied } : {};
   const schema = stream.schemaFor?.(implied) ?? stream.schema;
   const result = schema.safeParse(raw);
@@ -53,20 +61,20 @@ export function parseRow(
     return {
       ok: false,
       reject: {
-        raw: maskSecrets(raw, stream.secretFields),
-        issues: result.error.issues.map(toRowIssue),
+        raw: secrets.mask(raw),
+        issues: secrets.mask(result.error.issues.map(toRowIssue)),
         ...withImplied,
       },
     };
   }
   try {
-    const row = toLoadRow({ schema, columns: stream.columns }, result.data, implied);
+    const row = maskLoadRow(toLoadRow({ schema, columns: stream.columns }, result.data, implied), secrets);
     const unplaced = placingColumns(stream).find((column) => row.columns[column] === null);
     if (unplaced !== undefined) {
       return {
         ok: false,
         reject: {
-          raw: maskSecrets(raw, stream.secretFields),
+          raw: secrets.mask(raw),
           issues: [
             {
               path: unplaced,
@@ -80,7 +88,9 @@ export function parseRow(
     }
     const children = (stream.children ?? []).map((child) => ({
       name: child.name,
-      rows: child.rows(result.data as never, implied).map((c) => toLoadRow(child, c.row, c.implied)),
+      rows: child
+        .rows(result.data as never, implied)
+        .map((c) => maskLoadRow(toLoadRow(child, c.row, c.implied), secrets)),
     }));
     return { ok: true, row, children };
   } catch (error) {
@@ -88,8 +98,8 @@ export function parseRow(
     return {
       ok: false,
       reject: {
-        raw: maskSecrets(raw, stream.secretFields),
-        issues: [{ path: "", code: "mapping", message }],
+        raw: secrets.mask(raw),
+        issues: [{ path: "", code: "mapping", message: secrets.maskText(message) }],
         ...withImplied,
       },
     };
@@ -115,11 +125,14 @@ export function parseRows(
   stream: StreamDefinition,
   rawRows: readonly unknown[],
   implied: Readonly<Record<string, string>>,
+  secrets: KnownSecrets,
   into: ParsedRows = emptyParsedRows(),
   refuse?: (row: LoadRow) => RowIssue | null,
 ): ParsedRows {
+  // Every row's declared secrets first: a token seen in a later row is masked in an earlier one too.
+  for (const raw of rawRows) rememberSecretFields(stream, raw, secrets);
   for (const raw of rawRows) {
-    const parsed = parseRow(stream, raw, implied);
+    const parsed = parseRow(stream, raw, implied, secrets);
     if (!parsed.ok) {
       into.rejects.push(parsed.reject);
       continue;
@@ -127,7 +140,7 @@ export function parseRows(
     const refusal = refuse?.(parsed.row) ?? null;
     if (refusal !== null) {
       into.rejects.push({
-        raw: maskSecrets(raw, stream.secretFields),
+        raw: secrets.mask(raw),
         issues: [refusal],
         ...(Object.keys(implied).length > 0 ? { implied } : {}),
       });
@@ -143,14 +156,24 @@ export function parseRows(
   return into;
 }
 
-/** A raw row with its credential fields (a sub-account's `api_key`) masked, as a reject stores it. */
-export function maskSecrets(raw: unknown, fields: readonly string[] | undefined): unknown {
-  if (!fields?.length || raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const record = raw as Record<string, unknown>;
-  if (!fields.some((field) => field in record)) return raw;
-  const masked: Record<string, unknown> = { ...record };
-  for (const field of fields) if (field in masked) masked[field] = "***";
-  return masked;
+/** Adds the values of the stream's declared credential fields (a trunk's `access_token`) to the known secrets. */
+function rememberSecretFields(stream: StreamDefinition, raw: unknown, secrets: KnownSecrets): void {
+  if (!stream.secretFields?.length || raw === null || typeof raw !== "object" || Array.isArray(raw)) return;
+  for (const field of stream.secretFields) {
+    const value = (raw as Record<string, unknown>)[field];
+    if (typeof value === "string") secrets.add(value);
+  }
+}
+
+/**
+ * A LoadRow with `_extra` masked (credential-named fields, known secrets) and every string column
+ * value cleared of known secrets; the same row when there is nothing to mask.
+ */
+function maskLoadRow(row: LoadRow, secrets: KnownSecrets): LoadRow {
+  if (secrets.size === 0 && row.extra === null) return row;
+  const extra = row.extra === null ? null : secrets.mask(row.extra);
+  const columns = secrets.size === 0 ? row.columns : secrets.maskValues(row.columns);
+  return extra === row.extra && columns === row.columns ? row : { columns, extra };
 }
 
 function toRowIssue(issue: z.core.$ZodIssue): RowIssue {

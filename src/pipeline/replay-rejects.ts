@@ -7,6 +7,7 @@
  */
 import { describeError } from "../errors.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
+import { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import { parseJsonExact } from "../platform/exact-number.js";
 import { type Clock, systemClock } from "../ports.js";
@@ -41,11 +42,14 @@ export async function replayRejects(
     lockTimeoutMs?: number;
     /** Stamps each replayed slice's `_extracted_at` and start (default: the system clock). */
     clock?: Clock;
+    /** Secrets masked in what is stored (default: none known beyond the credential-named fields). */
+    secrets?: KnownSecrets;
   },
   options: { stream?: string; account?: string },
 ): Promise<{ runId: number; summaries: ReplaySummary[]; exitCode: ExitCode }> {
   if (options.stream !== undefined) getStream(options.stream);
   const pending = await pendingRejects(deps.warehouse.db, options);
+  const secrets = deps.secrets ?? new KnownSecrets();
   // One load per (account, stream, slice), in the order pending rejects come.
   const groups = new Map<
     string,
@@ -100,7 +104,7 @@ export async function replayRejects(
           const implied = impliedOfReject(reject);
           // Exact numbers (a ledger's amounts) are read from the stored text, never through a float.
           const raw = exactNumbers.length > 0 ? parseJsonExact(reject.rawText, exactNumbers) : reject.raw;
-          const parsed = parseRow(stream, raw, implied);
+          const parsed = parseRow(stream, raw, implied, secrets);
           if (parsed.ok) {
             byIdentity.set(identity(raw, implied), parsed.row);
             ids.push(reject.id);

@@ -9,6 +9,7 @@ import type { ApiClient } from "../api/http-client.js";
 import { type AccountConfig, type EtlConfig, settingsOf } from "../config.js";
 import { AuthError, describeError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
+import { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
@@ -77,6 +78,11 @@ export interface PipelineDeps {
   readonly progress?: ProgressReporter;
   /** Keep-alive interval of the run's lock session (default 5 s; tests shorten it). */
   readonly lockHeartbeatMs?: number;
+  /**
+   * The secrets the run knows, masked wherever a row is stored or logged (the CLI shares it with its
+   * logger); default a set of the run's own. The accounts' keys are added at the start.
+   */
+  readonly secrets?: KnownSecrets;
 }
 
 /** Rate a key's budget settled on. */
@@ -119,6 +125,8 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       ? {}
       : { missingClockMarginMs: deps.config.missingClockMarginHours * 3_600_000 }),
   });
+  const secrets = deps.secrets ?? new KnownSecrets();
+  for (const account of deps.config.accounts) secrets.add(account.apiKey.reveal());
   return withRecordedRun(
     {
       warehouse: deps.warehouse,
@@ -137,7 +145,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     },
     async ({ runId, locks }) => {
       const clients = new AccountClients(
-        { config: deps.config, clock, sleep: deps.sleep ?? realSleep, log: deps.log },
+        { config: deps.config, clock, sleep: deps.sleep ?? realSleep, log: deps.log, secrets },
         targets.map((t) => t.account).filter((a) => a.subAccountOf === undefined),
       );
       try {
@@ -210,6 +218,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
           signal: deps.signal,
           progress,
           accepted: request.accepted ?? NOTHING_ACCEPTED,
+          secrets,
         };
         deps.log.info(
           { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },

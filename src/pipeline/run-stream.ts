@@ -7,6 +7,7 @@
 import { type ApiClient, newRequestTally, type RequestTally } from "../api/http-client.js";
 import { type AccountConfig, type StreamSettings, sourcesOf } from "../config.js";
 import { AuthError, describeError, LockHeldError, PermissionError } from "../errors.js";
+import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import type { Clock } from "../ports.js";
@@ -115,6 +116,8 @@ export interface SliceEnvironment {
   readonly progress: ProgressReporter;
   /** Holds the operator confirmed for this run (`--accept-shrink`, `--accept-drift`). */
   readonly accepted: AcceptedHolds;
+  /** The run's known secrets: every stored row is masked with them (see parse-rows.ts). */
+  readonly secrets: KnownSecrets;
 }
 
 const MAX_ERRORS_KEPT = 5;
@@ -210,7 +213,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
         : undefined;
     const rejectOutside = stream.table.writeMode === "replace_window" ? outsideCheck : undefined;
     for (const part of extracted.requests)
-      parseRows(stream, part.rows, part.request.implied, parsed, rejectOutside);
+      parseRows(stream, part.rows, part.request.implied, env.secrets, parsed, rejectOutside);
     const tracked = lookupStates(stream, extracted.requests);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;

@@ -36,12 +36,20 @@ export function describeDatabaseUrl(url: string): string {
  * Opens a pool on `url` and checks it answers. A malformed URL or an unreachable server is a
  * UsageError naming host and port (never the password), so the CLI exits 2 before doing anything.
  */
-export async function connectWarehouse(url: string, options: { max?: number } = {}): Promise<Warehouse> {
+export async function connectWarehouse(
+  given: string,
+  options: { max?: number; password?: string } = {},
+): Promise<Warehouse> {
   let where: string;
+  let url = given;
   try {
-    const parsed = new URL(url);
+    const parsed = new URL(given);
     if (!["postgres:", "postgresql:"].includes(parsed.protocol)) throw new Error("protocol");
-    where = describeDatabaseUrl(url);
+    where = describeDatabaseUrl(given);
+    if (options.password !== undefined) {
+      parsed.password = encodeURIComponent(options.password);
+      url = parsed.toString();
+    }
   } catch {
     throw new UsageError(
       "DATABASE_URL is not a valid PostgreSQL URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE",

@@ -1,8 +1,8 @@
 /**
  * A real HTTP proxy in front of the sandbox for tests that need faults the sandbox cannot place
  * (its faults are per route, not per date or per parameter): a rule sees each request's URL and
- * either answers it itself or lets it through to the sandbox; a rewrite may then change the JSON
- * body the sandbox answered (a lowered `pagination.total`, dates shifted by the platform).
+ * either answers it itself, rewrites the sandbox's JSON answer (a renamed field, a lowered
+ * `pagination.total`, dates shifted by the platform), or lets it through to the sandbox unchanged.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,8 +14,16 @@ export interface InjectedAnswer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Decides for one request (its URL resolved against the target) whether to answer it; undefined forwards it. */
-export type FaultRule = (url: URL) => InjectedAnswer | undefined;
+/** The sandbox's answer, its JSON body changed by `rewrite` (status and other headers kept). */
+export interface RewrittenAnswer {
+  readonly rewrite: (body: unknown) => unknown;
+}
+
+/**
+ * Decides for one request (its URL resolved against the target) whether to answer it or rewrite
+ * the sandbox's answer; undefined forwards it.
+ */
+export type FaultRule = (url: URL) => InjectedAnswer | RewrittenAnswer | undefined;
 
 /**
  * Changes the JSON body the sandbox answered to a forwarded request: returns the body to send
@@ -48,6 +56,10 @@ export async function startFaultProxy(
     };
     const url = new URL(request.url ?? "/", target);
     const injected = rule(url);
+    if (injected !== undefined && "rewrite" in injected) {
+      rewriteAnswer(upstream, request, response, injected.rewrite);
+      return;
+    }
     if (injected !== undefined) {
       response.writeHead(injected.status, { "content-type": "application/json", ...injected.headers });
       response.end(JSON.stringify(injected.body));
@@ -103,4 +115,35 @@ export async function startFaultProxy(
         server.close(() => resolve());
       }),
   };
+}
+
+/** Forwards `request`, reads the sandbox's whole (uncompressed) JSON answer and sends it back rewritten. */
+function rewriteAnswer(
+  upstream: URL,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  rewrite: (body: unknown) => unknown,
+): void {
+  const { "accept-encoding": _encoding, ...headers } = request.headers;
+  const forward = http.request(
+    { host: upstream.hostname, port: upstream.port, path: request.url, method: request.method, headers },
+    (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+      answer.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let body: string;
+        try {
+          body = JSON.stringify(rewrite(JSON.parse(text)));
+        } catch {
+          body = text;
+        }
+        const { "content-length": _length, "transfer-encoding": _transfer, ...kept } = answer.headers;
+        response.writeHead(answer.statusCode ?? 502, { ...kept, "content-length": Buffer.byteLength(body) });
+        response.end(body);
+      });
+    },
+  );
+  forward.on("error", () => response.destroy());
+  request.pipe(forward);
 }

@@ -8,6 +8,7 @@ import { sql } from "kysely";
 import { pino } from "pino";
 import { expect } from "vitest";
 import { defaultFileSettings, type EtlConfig } from "../../src/config.js";
+import type { KnownSecrets } from "../../src/known-secrets.js";
 import type { Logger } from "../../src/log.js";
 import { readStreamProgress } from "../../src/pipeline/read-progress.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../../src/pipeline/run-pipeline.js";
@@ -70,7 +71,7 @@ export async function runAt(
   config: EtlConfig,
   sandbox: RunningSandbox,
   request: PipelineRequest,
-  options: { log?: Logger; signal?: AbortSignal; progress?: ProgressReporter } = {},
+  options: { log?: Logger; signal?: AbortSignal; progress?: ProgressReporter; secrets?: KnownSecrets } = {},
 ): Promise<PipelineResult> {
   return runPipeline(
     {
@@ -81,6 +82,7 @@ export async function runAt(
       host: "test",
       runStartedAt: sandbox.runtime.clock.now(),
       ...(options.progress === undefined ? {} : { progress: options.progress }),
+      ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
     },
     request,
   );

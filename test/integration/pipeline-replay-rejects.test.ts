@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { KnownSecrets } from "../../src/known-secrets.js";
 import { silentLogger } from "../../src/log.js";
 import { parseRow } from "../../src/pipeline/parse-rows.js";
 import { replayRejects } from "../../src/pipeline/replay-rejects.js";
@@ -217,7 +218,12 @@ describe("the values a request implied for a rejected row", () => {
       answered_by: null,
     };
     // Rejected by today's schema (duration as text), served by a `type=received` request.
-    const parsed = parseRow(cdrsStream, { ...cdr, duration: "61" }, { direction: "received" });
+    const parsed = parseRow(
+      cdrsStream,
+      { ...cdr, duration: "61" },
+      { direction: "received" },
+      new KnownSecrets(),
+    );
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     const runId = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
@@ -272,7 +278,7 @@ describe("the values a request implied for a rejected row", () => {
   it("a request that implied nothing stores null", async ({ database }) => {
     const db = database.warehouse.db;
     const runId = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
-    const parsed = parseRow(shortLinkMetricsStream, { user_id: "x" }, {});
+    const parsed = parseRow(shortLinkMetricsStream, { user_id: "x" }, {}, new KnownSecrets());
     if (parsed.ok) throw new Error("expected a reject");
     await loadSlice(database.warehouse, {
       stream: shortLinkMetricsStream,

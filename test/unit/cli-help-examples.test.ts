@@ -2,10 +2,12 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import type { Runtime } from "../../src/cli/command-context.js";
 import { buildProgram } from "../../src/cli/main.js";
+import { KnownSecrets } from "../../src/known-secrets.js";
 import { silentLogger } from "../../src/log.js";
 
 const runtime: Runtime = {
   signal: new AbortController().signal,
+  secrets: new KnownSecrets(),
   onCleanup: () => () => true,
   logger: () => silentLogger,
   setExitCode: () => {},

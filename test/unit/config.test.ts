@@ -117,12 +117,28 @@ describe("loadConfig", () => {
   });
 
   it("never shows a secret in the redacted view or when serialised", async () => {
-    const config = await loadConfig({ databaseUrl: "postgres://etl:hunter2@db:5432/wh" }, minimalEnv);
+    const config = await loadConfig({}, { ...minimalEnv, DATABASE_URL: "postgres://etl:hunter2@db:5432/wh" });
     const shown = JSON.stringify(redactedConfig(config));
     expect(shown).not.toContain("k-123456");
     expect(shown).not.toContain("hunter2");
     expect(JSON.stringify(config)).not.toContain("k-123456");
     expect(String(config.accounts[0]?.apiKey)).toBe("***");
+  });
+
+  it("refuses --database-url with a password (it shows in ps) in one line that does not repeat it", async () => {
+    for (const url of ["postgres://etl:hunter2@db:5432/wh", "postgres://etl@db/wh?password=hunter2"]) {
+      const refused = loadConfig({ databaseUrl: url }, minimalEnv);
+      await expect(refused).rejects.toThrow(UsageError);
+      const message = await refused.catch((error: Error) => error.message);
+      expect(message).toMatch(/^--database-url carries a password.*DATABASE_URL.*database_password_file/);
+      expect(message).not.toContain("hunter2");
+      expect(message).not.toContain("\n");
+    }
+    const withoutPassword = await loadConfig({ databaseUrl: "postgres://etl@db:5432/wh" }, minimalEnv);
+    expect(withoutPassword.databaseUrl).toBe("postgres://etl@db:5432/wh");
+    // The environment is not on the command line: a password there is fine.
+    const fromEnv = await loadConfig({}, { ...minimalEnv, DATABASE_URL: "postgres://etl:hunter2@db/wh" });
+    expect(fromEnv.databaseUrl).toBe("postgres://etl:hunter2@db/wh");
   });
 
   it("settles windows after 72 h and allows 1% rejects, a 50% shrink and 5% missing charges unless told otherwise, per stream too", async () => {

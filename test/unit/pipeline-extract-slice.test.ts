@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient, ApiResponse, Query } from "../../src/api/http-client.js";
 import { SliceError } from "../../src/errors.js";
+import { KnownSecrets } from "../../src/known-secrets.js";
 import { countDistinctKeys, extractSlice } from "../../src/pipeline/extract-slice.js";
 import { parseRows } from "../../src/pipeline/parse-rows.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
@@ -171,7 +172,12 @@ describe("extractSlice: completeness check", () => {
     }));
     const result = await extractSlice({ ...options, client });
     expect(result.requests[0]?.attempts).toBe(1);
-    const parsed = parseRows(stream, result.requests[0]!.rows, result.requests[0]!.request.implied);
+    const parsed = parseRows(
+      stream,
+      result.requests[0]!.rows,
+      result.requests[0]!.request.implied,
+      new KnownSecrets(),
+    );
     expect(parsed.rows).toHaveLength(1);
     expect(parsed.rejects).toHaveLength(2);
     expect(parsed.rejects[0]?.issues[0]?.path).toBe("duration");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { KnownSecrets } from "../../src/known-secrets.js";
 import { parseRow } from "../../src/pipeline/parse-rows.js";
 import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { parseJsonExact } from "../../src/platform/exact-number.js";
@@ -39,7 +40,7 @@ function trunk(extra: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 function load(raw: Record<string, unknown>) {
-  const parsed = parseRow(stream, raw, {});
+  const parsed = parseRow(stream, raw, {}, new KnownSecrets());
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.reject.issues));
   return parsed.row;
 }
@@ -96,7 +97,7 @@ describe("SIP trunk summaries", () => {
       ["talk_time", "60"],
       ["host_request", "198.51.100.7"],
     ] as const) {
-      const parsed = parseRow(stream, trunk({ [field]: value }), {});
+      const parsed = parseRow(stream, trunk({ [field]: value }), {}, new KnownSecrets());
       expect(parsed.ok, `${field}: ${String(value)}`).toBe(false);
       if (parsed.ok) continue;
       expect(parsed.reject.issues.map((i) => i.path)).toContain(field);
