@@ -129,6 +129,11 @@ export const configFileSchema = z.strictObject({
     .prefault({}),
   embedded_dir: z.string().default(".telecom-etl/postgres"),
   /**
+   * Longest one load statement (a window's COPY, its merge) may run before the load is given up
+   * and tried again on a new connection: a stalled warehouse connection must not hang the run.
+   */
+  load_statement_timeout_ms: z.number().int().min(100).default(300_000),
+  /**
    * A file holding the warehouse password (its first line), for a DATABASE_URL / --database-url
    * without one: a password on the command line shows in `ps`.
    */

@@ -116,6 +116,8 @@ export interface EtlConfig {
   /** A file whose first line is the warehouse password (for a URL without one); read when connecting. */
   readonly databasePasswordFile: string | undefined;
   readonly embeddedDir: string;
+  /** Longest one load statement may run; past it the window is loaded again on a new connection. */
+  readonly loadStatementTimeoutMs: number;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
 }
@@ -161,6 +163,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
     embeddedDir: cfg.embedded_dir,
     databasePasswordFile: cfg.database_password_file,
+    loadStatementTimeoutMs: cfg.load_statement_timeout_ms,
   };
 }
 
@@ -345,6 +348,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     database_url: databaseUrl,
     database_password_file: config.databasePasswordFile ?? "(none)",
     embedded_dir: config.embeddedDir,
+    load_statement_timeout_ms: config.loadStatementTimeoutMs,
     start_date: config.startDate ?? "(30 days before the first run)",
     window_days: config.windowDays,
     lookback_days: config.lookbackDays,

@@ -25,7 +25,7 @@ export function buildProgram(runtime: Runtime): Command {
 /**
  * Runs the CLI with `argv` and resolves to the exit code. Handles SIGINT/SIGTERM: the first
  * aborts the command (it stops between transactions), cleanups run, and the code is 130; a second
- * signal skips the wait.
+ * signal exits the process at once, with 130 too.
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const controller = new AbortController();
@@ -61,8 +61,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) {
-      void runCleanups().finally(() => process.exit(EXIT.interrupted));
-      return;
+      // At once: a cleanup may itself wait on a stalled connection. Exiting closes every socket,
+      // so the server rolls back the open transactions and releases the run's locks; an embedded
+      // warehouse is stopped by its watchdog.
+      process.stderr.write(`telecom-etl: ${signal} received again; exiting now (${EXIT.interrupted})\n`);
+      process.exit(EXIT.interrupted);
     }
     interrupted = true;
     process.stderr.write(

@@ -110,7 +110,14 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
         async (ctx) => {
           await requireKnownAccount(ctx, options.account);
           const result = await replayRejects(
-            { warehouse: ctx.warehouse, log: ctx.log, host: ctx.host, lockTimeoutMs, secrets: ctx.secrets },
+            {
+              warehouse: ctx.warehouse,
+              log: ctx.log,
+              host: ctx.host,
+              lockTimeoutMs,
+              secrets: ctx.secrets,
+              statementTimeoutMs: ctx.config.loadStatementTimeoutMs,
+            },
             { stream: options.stream, account: options.account },
           );
           if (global.json) ctx.out(JSON.stringify(result));

@@ -44,6 +44,8 @@ export async function replayRejects(
     clock?: Clock;
     /** Secrets masked in what is stored (default: none known beyond the credential-named fields). */
     secrets?: KnownSecrets;
+    /** Longest one load statement may run (default: loadSlice's). */
+    statementTimeoutMs?: number;
   },
   options: { stream?: string; account?: string },
 ): Promise<{ runId: number; summaries: ReplaySummary[]; exitCode: ExitCode }> {
@@ -132,7 +134,7 @@ export async function replayRejects(
               append: true,
               fence: (client) => locks.fence(client, { account, stream: streamName }),
             },
-            { log: deps.log },
+            { log: deps.log, statementTimeoutMs: deps.statementTimeoutMs },
           );
           summary.loaded += ids.length;
         } catch (error) {

@@ -219,6 +219,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
           progress,
           accepted: request.accepted ?? NOTHING_ACCEPTED,
           secrets,
+          loadStatementTimeoutMs: deps.config.loadStatementTimeoutMs,
         };
         deps.log.info(
           { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },

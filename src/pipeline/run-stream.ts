@@ -118,6 +118,8 @@ export interface SliceEnvironment {
   readonly accepted: AcceptedHolds;
   /** The run's known secrets: every stored row is masked with them (see parse-rows.ts). */
   readonly secrets: KnownSecrets;
+  /** Longest one load statement may run (the window is then loaded again on a new connection). */
+  readonly loadStatementTimeoutMs?: number;
 }
 
 const MAX_ERRORS_KEPT = 5;
@@ -273,7 +275,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
         ...(tracked === undefined ? {} : { tracked }),
         fence: (client) => env.locks.fence(client, { account: job.account.name, stream: stream.name }),
       },
-      { log: env.log },
+      { log: env.log, statementTimeoutMs: env.loadStatementTimeoutMs },
     );
     tally.windowsLoaded++;
     if (completesWindow) tally.windowsCompleted++;

@@ -14,6 +14,9 @@ export interface Warehouse {
   close(): Promise<void>;
 }
 
+/** Idle time before the first TCP keepalive probe of a warehouse connection (then the system's probe interval and count apply). */
+export const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
+
 const PG_INT8 = 20;
 const PG_DATE = 1082;
 
@@ -59,6 +62,10 @@ export async function connectWarehouse(
     connectionString: url,
     max: options.max ?? 10,
     connectionTimeoutMillis: 10_000,
+    // TCP keepalive: a connection whose peer vanished (a dead NAT entry, a crashed host) fails once
+    // the system's probes go unanswered, instead of waiting on a read forever.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
     types: typeParsers,
     application_name: "telecom-etl",
   });

@@ -13,6 +13,7 @@ import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects
 import { replaceSetFromStage } from "./replace-stage.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
+import { DEADLINE_GRACE_MS, watchStatements } from "./statement-deadline.js";
 import { completeWindowQuery, reopenWindowQuery } from "./stream-state.js";
 
 /** What a load needs of a stream: its name (for the records) and its landing table. */
@@ -72,10 +73,20 @@ export interface LoadSliceInput {
   readonly fence?: (client: pg.PoolClient) => Promise<void>;
 }
 
-/** How a load survives the database: new connections tried when one is lost mid-load. */
+/** Default limit of one load statement (`load_statement_timeout_ms`): 5 minutes. */
+export const DEFAULT_LOAD_STATEMENT_TIMEOUT_MS = 300_000;
+
+/** How a load survives the database: new connections tried when one is lost or stalls mid-load. */
 export interface LoadOptions {
-  /** Attempts of the whole transaction when its connection is lost (default 3). */
+  /** Attempts of the whole transaction when its connection is lost or a statement times out (default 3). */
   readonly maxAttempts?: number;
+  /**
+   * Longest a load statement (COPY, merge, the records) may run (default
+   * {@link DEFAULT_LOAD_STATEMENT_TIMEOUT_MS}): the server's `statement_timeout` for the
+   * transaction, and the loader closes a connection whose statement is still unanswered
+   * {@link DEADLINE_GRACE_MS} later (a stalled COPY, a lost answer).
+   */
+  readonly statementTimeoutMs?: number;
   readonly log?: Logger;
   /** Waits between attempts (default a timer). */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -164,13 +175,17 @@ export async function loadSlice(
     throw new Error(`a held window ${sliceLabel(slice)} of stream ${stream.name} cannot be completed`);
   }
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+  const timeoutMs = options.statementTimeoutMs ?? DEFAULT_LOAD_STATEMENT_TIMEOUT_MS;
   for (let attempt = 1; ; attempt++) {
     const connection = { lost: false };
     try {
-      return await loadOnce(warehouse, input, connection);
+      return await loadOnce(warehouse, input, connection, timeoutMs);
     } catch (error) {
+      const timedOut = isStatementTimeout(error);
       const retry =
-        attempt < maxAttempts && !(error instanceof LockHeldError) && isConnectionLoss(error, connection);
+        attempt < maxAttempts &&
+        !(error instanceof LockHeldError) &&
+        (timedOut || isConnectionLoss(error, connection));
       if (!retry) {
         throw new SliceError(
           `loading ${sliceLabel(slice)} of stream ${stream.name} for account ${input.account} failed: ${describeError(error)}`,
@@ -191,11 +206,31 @@ export async function loadSlice(
           attempt,
           error: describeError(error),
         },
-        "the warehouse connection was lost while loading; loading the slice again on a new connection",
+        timedOut
+          ? "a load statement timed out; loading the slice again on a new connection"
+          : "the warehouse connection was lost while loading; loading the slice again on a new connection",
       );
       await (options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(250 * attempt);
     }
   }
+}
+
+/** A load statement that ran past its limit: ended by the server (57014) or by the loader closing its connection. */
+export class LoadStatementTimeoutError extends Error {
+  constructor(timeoutMs: number, options?: { cause?: unknown }) {
+    super(
+      `a load statement did not finish within ${timeoutMs} ms (load_statement_timeout_ms); its connection was closed`,
+      options,
+    );
+    this.name = "LoadStatementTimeoutError";
+  }
+}
+
+/** True when a load statement ran past its limit (the server's statement_timeout, or the loader's deadline). */
+export function isStatementTimeout(error: unknown): boolean {
+  if (error instanceof LoadStatementTimeoutError) return true;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === "57014" && typeof message === "string" && /statement timeout/i.test(message);
 }
 
 /** SQLSTATE classes and codes that mean the connection is gone, not that the statement was wrong. */
@@ -217,10 +252,12 @@ async function loadOnce(
   warehouse: Warehouse,
   input: LoadSliceInput,
   connection: { lost: boolean },
+  timeoutMs: number,
 ): Promise<SliceLoadResult> {
   const { stream, slice } = input;
   const provenance = { account: input.account, runId: input.runId, extractedAt: input.extractedAt };
   const client = await warehouse.pool.connect();
+  const deadline = watchStatements(client, timeoutMs + DEADLINE_GRACE_MS);
   // A connection the server drops while it is checked out must not become an unhandled 'error' event.
   const onError = () => {
     connection.lost = true;
@@ -230,6 +267,7 @@ async function loadOnce(
     await client.query("BEGIN");
     // Dates compare with timestamps at UTC midnight, whatever the server's time zone.
     await client.query("SET LOCAL TimeZone = 'UTC'");
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
     const held = input.held !== undefined;
     const written = held ? {} : await writeRows(client, input, input.stream, input.rows, provenance);
     for (const child of held ? [] : (input.children ?? [])) {
@@ -284,16 +322,20 @@ async function loadOnce(
     }
     await input.fence?.(client);
     await client.query("COMMIT");
+    deadline.release();
     client.off("error", onError);
     client.release();
     return result;
   } catch (error) {
-    const rolledBack = await client.query("ROLLBACK").then(
-      () => true,
-      () => false,
-    );
+    const rolledBack = deadline.expired
+      ? false
+      : await client.query("ROLLBACK").then(
+          () => true,
+          () => false,
+        );
+    deadline.release();
     client.off("error", onError);
     client.release(!rolledBack || connection.lost);
-    throw error;
+    throw deadline.expired ? new LoadStatementTimeoutError(timeoutMs, { cause: error }) : error;
   }
 }
