@@ -14,6 +14,7 @@ import { type PipelineResult, runPipeline } from "../src/pipeline/run-pipeline.j
 import type { SandboxOptions } from "../src/sandbox/sandbox-options.js";
 import { startSandbox } from "../src/sandbox/start-sandbox.js";
 import { Secret } from "../src/secret.js";
+import { setUpBiReaderRole } from "../src/warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../src/warehouse/connect-warehouse.js";
 import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
 import { migrateToLatest } from "../src/warehouse/migrate.js";
@@ -74,6 +75,7 @@ export async function startBenchWarehouse(): Promise<{ warehouse: Warehouse; sto
   const embedded = await startEmbeddedWarehouse({ dir, log: silentLogger });
   const warehouse = await connectWarehouse(embedded.url, { max: 12 });
   await migrateToLatest(warehouse.db);
+  await setUpBiReaderRole(warehouse.db, { log: silentLogger });
   return {
     warehouse,
     stop: async () => {

@@ -134,6 +134,14 @@ export const configFileSchema = z.strictObject({
    */
   load_statement_timeout_ms: z.number().int().min(100).default(300_000),
   /**
+   * The role BI tools read this warehouse's marts with; default `<database>_bi_reader`. Roles are
+   * server-wide: two warehouses on one server must not share one.
+   */
+  bi_reader_role: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, "expected a role name: lower-case letters, digits and _, at most 63")
+    .optional(),
+  /**
    * A file holding the warehouse password (its first line), for a DATABASE_URL / --database-url
    * without one: a password on the command line shows in `ps`.
    */

@@ -118,6 +118,8 @@ export interface EtlConfig {
   readonly embeddedDir: string;
   /** Longest one load statement may run; past it the window is loaded again on a new connection. */
   readonly loadStatementTimeoutMs: number;
+  /** The BI role of this warehouse as configured; undefined: `<database>_bi_reader` (see biReaderRoleFor). */
+  readonly biReaderRole: string | undefined;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
 }
@@ -164,6 +166,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     embeddedDir: cfg.embedded_dir,
     databasePasswordFile: cfg.database_password_file,
     loadStatementTimeoutMs: cfg.load_statement_timeout_ms,
+    biReaderRole: cfg.bi_reader_role,
   };
 }
 
@@ -349,6 +352,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     database_password_file: config.databasePasswordFile ?? "(none)",
     embedded_dir: config.embeddedDir,
     load_statement_timeout_ms: config.loadStatementTimeoutMs,
+    bi_reader_role: config.biReaderRole ?? "(<database>_bi_reader)",
     start_date: config.startDate ?? "(30 days before the first run)",
     window_days: config.windowDays,
     lookback_days: config.lookbackDays,

@@ -5,7 +5,7 @@ import { UsageError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger, LogLevel } from "../log.js";
-import { applyBiReaderPassword } from "../warehouse/bi-reader-role.js";
+import { setUpBiReaderRole } from "../warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
 import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
 import { type MigrateResult, migrateToLatest } from "../warehouse/migrate.js";
@@ -112,7 +112,7 @@ export async function readDatabasePassword(config: EtlConfig): Promise<string | 
 
 /**
  * Runs a command body with its context: config loaded and validated, warehouse open (embedded when
- * no DATABASE_URL), schema migrated if asked (and bi_reader's password set from the environment), and everything released afterwards, on errors and
+ * no DATABASE_URL), schema migrated if asked (and the warehouse's BI role set up, its password from the environment), and everything released afterwards, on errors and
  * on interruption alike.
  */
 export async function withCommandContext(
@@ -133,7 +133,7 @@ export async function withCommandContext(
   try {
     const migrated = needs.migrate ? await migrateToLatest(warehouse.db) : undefined;
     if (migrated?.applied.length) log.info({ applied: migrated.applied }, "applied migrations");
-    if (needs.migrate) await applyBiReaderPassword(warehouse.db, log);
+    if (needs.migrate) await setUpBiReaderRole(warehouse.db, { role: config.biReaderRole, log });
     return await body({
       config,
       warehouse,

@@ -45,7 +45,13 @@ export async function buildMarts(ctx: CommandContext, options: BuildOptions = {}
   if (options.select) args.push("--select", options.select);
   if (options.fullRefresh) args.push("--full-refresh");
   if (!options.unitTests) args.push(...WITHOUT_UNIT_TESTS);
-  const result = await runDbt({ databaseUrl: ctx.warehouse.url, log: ctx.log, args, signal: ctx.signal });
+  const result = await runDbt({
+    databaseUrl: ctx.warehouse.url,
+    log: ctx.log,
+    args,
+    signal: ctx.signal,
+    biReaderRole: ctx.config.biReaderRole,
+  });
   if (result.ok && result.selectedNothing && options.select) {
     throw new UsageError(`dbt selected nothing for --select ${options.select}`);
   }
@@ -87,6 +93,7 @@ export async function checkSourceFreshness(
     log: ctx.log,
     args: ["source", "freshness", "--select", ...sources],
     signal: ctx.signal,
+    biReaderRole: ctx.config.biReaderRole,
   });
   reportStep(ctx, "dbt source freshness", result);
   if (ctx.signal.aborted) return EXIT.interrupted;

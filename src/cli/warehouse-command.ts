@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { UsageError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
+import { setUpBiReaderRole } from "../warehouse/bi-reader-role.js";
 import { connectWarehouse } from "../warehouse/connect-warehouse.js";
 import { runningEmbeddedUrl, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
 import { migrateToLatest } from "../warehouse/migrate.js";
@@ -30,6 +31,7 @@ export function registerWarehouseCommand(program: Command, runtime: Runtime): vo
       const opened = await connectWarehouse(embedded.url);
       try {
         await migrateToLatest(opened.db);
+        await setUpBiReaderRole(opened.db, { role: config.biReaderRole, log });
       } finally {
         await opened.close();
       }

@@ -5,6 +5,7 @@ import path from "node:path";
 import { UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { findProjectFolder } from "../project-files.js";
+import { biReaderRoleFor, databaseOfUrl } from "../warehouse/bi-reader-role.js";
 import { type DbtNodeProblem, describeNodeProblem, digestDbtEvents } from "./dbt-events.js";
 
 /** The project folder holding `dbt/dbt_project.yml`, found by climbing from this file (src/ or dist/src/). */
@@ -44,10 +45,19 @@ export function describeDbtFailure(what: string, result: DbtResult): string {
   return `${what} failed: ${cause} (details: ${result.logPath})`;
 }
 
-/** The DBT_* variables profiles.yml reads, from a warehouse URL (the password goes only to the child). */
-export function dbtEnvironment(databaseUrl: string, schema = "analytics"): Record<string, string> {
+/**
+ * The DBT_* variables profiles.yml and dbt_project.yml read, from a warehouse URL (the password goes
+ * only to the child) and the warehouse's BI role (default derived from the database, as the loader
+ * creates it), which the marts are granted to.
+ */
+export function dbtEnvironment(
+  databaseUrl: string,
+  schema = "analytics",
+  biReaderRole?: string,
+): Record<string, string> {
   const url = new URL(databaseUrl);
   return {
+    DBT_BI_ROLE: biReaderRoleFor(databaseOfUrl(databaseUrl), biReaderRole),
     DBT_HOST: url.hostname || "127.0.0.1",
     DBT_PORT: url.port || "5432",
     DBT_USER: decodeURIComponent(url.username || "postgres"),
@@ -83,6 +93,8 @@ export async function runDbt(options: {
   args?: readonly string[];
   workDir?: string;
   signal?: AbortSignal;
+  /** The warehouse's BI role as configured (`bi_reader_role`); default `<database>_bi_reader`. */
+  biReaderRole?: string;
 }): Promise<DbtResult> {
   const root = projectRoot();
   const dbt = process.env.DBT_BIN ?? path.join(root, ".venv", "bin", "dbt");
@@ -115,7 +127,7 @@ export async function runDbt(options: {
       // every SQL statement): the debug events cost a nightly build about a second of dbt's time.
       DBT_LOG_LEVEL_FILE: "info",
       ...process.env,
-      ...dbtEnvironment(options.databaseUrl),
+      ...dbtEnvironment(options.databaseUrl, undefined, options.biReaderRole),
       DBT_SEND_ANONYMOUS_USAGE_STATS: "false",
     },
     stdio: ["ignore", "pipe", "pipe"],

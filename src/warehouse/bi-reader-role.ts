@@ -4,11 +4,45 @@ import { describeError, UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Database } from "./database.js";
 
-/** The role BI tools read the marts with (created by migration 0009, granted by dbt). */
-export const BI_READER_ROLE = "bi_reader";
+/**
+ * The server-wide role migration 0009 created for every warehouse of a server alike. Roles belong to
+ * the server, not to a database: two warehouses on one server shared it (one's password was the
+ * other's, and it could read both). Each warehouse now has a role of its own; this one is only
+ * stripped of its access to a warehouse that uses another.
+ */
+export const LEGACY_BI_READER_ROLE = "bi_reader";
 
-/** The environment variable holding bi_reader's password; unset or empty leaves the role as it is. */
+/** The environment variable holding the BI role's password; unset or empty leaves the role as it is. */
 export const BI_READER_PASSWORD_ENV = "TELECOM_ETL_BI_READER_PASSWORD";
+
+/** The schema BI reads (dbt's `marts` under the default `analytics` prefix). */
+export const MARTS_SCHEMA = "analytics_marts";
+
+const ROLE_SUFFIX = "_bi_reader";
+/** Longest identifier Postgres keeps (NAMEDATALEN - 1 bytes). */
+const MAX_IDENTIFIER = 63;
+
+/**
+ * The BI role of the warehouse in database `database`: `configured` when the config names one
+ * (`bi_reader_role`), else `<database>_bi_reader`, made a plain identifier (lower case, letters,
+ * digits and `_`, not starting with a digit, at most 63 characters). When that changed the name
+ * (`Sales-DB`, a very long name), 6 hex characters of the name's hash keep two databases apart
+ * (`sales-db` and `sales_db` get different roles).
+ */
+export function biReaderRoleFor(database: string, configured?: string): string {
+  if (configured !== undefined) return configured;
+  let base = database.toLowerCase().replace(/[^a-z0-9_]/g, "_");
+  if (!/^[a-z_]/.test(base)) base = `wh_${base}`;
+  if (base === database && base.length + ROLE_SUFFIX.length <= MAX_IDENTIFIER) return `${base}${ROLE_SUFFIX}`;
+  const hash = createHash("sha256").update(database).digest("hex").slice(0, 6);
+  const room = MAX_IDENTIFIER - ROLE_SUFFIX.length - hash.length - 1;
+  return `${base.slice(0, room)}_${hash}${ROLE_SUFFIX}`;
+}
+
+/** The database a warehouse URL names (`postgres` when it names none). */
+export function databaseOfUrl(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, "")) || "postgres";
+}
 
 const SCRAM_ITERATIONS = 4096;
 
@@ -25,28 +59,118 @@ export function scramSha256Verifier(password: string, salt: Buffer = randomBytes
   return `SCRAM-SHA-256$${SCRAM_ITERATIONS}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
 }
 
+/** What setting up the BI role did, for the log. */
+export interface BiReaderSetup {
+  readonly role: string;
+  readonly created: boolean;
+  readonly passwordSet: boolean;
+  /** CONNECT on the database was taken from PUBLIC now (it had it before). */
+  readonly publicConnectRevoked: boolean;
+}
+
 /**
- * When {@link BI_READER_PASSWORD_ENV} is set, gives bi_reader that password and LOGIN (every command
- * that migrates calls this after migrating). The password is never logged nor put in an error.
+ * Sets up this warehouse's BI role (every command that migrates calls it, after migrating): creates
+ * it `NOLOGIN` if it does not exist, grants it CONNECT on this database (only this one), takes
+ * CONNECT on this database from PUBLIC so another warehouse's BI role cannot connect here, takes
+ * the legacy server-wide `bi_reader`'s access to this warehouse away, and, when
+ * {@link BI_READER_PASSWORD_ENV} is set, gives the role that password (as a SCRAM verifier) and
+ * LOGIN. SELECT on the marts is granted by dbt. The password is never logged nor put in an error.
  */
-export async function applyBiReaderPassword(
+export async function setUpBiReaderRole(
   db: Kysely<Database>,
-  log: Logger,
-  env: NodeJS.ProcessEnv = process.env,
+  options: { role?: string; log: Logger; env?: NodeJS.ProcessEnv },
+): Promise<BiReaderSetup> {
+  const env = options.env ?? process.env;
+  const database = (await sql<{ name: string }>`SELECT current_database() AS name`.execute(db)).rows[0]!.name;
+  const role = biReaderRoleFor(database, options.role);
+  const exists = async () =>
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_roles WHERE rolname = ${role}`.execute(db))
+      .rows[0]!.n > 0;
+  let created = false;
+  if (!(await exists())) {
+    try {
+      await sql`CREATE ROLE ${sql.id(role)} NOLOGIN`.execute(db);
+      await sql`COMMENT ON ROLE ${sql.id(role)} IS ${sql.lit(
+        `telecom-etl: BI reader of database ${database}: SELECT on its marts (granted by dbt), CONNECT on it only; password from ${BI_READER_PASSWORD_ENV}`,
+      )}`.execute(db);
+      created = true;
+    } catch (error) {
+      // Another warehouse's migration may have created it meanwhile; anything else is a rights problem.
+      if (!(await exists())) {
+        throw new UsageError(
+          `cannot create the BI role ${role}: the warehouse user needs CREATEROLE, or a DBA runs CREATE ROLE ${role} NOLOGIN (or set bi_reader_role to a role that exists): ${describeError(error)}`,
+        );
+      }
+    }
+  }
+  const publicHadConnect = await publicCanConnect(db);
+  try {
+    await sql`GRANT CONNECT ON DATABASE ${sql.id(database)} TO ${sql.id(role)}`.execute(db);
+    await sql`REVOKE CONNECT ON DATABASE ${sql.id(database)} FROM PUBLIC`.execute(db);
+  } catch (error) {
+    throw new UsageError(
+      `cannot grant CONNECT on database ${database} to the BI role ${role} (the warehouse user must own the database): ${describeError(error)}`,
+    );
+  }
+  const publicConnectRevoked = publicHadConnect && !(await publicCanConnect(db));
+  if (role !== LEGACY_BI_READER_ROLE) await revokeLegacyRole(db, database);
+  const passwordSet = await applyBiReaderPassword(db, role, env);
+  const setup = { role, created, passwordSet, publicConnectRevoked };
+  if (created || passwordSet || publicConnectRevoked) {
+    options.log.info(
+      setup,
+      `BI role ${role}${created ? " created" : ""}${passwordSet ? `, password set from ${BI_READER_PASSWORD_ENV}, LOGIN` : ""}${
+        publicConnectRevoked
+          ? `; CONNECT on database ${database} taken from PUBLIC (grant it to any other role that must connect)`
+          : ""
+      }`,
+    );
+  }
+  return setup;
+}
+
+/** True when PUBLIC may connect to the current database (the default: an ACL not set yet counts). */
+async function publicCanConnect(db: Kysely<Database>): Promise<boolean> {
+  const result = await sql<{ yes: boolean }>`
+    SELECT datacl IS NULL OR EXISTS (
+      SELECT 1 FROM aclexplode(datacl) a WHERE a.grantee = 0 AND a.privilege_type = 'CONNECT') AS yes
+    FROM pg_database WHERE datname = current_database()`.execute(db);
+  return result.rows[0]?.yes === true;
+}
+
+/** Takes the legacy server-wide `bi_reader`'s CONNECT and its marts access in this database away, if it exists. */
+async function revokeLegacyRole(db: Kysely<Database>, database: string): Promise<void> {
+  const legacy = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_roles WHERE rolname = ${LEGACY_BI_READER_ROLE}`.execute(db);
+  if (legacy.rows[0]!.n === 0) return;
+  await sql`REVOKE CONNECT ON DATABASE ${sql.id(database)} FROM ${sql.id(LEGACY_BI_READER_ROLE)}`.execute(db);
+  const marts = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = ${MARTS_SCHEMA}`.execute(db);
+  if (marts.rows[0]!.n === 0) return;
+  await sql`REVOKE ALL ON ALL TABLES IN SCHEMA ${sql.id(MARTS_SCHEMA)} FROM ${sql.id(LEGACY_BI_READER_ROLE)}`.execute(
+    db,
+  );
+  await sql`REVOKE USAGE ON SCHEMA ${sql.id(MARTS_SCHEMA)} FROM ${sql.id(LEGACY_BI_READER_ROLE)}`.execute(db);
+}
+
+/**
+ * When {@link BI_READER_PASSWORD_ENV} is set, gives `role` that password and LOGIN; true when it did.
+ * The password is sent as a SCRAM verifier, never logged nor put in an error.
+ */
+async function applyBiReaderPassword(
+  db: Kysely<Database>,
+  role: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<boolean> {
   const password = env[BI_READER_PASSWORD_ENV];
   if (password === undefined || password === "") return false;
   const verifier = scramSha256Verifier(password);
   try {
-    await sql`ALTER ROLE ${sql.id(BI_READER_ROLE)} WITH LOGIN PASSWORD ${sql.lit(verifier)}`.execute(db);
+    await sql`ALTER ROLE ${sql.id(role)} WITH LOGIN PASSWORD ${sql.lit(verifier)}`.execute(db);
   } catch (error) {
     throw new UsageError(
-      `${BI_READER_PASSWORD_ENV} is set but the warehouse user cannot set role ${BI_READER_ROLE}'s password (it needs CREATEROLE, or a DBA sets it): ${describeError(error)}`,
+      `${BI_READER_PASSWORD_ENV} is set but the warehouse user cannot set role ${role}'s password (it needs CREATEROLE, or a DBA sets it): ${describeError(error)}`,
     );
   }
-  log.info(
-    { role: BI_READER_ROLE },
-    `role ${BI_READER_ROLE}: password set from ${BI_READER_PASSWORD_ENV}, LOGIN`,
-  );
   return true;
 }

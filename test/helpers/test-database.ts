@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
+import { silentLogger } from "../../src/log.js";
+import { setUpBiReaderRole } from "../../src/warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
 
@@ -35,7 +37,11 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   await adminQuery(`CREATE DATABASE ${name}`);
   const url = testDatabaseUrl(name);
   const warehouse = await connectWarehouse(url);
-  if (options.migrate !== false) await migrateToLatest(warehouse.db);
+  if (options.migrate !== false) {
+    await migrateToLatest(warehouse.db);
+    // What every command that migrates does next: the warehouse's own BI role, which dbt grants the marts to.
+    await setUpBiReaderRole(warehouse.db, { log: silentLogger });
+  }
   return {
     url,
     name,

@@ -9,9 +9,12 @@ import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
- * Issue 9, access: `bi_reader` (migration 0009, password from the environment, grants from dbt)
- * reads every relation of the marts schema and nothing else, writes nothing, keeps its access
- * after `transform --full-refresh`, and the marts carry their dbt descriptions as comments.
+ * Issue 9, access: the warehouse's BI role (`<database>_bi_reader`, password from the environment,
+ * grants from dbt) reads every relation of the marts schema and nothing else, writes nothing, keeps
+ * its access after `transform --full-refresh`, and the marts carry their dbt descriptions as
+ * comments. Issue 18 item 14: a second warehouse on the same server gets a role of its own; neither
+ * role can connect to the other's database nor read its marts, and setting one's password leaves
+ * the other's alone.
  */
 const PASSWORD = "bi reader's 'pass' word"; // a quote and spaces: the password is never spliced into SQL
 const MARTS = "analytics_marts";
@@ -40,20 +43,33 @@ const it = fixtureTest
   });
 it.override({ sandboxOptions: { seed: 9, days: 2, accounts: 1, callsPerDay: 30, now: "real" } });
 
-/** Runs one statement as bi_reader with its password; resolves to the SQLSTATE it failed with, or "ok". */
-async function asBiReader(databaseUrl: string, text: string): Promise<string> {
+/** The BI role the loader gives the warehouse in database `name` (test databases are named `t_<hex>`). */
+function biRoleOf(name: string): string {
+  return `${name}_bi_reader`;
+}
+
+/**
+ * Connects to `databaseUrl`'s database as `role` (default: that database's own BI role) with
+ * `password` and runs one statement; resolves to "ok" or the SQLSTATE of the connection or statement.
+ */
+async function asBiReader(
+  databaseUrl: string,
+  text: string,
+  { role, password = PASSWORD }: { role?: string; password?: string } = {},
+): Promise<string> {
   const url = new URL(databaseUrl);
-  url.username = "bi_reader";
-  url.password = encodeURIComponent(PASSWORD);
+  url.username = role ?? biRoleOf(url.pathname.slice(1));
+  url.password = encodeURIComponent(password);
   const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
+  client.on("error", () => {});
   try {
+    await client.connect();
     await client.query(text);
     return "ok";
   } catch (error) {
     return (error as { code?: string }).code ?? String(error);
   } finally {
-    await client.end();
+    await client.end().catch(() => {});
   }
 }
 
@@ -65,9 +81,9 @@ async function relationsOf(db: Kysely<Database>, schema: string): Promise<string
   return rows.rows.map((r) => r.name);
 }
 
-describe("bi_reader", () => {
+describe("the warehouse's BI role", () => {
   it(
-    "nightly exits 0 and bi_reader selects every relation of the marts schema",
+    "nightly exits 0 and the BI role selects every relation of the marts schema",
     DBT_TIMEOUT,
     async ({ rig, nightly }) => {
       expect(nightly.code, nightly.stderr.slice(-3000)).toBe(0);
@@ -171,6 +187,67 @@ describe("bi_reader", () => {
       expect(marts.length).toBe(before.length);
       for (const relation of marts) {
         expect(await asBiReader(rig.db.url, `SELECT * FROM ${relation} LIMIT 1`), relation).toBe("ok");
+      }
+    },
+  );
+
+  it(
+    "a second warehouse on the same server gets its own role: no CONNECT across, no marts across, passwords apart",
+    DBT_TIMEOUT,
+    async ({ rig, nightly, createDatabase }) => {
+      expect(nightly.code).toBe(0);
+      const first = rig.db;
+      const second = await createDatabase();
+      const secondPassword = "the second warehouse's password";
+      const migrated = await runCli(["migrate"], {
+        env: { DATABASE_URL: second.url, TELECOM_ETL_BI_READER_PASSWORD: secondPassword },
+      });
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(migrated.stderr).not.toContain(secondPassword);
+      const firstRole = biRoleOf(first.name);
+      const secondRole = biRoleOf(second.name);
+      const roles = await sql<{ rolname: string; rolcanlogin: boolean }>`
+        SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname IN (${firstRole}, ${secondRole}) ORDER BY rolname`.execute(
+        first.warehouse.db,
+      );
+      expect(roles.rows).toEqual(
+        [firstRole, secondRole].sort().map((rolname) => ({ rolname, rolcanlogin: true })),
+      );
+      // A mart of the second warehouse, granted as dbt grants: to its own role only.
+      await sql`CREATE SCHEMA IF NOT EXISTS analytics_marts`.execute(second.warehouse.db);
+      await sql`CREATE TABLE analytics_marts.rpt_probe AS SELECT 1 AS x`.execute(second.warehouse.db);
+      await sql`GRANT USAGE ON SCHEMA analytics_marts TO ${sql.id(secondRole)}`.execute(second.warehouse.db);
+      await sql`GRANT SELECT ON analytics_marts.rpt_probe TO ${sql.id(secondRole)}`.execute(
+        second.warehouse.db,
+      );
+
+      // Each role reads its own warehouse's marts with its own password: the second's password did not change the first's.
+      const [mart] = await relationsOf(first.warehouse.db, MARTS);
+      expect(await asBiReader(first.url, `SELECT * FROM ${mart} LIMIT 1`)).toBe("ok");
+      expect(
+        await asBiReader(second.url, "SELECT * FROM analytics_marts.rpt_probe", { password: secondPassword }),
+      ).toBe("ok");
+      expect(await asBiReader(first.url, "SELECT 1", { password: secondPassword })).toBe("28P01");
+      expect(await asBiReader(second.url, "SELECT 1", { password: PASSWORD })).toBe("28P01");
+      // Neither may connect to the other's database (42501: permission denied for database).
+      expect(
+        await asBiReader(second.url, "SELECT * FROM analytics_marts.rpt_probe", { role: firstRole }),
+      ).toBe("42501");
+      expect(
+        await asBiReader(first.url, `SELECT * FROM ${mart} LIMIT 1`, {
+          role: secondRole,
+          password: secondPassword,
+        }),
+      ).toBe("42501");
+      // And were CONNECT granted by hand, nothing of the first warehouse's marts is the second's role's (nor the old shared role's).
+      for (const relation of await relationsOf(first.warehouse.db, MARTS)) {
+        const granted = await sql<{ other: boolean; legacy: boolean }>`
+          SELECT has_table_privilege(${secondRole}, ${relation}, 'SELECT') AS other,
+                 EXISTS (SELECT FROM pg_roles WHERE rolname = 'bi_reader')
+                   AND has_table_privilege('bi_reader', ${relation}, 'SELECT') AS legacy`.execute(
+          first.warehouse.db,
+        );
+        expect(granted.rows[0], relation).toEqual({ other: false, legacy: false });
       }
     },
   );
