@@ -80,6 +80,24 @@ export async function setUpBiReaderRole(
   db: Kysely<Database>,
   options: { role?: string; log: Logger; env?: NodeJS.ProcessEnv },
 ): Promise<BiReaderSetup> {
+  // Two commands starting at once would update the same catalog rows ("tuple concurrently updated").
+  return db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(${SETUP_LOCK_KEY})`.execute(conn);
+    try {
+      return await setUp(conn, options);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${SETUP_LOCK_KEY})`.execute(conn);
+    }
+  });
+}
+
+/** Advisory lock (per database) serialising the BI role's set-up between commands started together. */
+const SETUP_LOCK_KEY = 7_420_014;
+
+async function setUp(
+  db: Kysely<Database>,
+  options: { role?: string; log: Logger; env?: NodeJS.ProcessEnv },
+): Promise<BiReaderSetup> {
   const env = options.env ?? process.env;
   const database = (await sql<{ name: string }>`SELECT current_database() AS name`.execute(db)).rows[0]!.name;
   const role = biReaderRoleFor(database, options.role);
