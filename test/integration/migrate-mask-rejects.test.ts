@@ -7,19 +7,19 @@ import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migra
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**
- * Migration 0014 (issue 18 item 12): rejects stored before credentials were masked by name in any
+ * Migration 0016 (issue 18 item 12): rejects stored before credentials were masked by name in any
  * spelling lose the keys they hold in clear; every other field, and every other row, is kept.
  */
-describe("migration 0014: credentials in stored rejects", () => {
+describe("migration 0016: credentials in stored rejects", () => {
   it("masks every credential-named field of a stored raw row, the way the loader now does", async ({
     createDatabase,
   }) => {
     const database = await createDatabase({ migrate: false });
     const db = database.warehouse.db;
-    const before = await mkdtemp(path.join(tmpdir(), "migrations-before-0014-"));
+    const before = await mkdtemp(path.join(tmpdir(), "migrations-before-0016-"));
     try {
       for (const file of await readdir(defaultMigrationsDir())) {
-        if (file < "0014") await cp(path.join(defaultMigrationsDir(), file), path.join(before, file));
+        if (file < "0016") await cp(path.join(defaultMigrationsDir(), file), path.join(before, file));
       }
       await migrateToLatest(db, before);
     } finally {
@@ -46,7 +46,7 @@ describe("migration 0014: credentials in stored rejects", () => {
       VALUES ('acme', 'sub_accounts', 'full', ${JSON.stringify({ ...raw, id: 7, nothing: null, apiKey2: null })}::jsonb, '[]'),
              ('acme', 'cdrs', '2026-08-01..2026-08-02', '["not", "an", "object"]', '[]')`.execute(db);
 
-    expect((await migrateToLatest(db)).applied).toContain("0014_mask_credentials_in_rejects");
+    expect((await migrateToLatest(db)).applied).toContain("0016_mask_credentials_in_rejects");
 
     const stored = await sql<{ raw: unknown }>`SELECT raw FROM etl.rejects ORDER BY id`.execute(db);
     const expected = Object.fromEntries(
