@@ -130,7 +130,16 @@ describe("locks and connections that survive the database", () => {
     const admin = await adminClient(db);
     const intruder = await adminClient(db);
     try {
-      const config = sandboxConfig(sandbox);
+      // At 8 requests/s the windows after the first take seconds, so the intruder's lock is taken
+      // while windows are still to start even on a loaded machine (at full speed the run could end first).
+      const base = sandboxConfig(sandbox);
+      const config = {
+        ...base,
+        accounts: base.accounts.map((a) => ({
+          ...a,
+          rate: { requestsPerSecond: 8, burst: 2, concurrency: 2 },
+        })),
+      };
       const account = config.accounts[0]!.name;
       const { reporter, fired } = afterFirstWindow(capturingLogger([]), async () => {
         const runId = Number((await admin.query("SELECT max(id) AS id FROM etl.runs")).rows[0].id);

@@ -70,16 +70,20 @@ describe("sip_trunks stream", () => {
     await expectSecretsNowhere(db.warehouse, tokens, lines);
   });
 
-  it('reads "sip_trunks": null as no trunks: exit 0, the table emptied, the reason in the records, summary and log', async ({
+  it('reads "sip_trunks": null as no trunks (exit 0, the reason in the records, summary and log); after trunks were loaded, holds it', async ({
     sandbox,
     createDatabase,
   }) => {
-    const db = await createDatabase();
     const config = trunksConfig(sandbox);
     const master = { ...config, accounts: config.accounts.filter((a) => a.name === "master") };
-    const first = await runAt(db.warehouse, master, sandbox, { command: "run" });
-    expect(first.exitCode).toBe(0);
-    expect((await landedRows(db.warehouse, "sip_trunks", "master")).length).toBeGreaterThan(0);
+    const trunksOnly = {
+      ...master,
+      accounts: master.accounts.map((a) => ({ ...a, streams: ["sip_trunks"] })),
+    };
+    const loaded = await createDatabase();
+    expect((await runAt(loaded.warehouse, master, sandbox, { command: "run" })).exitCode).toBe(0);
+    const trunksBefore = await landedRows(loaded.warehouse, "sip_trunks", "master");
+    expect(trunksBefore.length).toBeGreaterThan(0);
     // Before the account had any trunk, the platform lists none: `"sip_trunks": null`.
     await setSandboxClock(sandbox, "2020-01-01T00:00:00Z");
     try {
@@ -87,10 +91,11 @@ describe("sip_trunks stream", () => {
         headers: { authorization: `Bearer ${sandbox.world.accounts[0]!.apiKey}` },
       });
       expect(((await answer.json()) as { sip_trunks: unknown }).sip_trunks).toBeNull();
+      const db = await createDatabase();
       const lines: string[] = [];
       const second = await runAt(
         db.warehouse,
-        { ...master, accounts: master.accounts.map((a) => ({ ...a, streams: ["sip_trunks"] })) },
+        trunksOnly,
         sandbox,
         { command: "run" },
         { log: capturingLogger(lines) },
@@ -99,7 +104,6 @@ describe("sip_trunks stream", () => {
       const trunks = second.streams.find((s) => s.stream === "sip_trunks")!;
       expect(trunks).toMatchObject({ status: "succeeded", rowsFetched: 0, rejected: 0 });
       expect(trunks.quality).toEqual({ null_list_read_as_empty: 1 });
-      expect(trunks.deleted).toBeGreaterThan(0);
       expect(await landedRows(db.warehouse, "sip_trunks", "master")).toEqual(
         expectedFromTruth("sip_trunks", await truthRecords(sandbox, "sip_trunks", "master")),
       );
@@ -118,6 +122,14 @@ describe("sip_trunks stream", () => {
       expect(
         lines.some((line) => line.includes('answer with \\"sip_trunks\\": null, read as an empty list')),
       ).toBe(true);
+
+      // Where trunks were loaded, the same null list would delete them all: held, the trunks kept.
+      const held = await runAt(loaded.warehouse, trunksOnly, sandbox, { command: "run" });
+      expect(held.exitCode).toBe(1);
+      expect(held.streams.flatMap((s) => s.errors).join("\n")).toContain(
+        `the platform lists 0 rows where the warehouse holds ${trunksBefore.length}`,
+      );
+      expect(await landedRows(loaded.warehouse, "sip_trunks", "master")).toEqual(trunksBefore);
     } finally {
       await setSandboxClock(sandbox, "2026-08-06T12:00:00Z");
     }
