@@ -55,7 +55,7 @@ export class RetryableError extends EtlError {
 /** The slice (one window of one stream of one account) cannot be loaded this run; it stays open. */
 export class SliceError extends EtlError {}
 
-/** Another process holds the advisory lock of a stream this run needs (exit 4). */
+/** Another process holds the advisory lock of a stream this run needs, or the transform lock (exit 4). */
 export class LockHeldError extends EtlError {}
 
 /**
@@ -64,6 +64,12 @@ export class LockHeldError extends EtlError {}
  * ends with exit 4; no window is committed without its lock.
  */
 export class LockLostError extends LockHeldError {}
+
+/**
+ * The marts were built and tested but their publication could not be committed (a query kept a
+ * published mart locked): BI still sees the previous marts (exit 5, as a failed build).
+ */
+export class PublishError extends EtlError {}
 
 /** A migration file that was already applied has changed on disk (exit 2). */
 export class MigrationChecksumError extends UsageError {}

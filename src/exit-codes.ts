@@ -16,9 +16,12 @@ export const EXIT = {
   usage: 2,
   /** Finished, but some rows were quarantined in etl.rejects. */
   quarantined: 3,
-  /** Another run holds the lock of a stream this run needs. */
+  /** Another run holds the lock of a stream this run needs, or another transform is building the marts. */
   locked: 4,
-  /** The dbt build failed: a model or a test of the marts failed (the loaded data is intact). */
+  /**
+   * The marts were not published: a model or an error-level test failed, or the publication could
+   * not be committed. BI still sees the previous marts; the loaded data is intact.
+   */
   transformFailed: 5,
   /** `dbt source freshness` found a landing table older than its error_after limit. */
   sourcesStale: 6,

@@ -77,7 +77,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
             for (const line of formatRunSummary(result)) ctx.out(line);
             // The rest of `nightly`: dbt build, then source freshness (exit: the worst of the three).
             const exit: ExitCode = options.transform
-              ? await transformAfterLoad(ctx, result.exitCode, loadedSources(config, {}))
+              ? await transformAfterLoad(ctx, result, loadedSources(config, {}))
               : result.exitCode;
             for (const line of await warehouseSummary(ctx.warehouse)) ctx.out(line);
             const today = utcDayOf(sandbox.runtime.clock.now());

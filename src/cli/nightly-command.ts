@@ -19,8 +19,10 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
       ),
   ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
     const request = runRequestFrom(options);
-    await runPipelineCommand(runtime, cmd, request, nowOverridesFrom(options), (ctx, loadCode) =>
-      transformAfterLoad(ctx, loadCode, loadedSources(ctx.config, request)),
+    await runPipelineCommand(runtime, cmd, request, nowOverridesFrom(options), (ctx, load) =>
+      transformAfterLoad(ctx, load, loadedSources(ctx.config, request), {
+        lockTimeoutMs: request.lockTimeoutMs,
+      }),
     );
   });
   withExample(

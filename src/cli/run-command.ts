@@ -50,12 +50,18 @@ export function runStartInstant(
   return ms;
 }
 
-/** Runs a pipeline request in a command context and prints its summary; returns the exit code. */
+/** How a load ended: its exit code and the run it recorded (which `nightly`'s transform names). */
+export interface LoadOutcome {
+  readonly exitCode: ExitCode;
+  readonly runId: number;
+}
+
+/** Runs a pipeline request in a command context and prints its summary; returns how it ended. */
 export async function executePipeline(
   ctx: CommandContext,
   request: PipelineRequest,
   options: NowOverrides = {},
-): Promise<ExitCode> {
+): Promise<LoadOutcome> {
   const runStartedAt = runStartInstant(process.env, {
     allowFuture: options.allowFutureNow,
     allowPast: options.allowPastNow,
@@ -95,19 +101,19 @@ export async function executePipeline(
   );
   if (ctx.json) ctx.out(runSummaryJson(result));
   else for (const line of formatRunSummary(result)) ctx.out(line);
-  return result.exitCode;
+  return { exitCode: result.exitCode, runId: result.runId };
 }
 
 /**
  * Runs a `run` or `backfill` request as a command: context, pipeline, summary, exit code; `after`
- * gets the load's exit code and returns the command's (`nightly` transforms there).
+ * gets how the load ended and returns the command's exit code (`nightly` transforms there).
  */
 export async function runPipelineCommand(
   runtime: Runtime,
   cmd: Command,
   request: PipelineRequest,
   options: NowOverrides = {},
-  after: (ctx: CommandContext, loadCode: ExitCode) => Promise<ExitCode> = async (_ctx, code) => code,
+  after: (ctx: CommandContext, load: LoadOutcome) => Promise<ExitCode> = async (_ctx, load) => load.exitCode,
 ): Promise<void> {
   // Checked before the warehouse opens: a bad TELECOM_ETL_NOW is a usage error that does nothing.
   runStartInstant(process.env, { allowFuture: options.allowFutureNow, allowPast: options.allowPastNow });

@@ -1,17 +1,26 @@
 import type { EtlConfig } from "../config.js";
-import { UsageError } from "../errors.js";
+import { LockHeldError, PublishError, UsageError } from "../errors.js";
 import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import { selectRunTargets } from "../pipeline/select-targets.js";
+import { buildAndPublishMarts, type MartsBuild } from "../transform/build-marts.js";
 import { describeNodeProblem } from "../transform/dbt-events.js";
+import { describePublication, latestPublication } from "../transform/publish-marts.js";
 import { type DbtResult, describeDbtFailure, runDbt, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
+import { acquireTransformLock, type TransformLock } from "../warehouse/transform-lock.js";
 import type { CommandContext } from "./command-context.js";
 
-/** What `transform` builds: a dbt selection (default everything), whether to rebuild incremental models, and whether dbt's unit tests run too. */
+/**
+ * What `transform` builds: a dbt selection (default everything), whether to rebuild incremental
+ * models, whether dbt's unit tests run too, how long to wait for another transform's lock, and the
+ * run the build belongs to (`nightly`, `demo`; recorded with the publication).
+ */
 export interface BuildOptions {
-  readonly select?: string;
-  readonly fullRefresh?: boolean;
-  readonly unitTests?: boolean;
+  readonly select?: string | undefined;
+  readonly fullRefresh?: boolean | undefined;
+  readonly unitTests?: boolean | undefined;
+  readonly lockTimeoutMs?: number | undefined;
+  readonly runId?: number | undefined;
 }
 
 /** Load exit codes after which the marts are rebuilt: the load ran, fully or in part. */
@@ -24,9 +33,10 @@ function reportWarnings(ctx: CommandContext, step: string, result: DbtResult): v
 
 /**
  * Reports a dbt step on stdout (its counts line) or, when it failed, as one line on stderr naming the
- * failing nodes and dbt's log; the full output is in that log and in the debug log.
+ * failing nodes and dbt's log (then `consequence`, when given); the full output is in that log and
+ * in the debug log.
  */
-function reportStep(ctx: CommandContext, step: string, result: DbtResult): void {
+function reportStep(ctx: CommandContext, step: string, result: DbtResult, consequence?: string): void {
   reportWarnings(ctx, step, result);
   ctx.log[result.ok ? "info" : "error"](
     { step, ok: result.ok, summary: result.summary, failures: result.failures.map(describeNodeProblem) },
@@ -36,28 +46,90 @@ function reportStep(ctx: CommandContext, step: string, result: DbtResult): void 
     const failures = result.failures.map(describeNodeProblem);
     ctx.out(JSON.stringify({ step, ok: result.ok, summary: result.summary, failures }));
   } else if (result.ok) ctx.out(`${step}: ${result.summary || "done"}`);
-  if (!result.ok) process.stderr.write(`telecom-etl: ${describeDbtFailure(step, result)}\n`);
+  if (!result.ok) {
+    const line = describeDbtFailure(step, result) + (consequence ? `; ${consequence}` : "");
+    process.stderr.write(`telecom-etl: ${line}\n`);
+  }
 }
 
-/** `dbt build` of the selection: exit 0, or 5 when a model or test failed; a selection matching nothing is a usage error. */
+/** One line on stderr (and the log) for a transform that stopped before or instead of publishing. */
+function reportRefusal(ctx: CommandContext, message: string): void {
+  ctx.log.error({ step: "dbt build" }, message);
+  process.stderr.write(`telecom-etl: ${message}\n`);
+}
+
+/**
+ * Write–audit–publish (see `src/transform/publish-marts.ts`): under the transform lock, `dbt build`
+ * of the selection into the build schema, then, only when every model and error-level test
+ * passed, the marts it built are published in one transaction. Exit 0; 5 when a model or test
+ * failed or the publication could not be committed (BI keeps the marts it had); 4 when another
+ * transform holds the lock past `lockTimeoutMs`; 130 when interrupted (nothing published). A
+ * selection matching nothing is a usage error.
+ */
 export async function buildMarts(ctx: CommandContext, options: BuildOptions = {}): Promise<ExitCode> {
+  let lock: TransformLock;
+  try {
+    lock = await acquireTransformLock(ctx.warehouse, {
+      timeoutMs: options.lockTimeoutMs ?? 0,
+      runId: options.runId,
+    });
+  } catch (error) {
+    if (!(error instanceof LockHeldError)) throw error;
+    reportRefusal(ctx, error.message);
+    return EXIT.locked;
+  }
+  try {
+    return await buildAndPublish(ctx, options, lock);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function buildAndPublish(
+  ctx: CommandContext,
+  options: BuildOptions,
+  lock: TransformLock,
+): Promise<ExitCode> {
   const args = ["build"];
   if (options.select) args.push("--select", options.select);
   if (options.fullRefresh) args.push("--full-refresh");
   if (!options.unitTests) args.push(...WITHOUT_UNIT_TESTS);
-  const result = await runDbt({
-    databaseUrl: ctx.warehouse.url,
-    log: ctx.log,
-    args,
-    signal: ctx.signal,
-    biReaderRole: ctx.config.biReaderRole,
-  });
-  if (result.ok && result.selectedNothing && options.select) {
+  let build: MartsBuild;
+  try {
+    build = await buildAndPublishMarts(ctx.warehouse, {
+      args,
+      log: ctx.log,
+      signal: ctx.signal,
+      runId: options.runId,
+      biReaderRole: ctx.config.biReaderRole,
+      beforeCommit: (trx) => lock.fence(trx),
+    });
+  } catch (error) {
+    if (!(error instanceof PublishError || error instanceof LockHeldError)) throw error;
+    reportRefusal(ctx, error.message);
+    return error instanceof PublishError ? EXIT.transformFailed : EXIT.locked;
+  }
+  const { dbt, publication } = build;
+  if (dbt.ok && dbt.selectedNothing && options.select) {
     throw new UsageError(`dbt selected nothing for --select ${options.select}`);
   }
-  reportStep(ctx, "dbt build", result);
+  reportStep(ctx, "dbt build", dbt, dbt.ok ? undefined : await keptMarts(ctx));
   if (ctx.signal.aborted) return EXIT.interrupted;
-  return result.ok ? EXIT.ok : EXIT.transformFailed;
+  if (!dbt.ok) return EXIT.transformFailed;
+  if (publication) {
+    ctx.log.info({ publication }, "marts published");
+    const line = `marts published: ${publication.marts.length}, ${describePublication(publication)}`;
+    ctx.out(ctx.json ? JSON.stringify({ step: "publish", ok: true, publication }) : line);
+  }
+  return EXIT.ok;
+}
+
+/** "marts not published: BI keeps those published <when> (run …)": the tail of a failed build's line. */
+async function keptMarts(ctx: CommandContext): Promise<string> {
+  const publication = await latestPublication(ctx.warehouse.db);
+  return publication
+    ? `marts not published: BI keeps the marts ${describePublication(publication)}`
+    : "marts not published (none were published before)";
 }
 
 /**
@@ -105,21 +177,24 @@ export async function checkSourceFreshness(
 }
 
 /**
- * What `nightly` (and `demo`) do after the load: rebuild the marts and check the freshness of the
+ * What `nightly` (and `demo`) do after the load: rebuild and publish the marts (naming the load's
+ * run; waiting `lockTimeoutMs` for another transform) and check the freshness of the
  * loaded streams' `sources` (see {@link loadedSources}) when
  * the load ran, fully or in part (exit 0, 1 or 3); nothing when it did not (usage, lock,
  * interruption: another run or the operator has the next move). Returns the worst of the codes.
  */
 export async function transformAfterLoad(
   ctx: CommandContext,
-  loadCode: ExitCode,
+  load: { readonly exitCode: ExitCode; readonly runId: number },
   sources: readonly string[],
+  options: { readonly lockTimeoutMs?: number | undefined } = {},
 ): Promise<ExitCode> {
+  const loadCode = load.exitCode;
   if (!LOAD_CODES_THAT_TRANSFORM.includes(loadCode) || ctx.signal.aborted) {
     ctx.log.warn({ loadCode }, "load did not run; marts not rebuilt, freshness not checked");
     return loadCode;
   }
-  const build = await buildMarts(ctx);
+  const build = await buildMarts(ctx, { runId: load.runId, lockTimeoutMs: options.lockTimeoutMs });
   if (build === EXIT.interrupted) return worstExitCode([loadCode, build]);
   const freshness = await checkSourceFreshness(ctx, sources);
   return worstExitCode([loadCode, build, freshness]);

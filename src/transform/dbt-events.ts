@@ -35,6 +35,8 @@ export interface DbtEventDigest {
   readonly generalError: string | undefined;
   /** dbt's selection matched no node ("Nothing to do."), so it did nothing (and exits 0). */
   readonly selectedNothing: boolean;
+  /** dbt's id of this invocation (in its log and run_results.json), from the events' `info.invocation_id`. */
+  readonly invocationId: string | undefined;
 }
 
 interface NodeInfo {
@@ -45,7 +47,12 @@ interface NodeInfo {
 }
 
 interface DbtEvent {
-  readonly info?: { readonly name?: string; readonly level?: string; readonly msg?: string };
+  readonly info?: {
+    readonly name?: string;
+    readonly level?: string;
+    readonly msg?: string;
+    readonly invocation_id?: string;
+  };
   readonly data?: {
     readonly node_info?: NodeInfo;
     readonly source_name?: string;
@@ -97,6 +104,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
   let commandLineError: string | undefined;
   let selectedNothing = false;
   let passed = 0;
+  let invocationId: string | undefined;
   for (const raw of rawLines) {
     const event = parseEvent(raw);
     if (event === undefined) {
@@ -105,6 +113,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
       continue;
     }
     const msg = event.info?.msg ?? "";
+    invocationId ??= event.info?.invocation_id || undefined;
     if (msg.trim() !== "") lines.push(msg);
     if (/\bNothing to do\./.test(msg)) selectedNothing = true;
     if (msg.includes("PASS=")) summary = msg.replace(/^.*Done\.\s*/, "").trim();
@@ -135,6 +144,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
     summary: summary || counted,
     generalError: generalError ?? commandLineError,
     selectedNothing: selectedNothing && summary === "",
+    invocationId,
   };
 }
 

@@ -29,6 +29,8 @@ export interface DbtResult {
   readonly generalError: string | undefined;
   /** dbt's full log of this invocation and the ones before it (text). */
   readonly logPath: string;
+  /** dbt's id of this invocation (in its log and run_results.json); undefined when dbt printed no event. */
+  readonly invocationId: string | undefined;
 }
 
 /**
@@ -95,6 +97,11 @@ export async function runDbt(options: {
   signal?: AbortSignal;
   /** The warehouse's BI role as configured (`bi_reader_role`); default `<database>_bi_reader`. */
   biReaderRole?: string;
+  /**
+   * Build the marts in this schema instead of the published one (write-audit-publish, see
+   * `src/transform/publish-marts.ts`); unset, dbt builds them in place.
+   */
+  martsBuildSchema?: string;
 }): Promise<DbtResult> {
   const root = projectRoot();
   const dbt = process.env.DBT_BIN ?? path.join(root, ".venv", "bin", "dbt");
@@ -128,6 +135,8 @@ export async function runDbt(options: {
       DBT_LOG_LEVEL_FILE: "info",
       ...process.env,
       ...dbtEnvironment(options.databaseUrl, undefined, options.biReaderRole),
+      // Set by this call only: a value inherited from the environment must not route a plain build.
+      DBT_MARTS_BUILD_SCHEMA: options.martsBuildSchema ?? "",
       DBT_SEND_ANONYMOUS_USAGE_STATS: "false",
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -159,5 +168,6 @@ export async function runDbt(options: {
     warnings: digest.warnings,
     generalError: digest.generalError,
     logPath: path.join(workDir, "logs", "dbt.log"),
+    invocationId: digest.invocationId,
   };
 }

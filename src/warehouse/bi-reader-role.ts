@@ -192,3 +192,29 @@ async function applyBiReaderPassword(
   }
   return true;
 }
+
+/** Whether the BI role exists (the loader creates it; a DBA may have to). */
+async function biReaderExists(db: Kysely<Database>, role: string): Promise<boolean> {
+  const found = await sql<{ ok: boolean }>`
+    SELECT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = ${role}) AS ok`.execute(db);
+  return found.rows[0]?.ok === true;
+}
+
+/**
+ * Lets the BI role `role` (the warehouse's, see {@link biReaderRoleFor}) read what the project publishes outside dbt's own grants: USAGE on `schema`
+ * (the published marts schema, created by the first publication) and SELECT on `relations` of it
+ * (tables or views the loader creates there). Idempotent; nothing when the role does not exist.
+ * dbt grants the marts themselves (`+grants`), and those grants move with a mart when it is published.
+ */
+export async function grantBiReaderRead(
+  db: Kysely<Database>,
+  role: string,
+  schema: string,
+  relations: readonly string[] = [],
+): Promise<void> {
+  if (!(await biReaderExists(db, role))) return;
+  await sql`GRANT USAGE ON SCHEMA ${sql.id(schema)} TO ${sql.id(role)}`.execute(db);
+  for (const relation of relations) {
+    await sql`GRANT SELECT ON ${sql.id(schema, relation)} TO ${sql.id(role)}`.execute(db);
+  }
+}

@@ -108,6 +108,18 @@ export interface RejectsTable {
   replayed_at: Date | string | null;
 }
 
+/**
+ * etl.published_marts: one row per publication of the marts (write-audit-publish): when, the run
+ * (null for a `transform` alone), the dbt invocation whose build it was, and the marts it moved.
+ */
+export interface PublishedMartsTable {
+  id: Generated<number>;
+  published_at: Timestamp;
+  run_id: number | null;
+  dbt_invocation_id: string | null;
+  marts: ColumnType<string[], string[], string[]>;
+}
+
 /** etl.tracked_requests: asynchronous platform requests (transcriptions, validations) being polled. */
 export interface TrackedRequestsTable {
   kind: string;
@@ -130,6 +142,7 @@ export interface EtlTables {
   "etl.stream_state": StreamStateTable;
   "etl.rejects": RejectsTable;
   "etl.tracked_requests": TrackedRequestsTable;
+  "etl.published_marts": PublishedMartsTable;
 }
 
 /** Every table the code queries through Kysely. Landing tables are reached through `sql` by stream name. */

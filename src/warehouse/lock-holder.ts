@@ -26,6 +26,9 @@ export async function findHolder(client: pg.ClientBase, lockKey: string): Promis
   if (!row) return null;
   const parsed = /^telecom-etl run (\d+) pid (\d+)@(.*)$/.exec(row.application_name);
   if (parsed) return { run: parsed[1]!, pid: parsed[2]!, host: parsed[3]! };
+  // A `transform` started alone records no run (src/warehouse/transform-lock.ts).
+  const transform = /^telecom-etl transform pid (\d+)@(.*)$/.exec(row.application_name);
+  if (transform) return { run: "none (transform)", pid: transform[1]!, host: transform[2]! };
   return { run: "unknown", pid: `backend ${row.pid}`, host: row.client_addr ?? "unknown" };
 }
 

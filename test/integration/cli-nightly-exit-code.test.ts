@@ -8,7 +8,7 @@ import type { TestDatabase } from "../helpers/test-database.js";
  * `nightly` = run, transform, source freshness, with the worst of the three exit codes: a load
  * that held a window open still gets its marts rebuilt (exit 1 with a passing build), a stale
  * source after a clean load and build is exit 6, a failing dbt test is exit 5 with one line naming
- * the test and dbt's log, and a load that cannot start runs no dbt step.
+ * the test, dbt's log and that no mart was published, and a load that cannot start runs no dbt step.
  */
 const SANDBOX = { seed: 17, days: 2, accounts: 1, callsPerDay: 30, now: "real" } as const;
 it.override({ sandboxOptions: SANDBOX });
@@ -119,7 +119,7 @@ describe("nightly exit code (CLI, real dbt)", () => {
       const failure = messages(result.stderr);
       expect(failure).toHaveLength(1);
       expect(failure[0]).toMatch(
-        /^telecom-etl: dbt build failed: test column_rules_\S+ \(Got \d+ results?, configured to fail if != 0\).* \(details: \S+dbt\.log\)$/,
+        /^telecom-etl: dbt build failed: test column_rules_\S+ \(Got \d+ results?, configured to fail if != 0\).* \(details: \S+dbt\.log\); marts not published \(none were published before\)$/,
       );
     },
   );

@@ -107,4 +107,17 @@ describe("digestDbtEvents", () => {
     ]);
     expect(digest.selectedNothing).toBe(true);
   });
+
+  it("reads dbt's invocation id from its events (the build a publication names)", () => {
+    const id = "d20fadfe-46f1-4fb3-9334-33b64a656c27";
+    const withId = (msg: string) =>
+      JSON.stringify({
+        info: { name: "MainReportVersion", level: "info", msg, invocation_id: id },
+        data: {},
+      });
+    expect(digestDbtEvents(["not json", withId("Running with dbt=1.11.16")]).invocationId).toBe(id);
+    expect(digestDbtEvents([event("MainReportVersion", "Running with dbt=1.11.16")]).invocationId).toBe(
+      undefined,
+    );
+  });
 });

@@ -1,0 +1,62 @@
+/**
+ * One write–audit–publish build of the marts: `dbt build` into the build schema, then, only when dbt
+ * passed, the publication of what it built (see `publish-marts.ts`). The caller holds the transform
+ * lock (`src/warehouse/transform-lock.ts`) and reports the outcome.
+ */
+import type { Transaction } from "kysely";
+import type { Logger } from "../log.js";
+import { biReaderRoleFor, databaseOfUrl } from "../warehouse/bi-reader-role.js";
+import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import type { Database } from "../warehouse/database.js";
+import { discardMartsBuild, MARTS_BUILD_SCHEMA, type Publication, publishMarts } from "./publish-marts.js";
+import { type DbtResult, runDbt } from "./run-dbt.js";
+
+/** How a build ended: dbt's result and the publication it made (undefined: nothing was published). */
+export interface MartsBuild {
+  readonly dbt: DbtResult;
+  readonly publication: Publication | undefined;
+}
+
+/** Options of {@link buildAndPublishMarts}. */
+export interface MartsBuildOptions {
+  /** dbt's arguments, `build` first (`--select`, `--full-refresh`, ...). */
+  readonly args: readonly string[];
+  readonly log: Logger;
+  readonly signal?: AbortSignal | undefined;
+  readonly workDir?: string | undefined;
+  /** The run the build belongs to, recorded with the publication. */
+  readonly runId?: number | undefined;
+  /** Runs inside the publishing transaction before its commit (the transform lock's fence). */
+  readonly beforeCommit?: (trx: Transaction<Database>) => Promise<void>;
+  /** The warehouse's BI role as configured (`bi_reader_role`); default `<database>_bi_reader`. */
+  readonly biReaderRole?: string | undefined;
+}
+
+/**
+ * Discards what an earlier build left in the build schema, builds and tests the marts there, and
+ * publishes them when dbt passed and was not interrupted. A failure publishes nothing: BI keeps the
+ * marts it had. Throws PublishError when the publication cannot be committed.
+ */
+export async function buildAndPublishMarts(
+  warehouse: Warehouse,
+  options: MartsBuildOptions,
+): Promise<MartsBuild> {
+  await discardMartsBuild(warehouse.db);
+  const dbt = await runDbt({
+    databaseUrl: warehouse.url,
+    log: options.log,
+    args: options.args,
+    signal: options.signal,
+    workDir: options.workDir,
+    martsBuildSchema: MARTS_BUILD_SCHEMA,
+    ...(options.biReaderRole === undefined ? {} : { biReaderRole: options.biReaderRole }),
+  });
+  if (!dbt.ok || options.signal?.aborted) return { dbt, publication: undefined };
+  const publication = await publishMarts(warehouse.db, {
+    runId: options.runId,
+    dbtInvocationId: dbt.invocationId,
+    beforeCommit: options.beforeCommit,
+    biReaderRole: biReaderRoleFor(databaseOfUrl(warehouse.url), options.biReaderRole),
+  });
+  return { dbt, publication };
+}

@@ -1,0 +1,190 @@
+/**
+ * Write–audit–publish of the marts. dbt builds and tests them in {@link MARTS_BUILD_SCHEMA}, where BI
+ * cannot see them (the BI role has no USAGE there); only when dbt passed (every model built, every
+ * error-level test passed) does {@link publishMarts} move them into {@link PUBLISHED_MARTS_SCHEMA},
+ * in one transaction, with the record of the publication. A failed, interrupted or killed build
+ * publishes nothing: BI keeps the marts it had, and the next build starts again from them
+ * ({@link discardMartsBuild}).
+ */
+import { type Kysely, sql, type Transaction } from "kysely";
+import { PublishError } from "../errors.js";
+import { biReaderRoleFor, grantBiReaderRead } from "../warehouse/bi-reader-role.js";
+import type { Database } from "../warehouse/database.js";
+
+/** The schema BI reads (dbt's `<target schema>_marts`, macro published_marts_schema). */
+export const PUBLISHED_MARTS_SCHEMA = "analytics_marts";
+
+/** Where `transform` builds and tests the marts before publishing them (macro marts_build_schema). */
+export const MARTS_BUILD_SCHEMA = "analytics_marts__build";
+
+/** The view of the published schema telling BI which build each mart it sees comes from. */
+export const PUBLICATION_VIEW = "published_marts";
+
+/** One publication of the marts, as `etl.published_marts` records it. */
+export interface Publication {
+  readonly id: number;
+  readonly publishedAt: Date;
+  /** The run that built them (`nightly`, `demo`); null for a `transform` started alone. */
+  readonly runId: number | null;
+  readonly dbtInvocationId: string | null;
+  /** The marts this publication moved (a `--select` build publishes only what it built). */
+  readonly marts: readonly string[];
+}
+
+/** How long one attempt of the publishing transaction waits for a lock on a published mart. */
+const PUBLISH_LOCK_TIMEOUT = "10s";
+/** Attempts of the publishing transaction when a (BI) query keeps a published mart locked. */
+const PUBLISH_ATTEMPTS = 6;
+const PUBLISH_RETRY_PAUSE_MS = 5_000;
+
+/** Drops what an earlier build left in the build schema (it failed, was interrupted or killed). */
+export async function discardMartsBuild(db: Kysely<Database>): Promise<void> {
+  await sql`DROP SCHEMA IF EXISTS ${sql.id(MARTS_BUILD_SCHEMA)} CASCADE`.execute(db);
+}
+
+/** The latest publication (what BI sees, for the marts it published), or undefined before the first. */
+export async function latestPublication(db: Kysely<Database>): Promise<Publication | undefined> {
+  const row = await db
+    .selectFrom("etl.published_marts")
+    .selectAll()
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row && toPublication(row);
+}
+
+/** "published 2026-09-15T02:21:07.000Z (run 7, dbt invocation …)", or "none yet". */
+export function describePublication(publication: Publication | undefined): string {
+  if (!publication) return "no marts published yet";
+  const run = publication.runId === null ? "transform" : `run ${publication.runId}`;
+  return `published ${publication.publishedAt.toISOString()} (${run}, dbt invocation ${publication.dbtInvocationId ?? "unknown"})`;
+}
+
+const RELATION_KINDS: Readonly<Record<string, string>> = {
+  r: "TABLE",
+  p: "TABLE",
+  v: "VIEW",
+  m: "MATERIALIZED VIEW",
+};
+
+async function relationsIn(db: Kysely<Database>, schema: string): Promise<Map<string, string>> {
+  const found = await sql<{ name: string; kind: string }>`
+    SELECT c.relname AS name, c.relkind AS kind FROM pg_catalog.pg_class c
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
+    ORDER BY c.relname`.execute(db);
+  return new Map(found.rows.map((r) => [r.name, RELATION_KINDS[r.kind]!]));
+}
+
+/** Options of {@link publishMarts}. */
+export interface PublishOptions {
+  readonly runId?: number | undefined;
+  readonly dbtInvocationId?: string | undefined;
+  /** Runs inside the transaction just before its commit (the transform lock's fence); throwing aborts it. */
+  readonly beforeCommit?: (trx: Transaction<Database>) => Promise<void>;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** The warehouse's BI role, granted the publication view (default: `<database>_bi_reader` of the connection's database). */
+  readonly biReaderRole?: string | undefined;
+}
+
+/**
+ * Moves every relation of the build schema into the published schema, replacing the published one
+ * of the same name, and records the publication, in ONE transaction: BI sees all of the old marts
+ * or all of the new ones. The grants dbt gave each mart and the comments it persisted belong to the
+ * relation and move with it; a view keeps pointing at the relations it was built on (Postgres binds
+ * views to relations, not names). Dropping a replaced mart drops what depends on it (CASCADE, as
+ * dbt's own rebuild does). Returns undefined when the build schema holds nothing (a selection of
+ * staging models only). Retries while a query keeps a published mart locked; throws
+ * {@link PublishError} when it never gets the lock.
+ */
+export async function publishMarts(
+  db: Kysely<Database>,
+  options: PublishOptions = {},
+): Promise<Publication | undefined> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute((trx) => publishOnce(trx, options));
+    } catch (error) {
+      // 55P03 lock_not_available: lock_timeout expired (a long query on a published mart).
+      if ((error as { code?: string }).code !== "55P03") throw error;
+      if (attempt >= PUBLISH_ATTEMPTS) {
+        throw new PublishError(
+          `marts built and tested but not published: queries kept a published mart locked through ${PUBLISH_ATTEMPTS} attempts of ${PUBLISH_LOCK_TIMEOUT}; BI still sees the previous marts; run \`telecom-etl transform\` again`,
+          {},
+          { cause: error },
+        );
+      }
+      await sleep(PUBLISH_RETRY_PAUSE_MS);
+    }
+  }
+}
+
+async function publishOnce(
+  trx: Transaction<Database>,
+  options: PublishOptions,
+): Promise<Publication | undefined> {
+  await sql`SELECT set_config('lock_timeout', ${PUBLISH_LOCK_TIMEOUT}, true)`.execute(trx);
+  const built = await relationsIn(trx, MARTS_BUILD_SCHEMA);
+  if (built.size === 0) return undefined;
+  const published = PUBLISHED_MARTS_SCHEMA;
+  await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(published)}`.execute(trx);
+  const current = await relationsIn(trx, published);
+  for (const [name, kind] of built) {
+    const old = current.get(name);
+    if (old) await sql`DROP ${sql.raw(old)} ${sql.id(published, name)} CASCADE`.execute(trx);
+    await sql`ALTER ${sql.raw(kind)} ${sql.id(MARTS_BUILD_SCHEMA, name)} SET SCHEMA ${sql.id(published)}`.execute(
+      trx,
+    );
+  }
+  await sql`DROP SCHEMA ${sql.id(MARTS_BUILD_SCHEMA)}`.execute(trx);
+  const row = await trx
+    .insertInto("etl.published_marts")
+    .values({
+      run_id: options.runId ?? null,
+      dbt_invocation_id: options.dbtInvocationId ?? null,
+      marts: [...built.keys()],
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await createPublicationView(trx);
+  const role = options.biReaderRole ?? biReaderRoleFor(await currentDatabase(trx));
+  await grantBiReaderRead(trx, role, published, [PUBLICATION_VIEW]);
+  await options.beforeCommit?.(trx);
+  return toPublication(row);
+}
+
+/** `analytics_marts.published_marts`: per mart BI sees, the publication it comes from. */
+async function createPublicationView(trx: Transaction<Database>): Promise<void> {
+  const view = sql.id(PUBLISHED_MARTS_SCHEMA, PUBLICATION_VIEW);
+  await sql`CREATE OR REPLACE VIEW ${view} AS
+    SELECT DISTINCT ON (m.mart)
+      m.mart, p.published_at, p.run_id, p.dbt_invocation_id, p.id AS publication_id
+    FROM etl.published_marts AS p CROSS JOIN LATERAL unnest(p.marts) AS m (mart)
+    ORDER BY m.mart, p.id DESC`.execute(trx);
+  await sql`COMMENT ON VIEW ${view} IS ${sql.lit(
+    "Which build each mart of this schema comes from: when it was published (published_at, UTC), the telecom-etl run that built it (run_id; null for a transform started alone) and dbt's invocation id. The marts are built and tested out of sight and published together only when every test passed; a failed build leaves these rows, and the marts, as they were.",
+  )}`.execute(trx);
+}
+
+function toPublication(row: {
+  id: number | string;
+  published_at: Date | string;
+  run_id: number | string | null;
+  dbt_invocation_id: string | null;
+  marts: string[];
+}): Publication {
+  return {
+    id: Number(row.id),
+    publishedAt: new Date(row.published_at),
+    runId: row.run_id === null ? null : Number(row.run_id),
+    dbtInvocationId: row.dbt_invocation_id,
+    marts: row.marts,
+  };
+}
+
+/** The name of the database a connection is on. */
+async function currentDatabase(db: Transaction<Database>): Promise<string> {
+  const result = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db);
+  return result.rows[0]!.name;
+}
