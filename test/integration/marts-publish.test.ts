@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
+import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/bi-reader-role.js";
 import type { Database } from "../../src/warehouse/database.js";
 import { acquireTransformLock, TRANSFORM_LOCK_KEY } from "../../src/warehouse/transform-lock.js";
 import { collect, runCli, spawnCli } from "../helpers/cli.js";
@@ -36,10 +37,10 @@ const it = fixtureTest
   );
 it.override({ sandboxOptions: { seed: 18, days: 2, accounts: 1, callsPerDay: 30, now: "real" } });
 
-/** Runs `query` as bi_reader with its password. */
+/** Runs `query` as the warehouse's BI role (`<database>_bi_reader`) with its password. */
 async function asBiReader<R extends pg.QueryResultRow>(databaseUrl: string, query: string): Promise<R[]> {
   const url = new URL(databaseUrl);
-  url.username = "bi_reader";
+  url.username = biReaderRoleFor(databaseOfUrl(databaseUrl));
   url.password = encodeURIComponent(PASSWORD);
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
