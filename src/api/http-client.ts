@@ -68,17 +68,19 @@ export type Query = Readonly<Record<string, string | number | boolean | null | u
 
 /**
  * What requests cost, counted by the client as they happen: every HTTP request sent (retries
- * included) and how many of those were retries. A caller passes one tally per unit of work (a
- * slice) to every `getJson` of it; the client only ever adds to it.
+ * included), how many of those were retries, and how many the platform answered 429 (throttled).
+ * A caller passes one tally per unit of work (a slice) to every `getJson` of it; the client only
+ * ever adds to it.
  */
 export interface RequestTally {
   requests: number;
   retries: number;
+  throttled: number;
 }
 
 /** A tally at zero. */
 export function newRequestTally(): RequestTally {
-  return { requests: 0, retries: 0 };
+  return { requests: 0, retries: 0, throttled: 0 };
 }
 
 /** Per-request options of {@link ApiClient.getJson}. */
@@ -234,12 +236,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       };
       const { signal, tally } = requestOptions;
       const exactNumbers = requestOptions.exactNumbers ?? [];
-      const send = (attemptNumber: number) => () => {
+      const send = (attemptNumber: number) => async () => {
         if (tally !== undefined) {
           tally.requests++;
           if (attemptNumber > 1) tally.retries++;
         }
-        return attempt(url, request, signal, exactNumbers);
+        try {
+          return await attempt(url, request, signal, exactNumbers);
+        } catch (error) {
+          if (tally !== undefined && error instanceof RetryableError && error.context.status === 429)
+            tally.throttled++;
+          throw error;
+        }
       };
       const once = (n: number) => (budget === undefined ? send(n)() : budget.schedule(send(n), signal));
       return withRetry(once, {

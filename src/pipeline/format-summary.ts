@@ -16,7 +16,8 @@ export function formatRunSummary(result: PipelineResult): string[] {
         ` (${s.windowsCompleted} settled, ${s.windowsFailed} failed${s.windowsHeld > 0 ? `, ${s.windowsHeld} held open` : ""})` +
         `  rows ${s.rowsFetched} fetched: ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged` +
         (s.deleted > 0 ? `, ${s.deleted} replaced` : "") +
-        `, ${s.rejected} rejected  requests ${s.requests}`,
+        `, ${s.rejected} rejected  requests ${s.requests}` +
+        (s.throttled > 0 ? ` (${s.throttled} answered 429)` : ""),
     );
     const asked = Object.entries(s.lookups);
     if (asked.length > 0) {
@@ -34,6 +35,11 @@ export function formatRunSummary(result: PipelineResult): string[] {
       );
     }
     for (const error of s.errors) lines.push(`      ${error}`);
+    for (const field of s.newFields) {
+      lines.push(
+        `      new field from the platform: ${field.stream}.${field.field} (${field.exampleType}, first seen in window ${field.window}): kept in _extra, not in the schema; see telecom-etl schema`,
+      );
+    }
   }
   for (const note of result.notes) lines.push(`  ${note}`);
   for (const b of result.budgets) {

@@ -19,6 +19,7 @@ import { loadSlice } from "../warehouse/load-slice.js";
 import type { TrackedUpdate } from "../warehouse/lookup-candidates.js";
 import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.js";
 import type { StreamLocks } from "../warehouse/stream-locks.js";
+import { recordUnknownFields } from "../warehouse/unknown-fields.js";
 import type { AcceptedHolds } from "./accepted-holds.js";
 import { type ExtractedRequest, extractSlice } from "./extract-slice.js";
 import { OUTSIDE_WINDOW, outsideWindowCheck } from "./outside-window.js";
@@ -27,6 +28,7 @@ import { settledBy } from "./plan-windows.js";
 import type { PlatformClockWatch } from "./platform-clock.js";
 import { holdOf } from "./read-holds.js";
 import type { ProgressReporter } from "./run-progress.js";
+import { describeNewField, type NewField, unknownFieldsOf } from "./unknown-fields.js";
 
 /** A slice to load and whether loading it may mark its window complete. */
 export interface PlannedSlice {
@@ -62,6 +64,8 @@ export interface StreamSummary {
   readonly windowsHeld: number;
   readonly windowsNotRun: number;
   readonly requests: number;
+  /** Requests the platform answered 429 (throttled), retried or not. */
+  readonly throttled: number;
   readonly rowsFetched: number;
   readonly inserted: number;
   readonly updated: number;
@@ -74,6 +78,8 @@ export interface StreamSummary {
   readonly lookups: Readonly<Record<string, number>>;
   /** Why the stream stopped (403/401), the held windows, or the first errors of failed windows. */
   readonly errors: readonly string[];
+  /** Fields not in the schema (kept in `_extra`) that this run was the first to see: reported once, here. */
+  readonly newFields: readonly NewField[];
 }
 
 /** Everything a stream's slices share during a run. */
@@ -95,6 +101,7 @@ export interface StreamJob {
     errors: string[];
     quality: Record<string, number>;
     lookups: Record<string, number>;
+    newFields: NewField[];
   };
 }
 
@@ -137,6 +144,7 @@ export function newTally(account: string, stream: string, planned: number): Stre
     windowsHeld: 0,
     windowsNotRun: 0,
     requests: 0,
+    throttled: 0,
     rowsFetched: 0,
     inserted: 0,
     updated: 0,
@@ -146,6 +154,7 @@ export function newTally(account: string, stream: string, planned: number): Stre
     quality: {},
     lookups: {},
     errors: [],
+    newFields: [],
   };
 }
 
@@ -263,7 +272,13 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
         slice: planned.slice,
         rows: parsed.rows,
         rejects: parsed.rejects,
-        stats: { requests: http.requests, retries: http.retries, rowsFetched, startedAt },
+        stats: {
+          requests: http.requests,
+          retries: http.retries,
+          throttled: http.throttled,
+          rowsFetched,
+          startedAt,
+        },
         completeWindow: completesWindow,
         ...(held === undefined ? {} : { held }),
         quality,
@@ -280,6 +295,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     tally.windowsLoaded++;
     if (completesWindow) tally.windowsCompleted++;
     tally.requests += http.requests;
+    tally.throttled += http.throttled;
     tally.rowsFetched += rowsFetched;
     tally.inserted += result.inserted;
     tally.updated += result.updated;
@@ -297,6 +313,8 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
         `${describeQuality(stream, loadedAsTheyAre)}; loaded as they are (nulls kept)`,
       );
     }
+    // A held read reports its new fields too: a renamed field is a schema change either way.
+    await reportUnknownFields(env, job, label, parsed);
     if (held !== undefined) {
       tally.windowsHeld++;
       if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(held.message);
@@ -313,7 +331,45 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     });
   } catch (error) {
     tally.requests += http.requests;
+    tally.throttled += http.throttled;
     await onSliceError(env, job, planned, error, { http, rowsFetched, startedAt, signal });
+  }
+}
+
+/**
+ * Records the fields of the slice's rows (and its child rows) that no schema declares, and reports
+ * those no run saw before: one warning each, and the run summary (the tally's `newFields`). A
+ * failure to record them is a warning: the window's data is already loaded.
+ */
+async function reportUnknownFields(
+  env: SliceEnvironment,
+  job: StreamJob,
+  window: string,
+  parsed: ParsedRows,
+): Promise<void> {
+  const tables = [
+    { stream: job.stream.name, rows: parsed.rows },
+    ...[...parsed.children.entries()].map(([stream, rows]) => ({ stream, rows })),
+  ];
+  for (const { stream, rows } of tables) {
+    const fields = unknownFieldsOf(rows);
+    if (fields.length === 0) continue;
+    const place = { runId: env.runId, account: job.account.name, stream, window };
+    try {
+      for (const fresh of await recordUnknownFields(env.warehouse.db, place, fields)) {
+        const field: NewField = { ...fresh, stream, account: job.account.name, window };
+        job.tally.newFields.push(field);
+        env.log.warn(
+          { account: job.account.name, stream, window, field: field.field, type: field.exampleType },
+          describeNewField(field),
+        );
+      }
+    } catch (error) {
+      env.log.warn(
+        { account: job.account.name, stream, window, error: describeError(error) },
+        "could not record the fields the schema does not know",
+      );
+    }
   }
 }
 
@@ -364,6 +420,7 @@ async function onSliceError(
   const sliceStats = {
     requests: stats.http.requests,
     retries: stats.http.retries,
+    throttled: stats.http.throttled,
     rowsFetched: stats.rowsFetched,
     startedAt: stats.startedAt,
   };

@@ -19,6 +19,8 @@ export interface RunsTable {
   exit_code: number | null;
   host: ColumnType<string, string | undefined, string>;
   pid: number | null;
+  /** The dbt steps a `nightly` ran after its load and its final exit code (see NightlyDbtRecord); null for other runs. */
+  dbt: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** etl.run_slices: statistics of one slice (window) of one stream of one account in one run. */
@@ -35,6 +37,8 @@ export interface RunSlicesTable {
   hold_reason: ColumnType<string | null, string | null | undefined, string | null>;
   requests: ColumnType<number, number | undefined, number>;
   retries: ColumnType<number, number | undefined, number>;
+  /** Answers 429 among the requests (the platform throttled the slice). */
+  throttled: ColumnType<number, number | undefined, number>;
   rows_fetched: ColumnType<number, number | undefined, number>;
   rows_inserted: ColumnType<number, number | undefined, number>;
   rows_updated: ColumnType<number, number | undefined, number>;
@@ -134,6 +138,22 @@ export interface TrackedRequestsTable {
   details: ColumnType<unknown, string | undefined, string>;
 }
 
+/** etl.unknown_fields: a field the platform sends that the stream's schema does not know (kept in `_extra`). */
+export interface UnknownFieldsTable {
+  stream: string;
+  field: string;
+  first_seen_run: number | null;
+  first_seen_at: Timestamp;
+  first_seen_account: string;
+  first_seen_window: string;
+  last_seen_run: number | null;
+  last_seen_at: Timestamp;
+  /** JSON type of a value seen: `string`, `number`, `boolean`, `object`, `array`, `null`. */
+  example_type: string;
+  rows_seen: ColumnType<number, number | undefined, number>;
+  accounts: ColumnType<string[], string[] | undefined, string[]>;
+}
+
 /** The control tables of schema `etl`. */
 export interface EtlTables {
   "etl.runs": RunsTable;
@@ -143,6 +163,7 @@ export interface EtlTables {
   "etl.rejects": RejectsTable;
   "etl.tracked_requests": TrackedRequestsTable;
   "etl.published_marts": PublishedMartsTable;
+  "etl.unknown_fields": UnknownFieldsTable;
 }
 
 /** Every table the code queries through Kysely. Landing tables are reached through `sql` by stream name. */

@@ -11,6 +11,8 @@ export interface SliceStats {
   readonly requests: number;
   /** How many of those requests repeated one that failed (429, 5xx, network, timeout, bad body). */
   readonly retries: number;
+  /** How many of those requests the platform answered 429 (throttled); 0 when not counted. */
+  readonly throttled?: number;
   readonly rowsFetched: number;
   readonly startedAt: Date;
 }
@@ -69,6 +71,7 @@ export function sliceRecordQuery(
       hold_reason: outcome.holdReason ?? null,
       requests: stats.requests,
       retries: stats.retries,
+      throttled: stats.throttled ?? 0,
       rows_fetched: stats.rowsFetched,
       rows_inserted: counts?.inserted ?? 0,
       rows_updated: counts?.updated ?? 0,

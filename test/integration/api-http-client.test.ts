@@ -202,7 +202,7 @@ describe("http client: retries", () => {
     expect(waits).toEqual([250, 500]);
   });
 
-  it("counts every request sent and the retries among them in the caller's tally", async () => {
+  it("counts every request sent, the retries among them and the 429 answers in the caller's tally", async () => {
     const server = await startServer((req, res) => {
       const seen = server.requests.filter((r) => r.url === req.url).length;
       if (req.url?.includes("page=1") && seen === 1) json(res, 500, { success: false, message: "Internal" });
@@ -212,10 +212,11 @@ describe("http client: retries", () => {
     const { client } = makeClient(server);
     const tally = newRequestTally();
     await client.getJson("/v1/cdr", { page: 1 }, { stream: "cdrs", tally });
-    expect(tally).toEqual({ requests: 2, retries: 1 });
+    expect(tally).toEqual({ requests: 2, retries: 1, throttled: 0 });
     await client.getJson("/v1/cdr", { page: 2 }, { stream: "cdrs", tally });
     await client.getJson("/v1/cdr", { page: 3 }, { stream: "cdrs", tally });
-    expect(tally).toEqual({ requests: 6, retries: 3 });
+    // Page 2 was answered 429 twice (a 500 is a retry, not a throttle).
+    expect(tally).toEqual({ requests: 6, retries: 3, throttled: 2 });
     expect(server.requests).toHaveLength(6);
   });
 
