@@ -146,6 +146,18 @@ export const configFileSchema = z.strictObject({
    * without one: a password on the command line shows in `ps`.
    */
   database_password_file: z.string().min(1).optional(),
+  /** A Slack-compatible incoming webhook: one message when a run ends badly or a source is stale. A secret. */
+  alert_webhook_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  /** Where to write the run's metrics for node-exporter's textfile collector (a `.prom` file). */
+  metrics_textfile: z
+    .string()
+    .regex(
+      /\.prom$/,
+      "expected a file name ending in .prom (node-exporter's textfile collector reads only those)",
+    )
+    .optional(),
+  /** A Prometheus Pushgateway to push the run's metrics to (job `telecom_etl`). */
+  metrics_pushgateway_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
 });
 
 /** The config file as written. */

@@ -122,6 +122,15 @@ export interface EtlConfig {
   readonly biReaderRole: string | undefined;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
+  /** Alerts and metrics (`alert_webhook_url`, `metrics_textfile`, `metrics_pushgateway_url`); absent in configs built in code. */
+  readonly monitoring?: MonitoringConfig;
+}
+
+/** Where a run's alerts and metrics go; URLs are secrets (a Slack webhook's path is its key). */
+export interface MonitoringConfig {
+  readonly alertWebhookUrl: Secret | undefined;
+  readonly metricsTextfile: string | undefined;
+  readonly metricsPushgatewayUrl: Secret | undefined;
 }
 
 /** Everything of an EtlConfig the file decides besides its accounts. */
@@ -167,6 +176,12 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     databasePasswordFile: cfg.database_password_file,
     loadStatementTimeoutMs: cfg.load_statement_timeout_ms,
     biReaderRole: cfg.bi_reader_role,
+    monitoring: {
+      alertWebhookUrl: cfg.alert_webhook_url === undefined ? undefined : new Secret(cfg.alert_webhook_url),
+      metricsTextfile: cfg.metrics_textfile,
+      metricsPushgatewayUrl:
+        cfg.metrics_pushgateway_url === undefined ? undefined : new Secret(cfg.metrics_pushgateway_url),
+    },
   };
 }
 
@@ -353,6 +368,9 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     embedded_dir: config.embeddedDir,
     load_statement_timeout_ms: config.loadStatementTimeoutMs,
     bi_reader_role: config.biReaderRole ?? "(<database>_bi_reader)",
+    alert_webhook_url: config.monitoring?.alertWebhookUrl === undefined ? "(none)" : "*** (set)",
+    metrics_textfile: config.monitoring?.metricsTextfile ?? "(none)",
+    metrics_pushgateway_url: config.monitoring?.metricsPushgatewayUrl === undefined ? "(none)" : "*** (set)",
     start_date: config.startDate ?? "(30 days before the first run)",
     window_days: config.windowDays,
     lookback_days: config.lookbackDays,

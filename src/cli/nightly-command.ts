@@ -19,10 +19,14 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
       ),
   ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
     const request = runRequestFrom(options);
-    await runPipelineCommand(runtime, cmd, request, nowOverridesFrom(options), (ctx, load) =>
-      transformAfterLoad(ctx, load, loadedSources(ctx.config, request), {
-        lockTimeoutMs: request.lockTimeoutMs,
-      }),
+    await runPipelineCommand(runtime, cmd, request, nowOverridesFrom(options), (ctx, load, dbtSteps) =>
+      transformAfterLoad(
+        ctx,
+        load,
+        loadedSources(ctx.config, request),
+        { lockTimeoutMs: request.lockTimeoutMs },
+        dbtSteps,
+      ),
     );
   });
   withExample(

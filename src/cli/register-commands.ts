@@ -7,7 +7,9 @@ import { registerMigrateCommand } from "./migrate-command.js";
 import { registerNightlyCommand } from "./nightly-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
 import { registerRunCommand } from "./run-command.js";
+import { registerRunsCommand } from "./runs-command.js";
 import { registerSandboxCommand } from "./sandbox-command.js";
+import { registerSchemaCommand } from "./schema-command.js";
 import { registerStateCommand } from "./state-command.js";
 import { registerStatusCommand } from "./status-command.js";
 import { registerTrackCommand } from "./track-command.js";
@@ -22,6 +24,8 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerRunCommand(program, runtime);
   registerBackfillCommand(program, runtime);
   registerStatusCommand(program, runtime);
+  registerRunsCommand(program, runtime);
+  registerSchemaCommand(program, runtime);
   registerRejectsCommand(program, runtime);
   registerStateCommand(program, runtime);
   registerTrackCommand(program, runtime);

@@ -1,14 +1,16 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
-import type { ExitCode } from "../exit-codes.js";
+import { describeError, UsageError } from "../errors.js";
+import { type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
-import { type PipelineRequest, runPipeline } from "../pipeline/run-pipeline.js";
+import { type PipelineRequest, type PipelineResult, runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { systemClock } from "../ports.js";
+import type { DbtStepRecord } from "../transform/dbt-step-record.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
+import { reportRunEnd } from "./report-run-end.js";
 
 /** How far ahead of the system clock TELECOM_ETL_NOW may be without `--allow-future-now`. */
 export const FUTURE_NOW_LIMIT_MS = 86_400_000;
@@ -56,12 +58,12 @@ export interface LoadOutcome {
   readonly runId: number;
 }
 
-/** Runs a pipeline request in a command context and prints its summary; returns how it ended. */
+/** Runs a pipeline request in a command context and prints its summary; returns what the run did (how it ended: a {@link LoadOutcome}). */
 export async function executePipeline(
   ctx: CommandContext,
   request: PipelineRequest,
   options: NowOverrides = {},
-): Promise<LoadOutcome> {
+): Promise<PipelineResult> {
   const runStartedAt = runStartInstant(process.env, {
     allowFuture: options.allowFutureNow,
     allowPast: options.allowPastNow,
@@ -101,19 +103,24 @@ export async function executePipeline(
   );
   if (ctx.json) ctx.out(runSummaryJson(result));
   else for (const line of formatRunSummary(result)) ctx.out(line);
-  return { exitCode: result.exitCode, runId: result.runId };
+  return result;
 }
 
 /**
  * Runs a `run` or `backfill` request as a command: context, pipeline, summary, exit code; `after`
- * gets how the load ended and returns the command's exit code (`nightly` transforms there).
+ * gets how the load ended and returns the command's exit code (`nightly` transforms there,
+ * recording its dbt steps in `dbtSteps`). Then, whatever the code (an error included), the end is
+ * reported: recorded, alerted, measured (see report-run-end.ts).
  */
 export async function runPipelineCommand(
   runtime: Runtime,
   cmd: Command,
   request: PipelineRequest,
   options: NowOverrides = {},
-  after: (ctx: CommandContext, load: LoadOutcome) => Promise<ExitCode> = async (_ctx, load) => load.exitCode,
+  after: (ctx: CommandContext, load: LoadOutcome, dbtSteps: DbtStepRecord[]) => Promise<ExitCode> = async (
+    _ctx,
+    load,
+  ) => load.exitCode,
 ): Promise<void> {
   // Checked before the warehouse opens: a bad TELECOM_ETL_NOW is a usage error that does nothing.
   runStartInstant(process.env, { allowFuture: options.allowFutureNow, allowPast: options.allowPastNow });
@@ -121,7 +128,26 @@ export async function runPipelineCommand(
     globalOptions(cmd),
     runtime,
     { accounts: true, migrate: true },
-    async (ctx) => after(ctx, await executePipeline(ctx, request, options)),
+    async (ctx) => {
+      const end = {
+        command: cmd.name(),
+        host: ctx.host,
+        startedAt: Date.now(),
+        dbtSteps: [] as DbtStepRecord[],
+      };
+      let result: PipelineResult | undefined;
+      try {
+        result = await executePipeline(ctx, request, options);
+        const exitCode = await after(ctx, result, end.dbtSteps);
+        await reportRunEnd(ctx, { ...end, exitCode, endedAt: Date.now(), result });
+        return exitCode;
+      } catch (error) {
+        const exitCode = exitCodeFor(error, ctx.signal.aborted);
+        const line = describeError(error).split("\n")[0] ?? "";
+        await reportRunEnd(ctx, { ...end, exitCode, endedAt: Date.now(), result, error: line });
+        throw error;
+      }
+    },
   );
   runtime.setExitCode(code);
 }

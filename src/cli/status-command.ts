@@ -6,7 +6,9 @@ import type { StreamDefinition } from "../streams/stream-definition.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { streamStatus } from "../warehouse/stream-state.js";
 import type { StreamStatus, WindowAttempt } from "../warehouse/stream-status.js";
+import { listUnknownFields } from "../warehouse/unknown-fields.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
+import { unknownFieldsLine, unknownFieldsOfStream } from "./format-runs.js";
 import { globalOptions, withExample } from "./global-options.js";
 
 /** `2026-09-15..2026-09-16 (run 7)` lists of window attempts. */
@@ -92,12 +94,23 @@ export function registerStatusCommand(program: Command, runtime: Runtime): void 
             tables: landingTables(),
             trackedKinds: trackedKinds(),
           });
-          if (json) ctx.out(JSON.stringify(statuses));
+          // Fields the platform sends that no schema declares, per stream and its child tables.
+          const unknown = await listUnknownFields(ctx.warehouse.db);
+          const unknownOf = (s: StreamStatus) =>
+            unknownFieldsOfStream(unknown, s.account, [
+              s.stream,
+              ...((STREAMS as Record<string, StreamDefinition | undefined>)[s.stream]?.children ?? []).map(
+                (c) => c.name,
+              ),
+            ]);
+          if (json) ctx.out(JSON.stringify(statuses.map((s) => ({ ...s, unknownFields: unknownOf(s) }))));
           else if (statuses.length === 0) ctx.out("nothing configured or loaded yet; run: telecom-etl run");
           else {
             for (const status of statuses) {
               const { settleHours } = settingsOf(ctx.config, status.stream);
               for (const line of formatStreamStatus(status, settleHours)) ctx.out(line);
+              const fieldsLine = unknownFieldsLine(unknownOf(status));
+              if (fieldsLine !== undefined) ctx.out(fieldsLine);
             }
           }
           return EXIT.ok;

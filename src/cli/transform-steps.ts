@@ -5,6 +5,7 @@ import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import { selectRunTargets } from "../pipeline/select-targets.js";
 import { buildAndPublishMarts, type MartsBuild } from "../transform/build-marts.js";
 import { describeNodeProblem } from "../transform/dbt-events.js";
+import { type DbtStepRecord, dbtStepRecord } from "../transform/dbt-step-record.js";
 import { describePublication, latestPublication } from "../transform/publish-marts.js";
 import { type DbtResult, describeDbtFailure, runDbt, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
 import { acquireTransformLock, type TransformLock } from "../warehouse/transform-lock.js";
@@ -66,7 +67,11 @@ function reportRefusal(ctx: CommandContext, message: string): void {
  * transform holds the lock past `lockTimeoutMs`; 130 when interrupted (nothing published). A
  * selection matching nothing is a usage error.
  */
-export async function buildMarts(ctx: CommandContext, options: BuildOptions = {}): Promise<ExitCode> {
+export async function buildMarts(
+  ctx: CommandContext,
+  options: BuildOptions = {},
+  steps?: DbtStepRecord[],
+): Promise<ExitCode> {
   let lock: TransformLock;
   try {
     lock = await acquireTransformLock(ctx.warehouse, {
@@ -79,7 +84,7 @@ export async function buildMarts(ctx: CommandContext, options: BuildOptions = {}
     return EXIT.locked;
   }
   try {
-    return await buildAndPublish(ctx, options, lock);
+    return await buildAndPublish(ctx, options, lock, steps);
   } finally {
     await lock.release();
   }
@@ -89,7 +94,9 @@ async function buildAndPublish(
   ctx: CommandContext,
   options: BuildOptions,
   lock: TransformLock,
+  steps?: DbtStepRecord[],
 ): Promise<ExitCode> {
+  const startedAt = Date.now();
   const args = ["build"];
   if (options.select) args.push("--select", options.select);
   if (options.fullRefresh) args.push("--full-refresh");
@@ -114,6 +121,7 @@ async function buildAndPublish(
     throw new UsageError(`dbt selected nothing for --select ${options.select}`);
   }
   reportStep(ctx, "dbt build", dbt, dbt.ok ? undefined : await keptMarts(ctx));
+  steps?.push(dbtStepRecord("dbt build", dbt, Date.now() - startedAt));
   if (ctx.signal.aborted) return EXIT.interrupted;
   if (!dbt.ok) return EXIT.transformFailed;
   if (publication) {
@@ -158,8 +166,10 @@ export function loadedSources(
 export async function checkSourceFreshness(
   ctx: CommandContext,
   sources: readonly string[],
+  steps?: DbtStepRecord[],
 ): Promise<ExitCode> {
   if (sources.length === 0) return EXIT.ok;
+  const startedAt = Date.now();
   const result = await runDbt({
     databaseUrl: ctx.warehouse.url,
     log: ctx.log,
@@ -168,6 +178,7 @@ export async function checkSourceFreshness(
     biReaderRole: ctx.config.biReaderRole,
   });
   reportStep(ctx, "dbt source freshness", result);
+  steps?.push(dbtStepRecord("dbt source freshness", result, Date.now() - startedAt));
   if (ctx.signal.aborted) return EXIT.interrupted;
   if (result.ok) return EXIT.ok;
   // A stale source fails as a node; anything else (dbt could not run) is the build's kind of failure.
@@ -188,14 +199,15 @@ export async function transformAfterLoad(
   load: { readonly exitCode: ExitCode; readonly runId: number },
   sources: readonly string[],
   options: { readonly lockTimeoutMs?: number | undefined } = {},
+  steps?: DbtStepRecord[],
 ): Promise<ExitCode> {
   const loadCode = load.exitCode;
   if (!LOAD_CODES_THAT_TRANSFORM.includes(loadCode) || ctx.signal.aborted) {
     ctx.log.warn({ loadCode }, "load did not run; marts not rebuilt, freshness not checked");
     return loadCode;
   }
-  const build = await buildMarts(ctx, { runId: load.runId, lockTimeoutMs: options.lockTimeoutMs });
+  const build = await buildMarts(ctx, { runId: load.runId, lockTimeoutMs: options.lockTimeoutMs }, steps);
   if (build === EXIT.interrupted) return worstExitCode([loadCode, build]);
-  const freshness = await checkSourceFreshness(ctx, sources);
+  const freshness = await checkSourceFreshness(ctx, sources, steps);
   return worstExitCode([loadCode, build, freshness]);
 }

@@ -1,0 +1,83 @@
+import type { Command } from "commander";
+import { UsageError } from "../errors.js";
+import { EXIT } from "../exit-codes.js";
+import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
+import { readRuns, runTotals, runWindowProblems } from "../warehouse/run-history.js";
+import { listUnknownFields } from "../warehouse/unknown-fields.js";
+import { type Runtime, withCommandContext } from "./command-context.js";
+import { formatRunDetail, formatRunList } from "./format-runs.js";
+import { globalOptions, withExample } from "./global-options.js";
+
+function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag}: expected a positive integer, got "${value}"`);
+  return n;
+}
+
+/** `telecom-etl runs [list|show N]`: what each run did, from etl.runs, etl.run_streams and etl.run_slices. */
+export function registerRunsCommand(program: Command, runtime: Runtime): void {
+  const runs = program
+    .command("runs")
+    .description(
+      "run history: what each run did (streams, windows, rows, requests, 429s, rejects, dbt, exit code)",
+    );
+  withExample(runs, "telecom-etl runs", "telecom-etl runs show 42", "telecom-etl runs list --limit 5 --json");
+
+  const list = runs
+    .command("list", { isDefault: true })
+    .description("the latest runs, newest first, one line each")
+    .option("--limit <n>", "how many runs (default 20)")
+    .option("--json", "machine-readable output")
+    .action(async (options: { limit?: string; json?: boolean }, cmd: Command) => {
+      const global = globalOptions(cmd);
+      const limit = positiveInteger("--limit", options.limit, 20);
+      const code = await withCommandContext(
+        global,
+        runtime,
+        { accounts: false, migrate: true },
+        async (ctx) => {
+          // A run killed without recording its end would otherwise show as running forever.
+          await sweepAbandonedRuns(ctx.warehouse.db, { host: ctx.host, log: ctx.log });
+          const records = await readRuns(ctx.warehouse.db, { limit });
+          if (global.json || options.json === true)
+            ctx.out(JSON.stringify(records.map((r) => ({ ...r, totals: runTotals(r) }))));
+          else for (const line of formatRunList(records)) ctx.out(line);
+          return EXIT.ok;
+        },
+      );
+      runtime.setExitCode(code);
+    });
+
+  const show = runs
+    .command("show <run>")
+    .description("one run in full: its streams, held and failed windows, dbt steps, new fields")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, options: { json?: boolean }, cmd: Command) => {
+      const global = globalOptions(cmd);
+      const runId = positiveInteger("run", id, 0);
+      const code = await withCommandContext(
+        global,
+        runtime,
+        { accounts: false, migrate: true },
+        async (ctx) => {
+          await sweepAbandonedRuns(ctx.warehouse.db, { host: ctx.host, log: ctx.log });
+          const [run] = await readRuns(ctx.warehouse.db, { ids: [runId] });
+          if (run === undefined)
+            throw new UsageError(
+              `run ${runId} is not recorded in this warehouse; telecom-etl runs lists the latest`,
+            );
+          const windows = await runWindowProblems(ctx.warehouse.db, runId);
+          const newFields = await listUnknownFields(ctx.warehouse.db, { firstSeenRun: runId });
+          if (global.json || options.json === true)
+            ctx.out(JSON.stringify({ ...run, totals: runTotals(run), windows, newFields }));
+          else for (const line of formatRunDetail(run, windows, newFields)) ctx.out(line);
+          return EXIT.ok;
+        },
+      );
+      runtime.setExitCode(code);
+    });
+  withExample(list, "telecom-etl runs list", "telecom-etl runs list --limit 5 --json");
+  withExample(show, "telecom-etl runs show 42", "telecom-etl runs show 42 --json | jq .windows");
+}

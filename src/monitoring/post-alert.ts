@@ -1,0 +1,29 @@
+/**
+ * Posts an alert to a Slack-compatible incoming webhook (`{"text": …}`). The webhook's URL is a
+ * secret (its path is its key): no message names more of it than its host.
+ */
+import type { Secret } from "../secret.js";
+
+/** Longest wait for the webhook to answer. */
+export const ALERT_TIMEOUT_MS = 10_000;
+
+/** Posts `text`; throws an Error naming the webhook's host and what went wrong (never its path). */
+export async function postAlert(url: Secret, text: string, timeoutMs = ALERT_TIMEOUT_MS): Promise<void> {
+  const target = url.reveal();
+  const host = new URL(target).host;
+  let response: Response;
+  try {
+    response = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const reason =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new Error(`alert webhook at ${host} not reached: ${reason.split(target).join("***")}`);
+  }
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`alert webhook at ${host} answered HTTP ${response.status}`);
+}

@@ -1,0 +1,249 @@
+/**
+ * The history of runs, read back from `etl.runs`, `etl.run_streams` and `etl.run_slices` for
+ * `telecom-etl runs`, and the dbt steps a `nightly` adds to its run. A stream's figures are what
+ * the run recorded at its end (`etl.run_streams`); for a run that never recorded its end (killed,
+ * abandoned) they are summed from its windows (`etl.run_slices`, written with each window's load).
+ * 429s and retries are always summed from the windows.
+ */
+import { type Kysely, sql } from "kysely";
+import type { NightlyDbtRecord } from "../transform/dbt-step-record.js";
+import type { Database } from "./database.js";
+
+/** What one (account, stream) did in one run. */
+export interface RunStreamFigures {
+  readonly account: string;
+  readonly stream: string;
+  /** How the stream ended (`succeeded`, `failed`, …); `running`/`abandoned` when the run never recorded its end. */
+  readonly status: string;
+  readonly apiRevision: string | null;
+  readonly windowsPlanned: number;
+  readonly windowsLoaded: number;
+  readonly windowsSettled: number;
+  readonly windowsFailed: number;
+  readonly windowsHeld: number;
+  readonly requests: number;
+  readonly retries: number;
+  /** Requests the platform answered 429. */
+  readonly throttled: number;
+  readonly rowsFetched: number;
+  readonly rowsInserted: number;
+  readonly rowsUpdated: number;
+  readonly rowsRejected: number;
+  readonly quality: Readonly<Record<string, number>>;
+  readonly errors: readonly string[];
+}
+
+/** A window of a run that did not load cleanly: held (with why), failed, or skipped. */
+export interface RunWindowProblem {
+  readonly account: string;
+  readonly stream: string;
+  readonly window: string;
+  readonly status: string;
+  readonly holdReason: string | null;
+  readonly error: string | null;
+}
+
+/** One run as `runs list` shows it, with its streams' figures. */
+export interface RunRecord {
+  readonly id: number;
+  /** `nightly` for a nightly's run (its load is recorded as `run`), else the recorded command. */
+  readonly command: string;
+  readonly arguments: unknown;
+  readonly status: string;
+  /** The command's exit code: a nightly's (worst of its load and dbt steps), else the run's. */
+  readonly exitCode: number | null;
+  /** The load's own exit code (differs from `exitCode` for a nightly whose dbt steps failed). */
+  readonly loadExitCode: number | null;
+  readonly startedAt: Date;
+  readonly finishedAt: Date | null;
+  readonly host: string;
+  readonly pid: number | null;
+  readonly streams: readonly RunStreamFigures[];
+  readonly dbt: NightlyDbtRecord | null;
+  /** Fields not in the schema first seen by this run. */
+  readonly newFields: number;
+}
+
+/** Totals of a run's streams. */
+export interface RunTotals {
+  readonly windowsPlanned: number;
+  readonly windowsLoaded: number;
+  readonly windowsFailed: number;
+  readonly windowsHeld: number;
+  readonly requests: number;
+  readonly throttled: number;
+  readonly rowsFetched: number;
+  readonly rowsInserted: number;
+  readonly rowsUpdated: number;
+  readonly rowsRejected: number;
+}
+
+/** Sums of the figures of a run's streams. */
+export function runTotals(run: Pick<RunRecord, "streams">): RunTotals {
+  const sum = (pick: (s: RunStreamFigures) => number) => run.streams.reduce((n, s) => n + pick(s), 0);
+  return {
+    windowsPlanned: sum((s) => s.windowsPlanned),
+    windowsLoaded: sum((s) => s.windowsLoaded),
+    windowsFailed: sum((s) => s.windowsFailed),
+    windowsHeld: sum((s) => s.windowsHeld),
+    requests: sum((s) => s.requests),
+    throttled: sum((s) => s.throttled),
+    rowsFetched: sum((s) => s.rowsFetched),
+    rowsInserted: sum((s) => s.rowsInserted),
+    rowsUpdated: sum((s) => s.rowsUpdated),
+    rowsRejected: sum((s) => s.rowsRejected),
+  };
+}
+
+interface SliceSums {
+  run_id: number;
+  account: string;
+  stream: string;
+  windows: number;
+  loaded: number;
+  settled: number;
+  failed: number;
+  held: number;
+  requests: number;
+  retries: number;
+  throttled: number;
+  rows_fetched: number;
+  rows_inserted: number;
+  rows_updated: number;
+  rows_rejected: number;
+}
+
+/** The latest `limit` runs (newest first), or the runs `ids`. */
+export async function readRuns(
+  db: Kysely<Database>,
+  which: { readonly limit: number } | { readonly ids: readonly number[] },
+): Promise<RunRecord[]> {
+  let query = db.selectFrom("etl.runs").selectAll().orderBy("id", "desc");
+  query = "ids" in which ? query.where("id", "in", [...which.ids, -1]) : query.limit(which.limit);
+  const runs = await query.execute();
+  if (runs.length === 0) return [];
+  const ids = runs.map((r) => Number(r.id));
+  const streams = await db.selectFrom("etl.run_streams").selectAll().where("run_id", "in", ids).execute();
+  const slices = await sql<SliceSums>`
+    SELECT run_id, account, stream,
+           count(*)::int AS windows,
+           count(*) FILTER (WHERE status IN ('succeeded', 'held'))::int AS loaded,
+           count(*) FILTER (WHERE settled)::int AS settled,
+           count(*) FILTER (WHERE status = 'failed')::int AS failed,
+           count(*) FILTER (WHERE status = 'held')::int AS held,
+           sum(requests)::bigint AS requests, sum(retries)::bigint AS retries,
+           sum(throttled)::bigint AS throttled, sum(rows_fetched)::bigint AS rows_fetched,
+           sum(rows_inserted)::bigint AS rows_inserted, sum(rows_updated)::bigint AS rows_updated,
+           sum(rows_rejected)::bigint AS rows_rejected
+    FROM etl.run_slices WHERE run_id = ANY(${ids}::bigint[])
+    GROUP BY run_id, account, stream`.execute(db);
+  const fields = await sql<{ run_id: number; n: number }>`
+    SELECT first_seen_run AS run_id, count(*)::int AS n FROM etl.unknown_fields
+    WHERE first_seen_run = ANY(${ids}::bigint[]) GROUP BY first_seen_run`.execute(db);
+  return runs.map((run) => {
+    const id = Number(run.id);
+    const ownSlices = slices.rows.filter((s) => Number(s.run_id) === id);
+    const byStream = new Map<string, RunStreamFigures>();
+    for (const recorded of streams.filter((s) => Number(s.run_id) === id)) {
+      const sums = ownSlices.find((s) => s.account === recorded.account && s.stream === recorded.stream);
+      const ended = recorded.status !== "running" && recorded.status !== "abandoned";
+      byStream.set(`${recorded.account}/${recorded.stream}`, {
+        account: recorded.account,
+        stream: recorded.stream,
+        status: recorded.status,
+        apiRevision: recorded.api_revision,
+        windowsPlanned: recorded.windows_planned,
+        windowsLoaded: ended ? recorded.windows_loaded : Number(sums?.loaded ?? 0),
+        windowsSettled: ended ? recorded.windows_completed : Number(sums?.settled ?? 0),
+        windowsFailed: ended ? recorded.windows_failed : Number(sums?.failed ?? 0),
+        windowsHeld: ended ? recorded.windows_held : Number(sums?.held ?? 0),
+        requests: ended ? recorded.requests : Number(sums?.requests ?? 0),
+        retries: Number(sums?.retries ?? 0),
+        throttled: Number(sums?.throttled ?? 0),
+        rowsFetched: ended ? recorded.rows_fetched : Number(sums?.rows_fetched ?? 0),
+        rowsInserted: ended ? recorded.rows_inserted : Number(sums?.rows_inserted ?? 0),
+        rowsUpdated: ended ? recorded.rows_updated : Number(sums?.rows_updated ?? 0),
+        rowsRejected: ended ? recorded.rows_rejected : Number(sums?.rows_rejected ?? 0),
+        quality: (recorded.quality ?? {}) as Record<string, number>,
+        errors: (recorded.errors ?? []) as string[],
+      });
+    }
+    // Runs without stream records (`rejects replay`, runs recorded before 0005): their windows alone.
+    for (const sums of ownSlices) {
+      const key = `${sums.account}/${sums.stream}`;
+      if (byStream.has(key)) continue;
+      byStream.set(key, {
+        account: sums.account,
+        stream: sums.stream,
+        status: run.status,
+        apiRevision: null,
+        windowsPlanned: sums.windows,
+        windowsLoaded: sums.loaded,
+        windowsSettled: sums.settled,
+        windowsFailed: sums.failed,
+        windowsHeld: sums.held,
+        requests: Number(sums.requests),
+        retries: Number(sums.retries),
+        throttled: Number(sums.throttled),
+        rowsFetched: Number(sums.rows_fetched),
+        rowsInserted: Number(sums.rows_inserted),
+        rowsUpdated: Number(sums.rows_updated),
+        rowsRejected: Number(sums.rows_rejected),
+        quality: {},
+        errors: [],
+      });
+    }
+    const dbt = (run.dbt ?? null) as NightlyDbtRecord | null;
+    return {
+      id,
+      command: dbt?.command ?? run.command,
+      arguments: run.arguments,
+      status: run.status,
+      exitCode: dbt?.exitCode ?? run.exit_code,
+      loadExitCode: run.exit_code,
+      startedAt: new Date(run.started_at),
+      finishedAt: run.finished_at === null ? null : new Date(run.finished_at),
+      host: run.host,
+      pid: run.pid,
+      streams: [...byStream.values()].sort(
+        (a, b) => a.account.localeCompare(b.account) || a.stream.localeCompare(b.stream),
+      ),
+      dbt,
+      newFields: fields.rows.find((f) => Number(f.run_id) === id)?.n ?? 0,
+    };
+  });
+}
+
+/** The windows of run `runId` that were held, failed or skipped, in window order. */
+export async function runWindowProblems(db: Kysely<Database>, runId: number): Promise<RunWindowProblem[]> {
+  const rows = await db
+    .selectFrom("etl.run_slices")
+    .select(["account", "stream", "slice", "status", "hold_reason", "error"])
+    .where("run_id", "=", runId)
+    .where("status", "in", ["held", "failed", "skipped"])
+    .orderBy("account")
+    .orderBy("stream")
+    .orderBy("slice")
+    .execute();
+  return rows.map((r) => ({
+    account: r.account,
+    stream: r.stream,
+    window: r.slice,
+    status: r.status,
+    holdReason: r.hold_reason,
+    error: r.error,
+  }));
+}
+
+/** Records the dbt steps of a `nightly` and its final exit code on its run. */
+export async function recordRunDbt(
+  db: Kysely<Database>,
+  runId: number,
+  record: NightlyDbtRecord,
+): Promise<void> {
+  await db
+    .updateTable("etl.runs")
+    .set({ dbt: JSON.stringify(record) })
+    .where("id", "=", runId)
+    .execute();
+}
