@@ -263,8 +263,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             delayMs: event.delayMs,
             error: event.error.message,
           };
+          // Debug: a retry is routine; a request that gives up fails its window, which is logged.
           if (event.error.context.status === 429) options.log?.debug(fields, "request throttled, retrying");
-          else options.log?.warn(fields, "request failed, retrying");
+          else options.log?.debug(fields, "request failed, retrying");
         },
       });
     },

@@ -4,7 +4,7 @@ import { type EtlConfig, loadConfig } from "../config.js";
 import { UsageError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import type { KnownSecrets } from "../known-secrets.js";
-import type { Logger, LogLevel } from "../log.js";
+import type { LogFormat, Logger, LogLevel } from "../log.js";
 import { setUpBiReaderRole } from "../warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
 import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
@@ -15,6 +15,8 @@ export interface GlobalOptions {
   readonly config?: string;
   readonly databaseUrl?: string;
   readonly logLevel: LogLevel;
+  /** `--log-format` / `TELECOM_ETL_LOG_FORMAT`; by default pretty on a terminal, JSON elsewhere. */
+  readonly logFormat: LogFormat;
   readonly json: boolean;
 }
 

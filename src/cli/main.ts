@@ -2,7 +2,8 @@ import { Command, CommanderError, Option } from "commander";
 import { describeError } from "../errors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { KnownSecrets } from "../known-secrets.js";
-import { createLogger, LOG_LEVELS, type Logger } from "../log.js";
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type Logger } from "../log.js";
+import { processStderr } from "../stderr-lines.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
 import { registerCommands } from "./register-commands.js";
 
@@ -12,7 +13,15 @@ export function buildProgram(runtime: Runtime): Command {
     .description("Load a telecom platform's API into a Postgres warehouse and build reporting marts.")
     .option("--config <file>", "YAML config file (default: $TELECOM_ETL_CONFIG or ./telecom-etl.yaml)")
     .option("--database-url <url>", "PostgreSQL URL of the warehouse (default: $DATABASE_URL, else embedded)")
-    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS))
+    .addOption(
+      new Option("--log-level <level>", "log level (default: $LOG_LEVEL or info)").choices(LOG_LEVELS),
+    )
+    .addOption(
+      new Option(
+        "--log-format <format>",
+        "log lines on stderr: pretty (human, one line a record; no colour with NO_COLOR) or json (default: $TELECOM_ETL_LOG_FORMAT, else pretty on a terminal, json otherwise)",
+      ).choices(LOG_FORMATS),
+    )
     .option("--json", "machine-readable output for status-like commands")
     .showSuggestionAfterError()
     .exitOverride()
@@ -48,7 +57,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return () => cleanups.delete(cleanup);
     },
     logger: (options: GlobalOptions) => {
-      logger ??= createLogger(options.logLevel, undefined, { secrets });
+      logger ??= createLogger(options.logLevel, options.logFormat === "pretty", { secrets });
       return logger;
     },
     setExitCode: (code) => {
@@ -64,11 +73,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       // At once: a cleanup may itself wait on a stalled connection. Exiting closes every socket,
       // so the server rolls back the open transactions and releases the run's locks; an embedded
       // warehouse is stopped by its watchdog.
-      process.stderr.write(`telecom-etl: ${signal} received again; exiting now (${EXIT.interrupted})\n`);
+      // Straight to stderr: the process exits before progress bars would print a line above them.
+      process.stderr.write(`\ntelecom-etl: ${signal} received again; exiting now (${EXIT.interrupted})\n`);
       process.exit(EXIT.interrupted);
     }
     interrupted = true;
-    process.stderr.write(
+    processStderr.write(
       `telecom-etl: ${signal} received; stopping after the current step (again to force)\n`,
     );
     controller.abort(new Error(`interrupted by ${signal}`));
@@ -83,7 +93,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const code = exitCodeFor(error);
     if (!(error instanceof CommanderError)) {
       for (const line of describeError(error).split("\n"))
-        process.stderr.write(`telecom-etl: ${secrets.maskText(line)}\n`);
+        processStderr.write(`telecom-etl: ${secrets.maskText(line)}\n`);
       if (code === EXIT.workFailed) logger?.debug({ err: error }, "unexpected error");
     }
     return code;

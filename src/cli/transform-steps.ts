@@ -3,8 +3,10 @@ import { LockHeldError, PublishError, UsageError } from "../errors.js";
 import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import { selectRunTargets } from "../pipeline/select-targets.js";
+import { processStderr } from "../stderr-lines.js";
 import { buildAndPublishMarts, type MartsBuild } from "../transform/build-marts.js";
 import { describeNodeProblem } from "../transform/dbt-events.js";
+import { barDbtProgress, type DbtProgress, logDbtProgress } from "../transform/dbt-progress.js";
 import { type DbtStepRecord, dbtStepRecord } from "../transform/dbt-step-record.js";
 import { describePublication, latestPublication } from "../transform/publish-marts.js";
 import { type DbtResult, describeDbtFailure, runDbt, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
@@ -49,14 +51,33 @@ function reportStep(ctx: CommandContext, step: string, result: DbtResult, conseq
   } else if (result.ok) ctx.out(`${step}: ${result.summary || "done"}`);
   if (!result.ok) {
     const line = describeDbtFailure(step, result) + (consequence ? `; ${consequence}` : "");
-    process.stderr.write(`telecom-etl: ${line}\n`);
+    processStderr.write(`telecom-etl: ${line}\n`);
+  }
+}
+
+/** A dbt step's "N of M": a bar on a terminal (unless `--json`), log lines elsewhere. */
+function dbtProgressFor(ctx: CommandContext, step: string): DbtProgress {
+  return process.stderr.isTTY === true && !ctx.json ? barDbtProgress(step) : logDbtProgress(step, ctx.log);
+}
+
+/** Runs `work` with a dbt step's progress shown while it runs, and ended (bars gone) before anything is reported. */
+async function withDbtProgress<T>(
+  ctx: CommandContext,
+  step: string,
+  work: (onNode: DbtProgress["node"]) => Promise<T>,
+): Promise<T> {
+  const progress = dbtProgressFor(ctx, step);
+  try {
+    return await work((node) => progress.node(node));
+  } finally {
+    progress.end();
   }
 }
 
 /** One line on stderr (and the log) for a transform that stopped before or instead of publishing. */
 function reportRefusal(ctx: CommandContext, message: string): void {
   ctx.log.error({ step: "dbt build" }, message);
-  process.stderr.write(`telecom-etl: ${message}\n`);
+  processStderr.write(`telecom-etl: ${message}\n`);
 }
 
 /**
@@ -103,14 +124,17 @@ async function buildAndPublish(
   if (!options.unitTests) args.push(...WITHOUT_UNIT_TESTS);
   let build: MartsBuild;
   try {
-    build = await buildAndPublishMarts(ctx.warehouse, {
-      args,
-      log: ctx.log,
-      signal: ctx.signal,
-      runId: options.runId,
-      biReaderRole: ctx.config.biReaderRole,
-      beforeCommit: (trx) => lock.fence(trx),
-    });
+    build = await withDbtProgress(ctx, "dbt build", (onNode) =>
+      buildAndPublishMarts(ctx.warehouse, {
+        args,
+        log: ctx.log,
+        signal: ctx.signal,
+        runId: options.runId,
+        biReaderRole: ctx.config.biReaderRole,
+        beforeCommit: (trx) => lock.fence(trx),
+        onNode,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof PublishError || error instanceof LockHeldError)) throw error;
     reportRefusal(ctx, error.message);
@@ -170,13 +194,16 @@ export async function checkSourceFreshness(
 ): Promise<ExitCode> {
   if (sources.length === 0) return EXIT.ok;
   const startedAt = Date.now();
-  const result = await runDbt({
-    databaseUrl: ctx.warehouse.url,
-    log: ctx.log,
-    args: ["source", "freshness", "--select", ...sources],
-    signal: ctx.signal,
-    biReaderRole: ctx.config.biReaderRole,
-  });
+  const result = await withDbtProgress(ctx, "dbt source freshness", (onNode) =>
+    runDbt({
+      databaseUrl: ctx.warehouse.url,
+      log: ctx.log,
+      args: ["source", "freshness", "--select", ...sources],
+      signal: ctx.signal,
+      biReaderRole: ctx.config.biReaderRole,
+      onNode,
+    }),
+  );
   reportStep(ctx, "dbt source freshness", result);
   steps?.push(dbtStepRecord("dbt source freshness", result, Date.now() - startedAt));
   if (ctx.signal.aborted) return EXIT.interrupted;

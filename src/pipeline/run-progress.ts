@@ -6,6 +6,7 @@
 import cliProgress from "cli-progress";
 import type { Logger } from "../log.js";
 import type { Clock } from "../ports.js";
+import { processStderr, type StderrLines } from "../stderr-lines.js";
 
 /** One (account, stream) the run works on. */
 export interface ProgressStream {
@@ -56,8 +57,16 @@ export function logProgress(log: Logger): ProgressReporter {
   };
 }
 
-/** A cli-progress MultiBar on stderr, one bar per (account, stream). */
-export function barProgress(clock: Clock): ProgressReporter {
+/**
+ * A cli-progress MultiBar on stderr, one bar per (account, stream). While it is drawn, every stderr
+ * line (log records, notices) is printed above the bars, whole; `end` prints what is still waiting,
+ * draws the bars a last time and gives stderr back, so whatever comes next (the summary) follows.
+ */
+export function barProgress(
+  clock: Clock,
+  lines: StderrLines = processStderr,
+  stream: NodeJS.WriteStream = process.stderr,
+): ProgressReporter {
   const multibar = new cliProgress.MultiBar(
     {
       format:
@@ -66,7 +75,7 @@ export function barProgress(clock: Clock): ProgressReporter {
       clearOnComplete: false,
       stopOnComplete: false,
       etaBuffer: 20,
-      stream: process.stderr,
+      stream,
     },
     cliProgress.Presets.shades_classic,
   );
@@ -78,6 +87,7 @@ export function barProgress(clock: Clock): ProgressReporter {
     const seconds = Math.max(0.001, (clock.now() - state.started) / 1000);
     return { rows: state.rows, failed: state.failed, rps: (state.pages / seconds).toFixed(1) };
   };
+  let release: (() => void) | undefined;
   return {
     begin(list) {
       const width = Math.max(...list.map((s) => `${s.account}/${s.stream}`.length), 1);
@@ -87,6 +97,8 @@ export function barProgress(clock: Clock): ProgressReporter {
         const bar = multibar.create(s.windows, 0, { name, ...payload(state) });
         bars.set(s.id, { bar, ...state });
       }
+      // Only while bars are drawn (none for an empty plan): lines wait for the next redraw there.
+      if (multibar.isActive) release = lines.routeAbove((text) => multibar.log(text));
     },
     replan(id, windows) {
       bars.get(id)?.bar.setTotal(windows);
@@ -103,7 +115,10 @@ export function barProgress(clock: Clock): ProgressReporter {
       state.bar.increment(1, payload(state));
     },
     end() {
+      // stop() draws the bars but drops lines still waiting for the next redraw: print them first.
+      if (multibar.isActive) multibar.update();
       multibar.stop();
+      release?.();
     },
   };
 }

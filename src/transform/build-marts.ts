@@ -8,6 +8,7 @@ import type { Logger } from "../log.js";
 import { biReaderRoleFor, databaseOfUrl } from "../warehouse/bi-reader-role.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import type { Database } from "../warehouse/database.js";
+import type { DbtNodeProgress } from "./dbt-events.js";
 import { discardMartsBuild, MARTS_BUILD_SCHEMA, type Publication, publishMarts } from "./publish-marts.js";
 import { type DbtResult, runDbt } from "./run-dbt.js";
 
@@ -30,6 +31,8 @@ export interface MartsBuildOptions {
   readonly beforeCommit?: (trx: Transaction<Database>) => Promise<void>;
   /** The warehouse's BI role as configured (`bi_reader_role`); default `<database>_bi_reader`. */
   readonly biReaderRole?: string | undefined;
+  /** Called as each dbt node finishes ("N of M"), while dbt runs. */
+  readonly onNode?: ((progress: DbtNodeProgress) => void) | undefined;
 }
 
 /**
@@ -50,6 +53,7 @@ export async function buildAndPublishMarts(
     workDir: options.workDir,
     martsBuildSchema: MARTS_BUILD_SCHEMA,
     ...(options.biReaderRole === undefined ? {} : { biReaderRole: options.biReaderRole }),
+    ...(options.onNode === undefined ? {} : { onNode: options.onNode }),
   });
   if (!dbt.ok || options.signal?.aborted) return { dbt, publication: undefined };
   const publication = await publishMarts(warehouse.db, {

@@ -93,6 +93,39 @@ function firstDetailLine(msg: string): string | undefined {
     .find((line) => line !== "" && !/^(Database|Compilation|Runtime) Error in /.test(line));
 }
 
+/** A node dbt finished: the "N of M" dbt prints, from its result event's `index` and `total`. */
+export interface DbtNodeProgress {
+  readonly index: number;
+  readonly total: number;
+  readonly resourceType: string;
+  readonly name: string;
+  /** dbt's node status: `success`, `pass`, `fail`, `error`, `warn`, `skipped`, ... */
+  readonly status: string;
+}
+
+/**
+ * The progress one line of dbt's JSON output reports, when it is a node's result event
+ * (LogModelResult, LogTestResult, LogFreshnessResult, ...: `data.index` of `data.total`, which a
+ * test's result calls `num_models`); undefined for any other line.
+ */
+export function nodeProgressOf(line: string): DbtNodeProgress | undefined {
+  const event = parseEvent(line) as
+    | (DbtEvent & { data?: { index?: unknown; total?: unknown; num_models?: unknown } })
+    | undefined;
+  if (event === undefined) return undefined;
+  const result = nodeResult(event);
+  const index = event.data?.index;
+  const total = event.data?.total ?? event.data?.num_models;
+  if (result === undefined || typeof index !== "number" || typeof total !== "number") return undefined;
+  return {
+    index,
+    total,
+    resourceType: result.problem.resourceType,
+    name: result.problem.name,
+    status: result.problem.status,
+  };
+}
+
 /** Digests dbt's JSON console output; lines that are not JSON events are kept as text. */
 export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
   const lines: string[] = [];

@@ -6,7 +6,13 @@ import { UsageError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { findProjectFolder } from "../project-files.js";
 import { biReaderRoleFor, databaseOfUrl } from "../warehouse/bi-reader-role.js";
-import { type DbtNodeProblem, describeNodeProblem, digestDbtEvents } from "./dbt-events.js";
+import {
+  type DbtNodeProblem,
+  type DbtNodeProgress,
+  describeNodeProblem,
+  digestDbtEvents,
+  nodeProgressOf,
+} from "./dbt-events.js";
 
 /** The project folder holding `dbt/dbt_project.yml`, found by climbing from this file (src/ or dist/src/). */
 export function projectRoot(): string {
@@ -102,6 +108,8 @@ export async function runDbt(options: {
    * `src/transform/publish-marts.ts`); unset, dbt builds them in place.
    */
   martsBuildSchema?: string;
+  /** Called as each node finishes ("N of M"), while dbt runs. */
+  onNode?: (progress: DbtNodeProgress) => void;
 }): Promise<DbtResult> {
   const root = projectRoot();
   const dbt = process.env.DBT_BIN ?? path.join(root, ".venv", "bin", "dbt");
@@ -147,7 +155,13 @@ export async function runDbt(options: {
   const collect = (stream: keyof typeof partial) => (chunk: Buffer) => {
     const parts = (partial[stream] + chunk.toString()).split("\n");
     partial[stream] = parts.pop() ?? "";
-    for (const line of parts) if (line.trim()) lines.push(line);
+    for (const line of parts) {
+      if (!line.trim()) continue;
+      lines.push(line);
+      if (options.onNode === undefined) continue;
+      const progress = nodeProgressOf(line);
+      if (progress !== undefined) options.onNode(progress);
+    }
   };
   child.stdout.on("data", collect("stdout"));
   child.stderr.on("data", collect("stderr"));
