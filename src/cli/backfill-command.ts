@@ -7,18 +7,20 @@ import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.j
 import { nowOverridesFrom, runPipelineCommand } from "./run-command.js";
 
 /**
- * `telecom-etl backfill`: loads exactly [--from, --to] of the given streams and records those
- * windows as completed; it never removes completion, so running it again changes nothing.
+ * `telecom-etl backfill`: loads the windows of [--from, --to] of the given streams that are not
+ * settled yet (all of them with `--refetch`) and records those it settles as completed; it never
+ * removes completion, so running it again reads only what is still open.
  */
 export function registerBackfillCommand(program: Command, runtime: Runtime): void {
   const command = withHoldFlags(program.command("backfill"))
     .description(
-      "load exactly the days --from..--to (inclusive) of the given streams; re-running changes nothing",
+      "load the days --from..--to (inclusive) of the given streams, skipping windows already settled (--refetch reads them too)",
     )
     .requiredOption("--streams <names>", "streams to load (comma-separated)")
     .requiredOption("--from <date>", "first day, YYYY-MM-DD")
     .requiredOption("--to <date>", "last day, YYYY-MM-DD (inclusive)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
+    .option("--refetch", "read the windows of the range that are settled already too (default: skip them)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
     .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
@@ -33,6 +35,7 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
         accounts: parseNameList("--accounts", options.accounts as string | undefined),
         from,
         to,
+        refetch: options.refetch === true,
         lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
         accepted: acceptedHoldsFrom(options),
       };
@@ -42,5 +45,6 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
     command,
     "telecom-etl backfill --streams cdrs --from 2026-01-01 --to 2026-03-31",
     "telecom-etl backfill --streams cdrs,short_link_metrics --from 2026-08-01 --to 2026-08-07 --accounts acme",
+    "telecom-etl backfill --streams cdrs --from 2026-08-01 --to 2026-08-07 --refetch",
   );
 }

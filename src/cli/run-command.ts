@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { describeError, UsageError } from "../errors.js";
-import { type ExitCode, exitCodeFor } from "../exit-codes.js";
+import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
@@ -11,6 +11,7 @@ import { globalOptions, withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
 import { reportRunEnd } from "./report-run-end.js";
+import { commandLineOf, resumeLine } from "./resume-command.js";
 
 /** How far ahead of the system clock TELECOM_ETL_NOW may be without `--allow-future-now`. */
 export const FUTURE_NOW_LIMIT_MS = 86_400_000;
@@ -58,11 +59,16 @@ export interface LoadOutcome {
   readonly runId: number;
 }
 
-/** Runs a pipeline request in a command context and prints its summary; returns what the run did (how it ended: a {@link LoadOutcome}). */
+/**
+ * Runs a pipeline request in a command context and prints its summary; returns what the run did
+ * (how it ended: a {@link LoadOutcome}). An interrupted run's summary ends with the command that
+ * finishes it (`argv`: the command line it was started with).
+ */
 export async function executePipeline(
   ctx: CommandContext,
   request: PipelineRequest,
   options: NowOverrides = {},
+  argv?: readonly string[],
 ): Promise<PipelineResult> {
   const runStartedAt = runStartInstant(process.env, {
     allowFuture: options.allowFutureNow,
@@ -101,8 +107,14 @@ export async function executePipeline(
     },
     "run summary",
   );
-  if (ctx.json) ctx.out(runSummaryJson(result));
-  else for (const line of formatRunSummary(result)) ctx.out(line);
+  const resume =
+    result.exitCode === EXIT.interrupted && argv !== undefined
+      ? await resumeLine(ctx, request, result, argv)
+      : undefined;
+  if (resume !== undefined) ctx.log.warn({ runId: result.runId }, resume);
+  if (ctx.json) ctx.out(runSummaryJson(result, resume));
+  // One write, after the bars and every log record of the run: nothing can land between its lines.
+  else ctx.out([...formatRunSummary(result), ...(resume === undefined ? [] : [`  ${resume}`])].join("\n"));
   return result;
 }
 
@@ -137,7 +149,7 @@ export async function runPipelineCommand(
       };
       let result: PipelineResult | undefined;
       try {
-        result = await executePipeline(ctx, request, options);
+        result = await executePipeline(ctx, request, options, commandLineOf(cmd));
         const exitCode = await after(ctx, result, end.dbtSteps);
         await reportRunEnd(ctx, { ...end, exitCode, endedAt: Date.now(), result });
         return exitCode;

@@ -52,7 +52,11 @@ export function formatRunSummary(result: PipelineResult): string[] {
   return lines;
 }
 
-/** The machine-readable summary (`--json`). */
-export function runSummaryJson(result: PipelineResult): string {
-  return JSON.stringify({ ...result, runStartedAt: result.runStartedAt.toISOString() });
+/** The machine-readable summary (`--json`); `resume`: the line saying how to finish an interrupted run. */
+export function runSummaryJson(result: PipelineResult, resume?: string): string {
+  return JSON.stringify({
+    ...result,
+    runStartedAt: result.runStartedAt.toISOString(),
+    ...(resume === undefined ? {} : { resume }),
+  });
 }

@@ -6,7 +6,7 @@
 import { sourcesOf } from "../config.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 import { expireStaleLookups, lookupCandidates, trackIds } from "../warehouse/lookup-candidates.js";
-import { planBackfillWindows, planWindows, resolveStartDate } from "./plan-windows.js";
+import { type PlannedWindow, planBackfillWindows, planWindows, resolveStartDate } from "./plan-windows.js";
 import { readStreamProgress } from "./read-progress.js";
 import type { PipelineDeps, PipelineRequest } from "./run-pipeline.js";
 import type { PlannedSlice, StreamJob } from "./run-stream.js";
@@ -55,33 +55,40 @@ export async function planLookupSlices(
   return plan;
 }
 
-/** The slices of one stream of one account: its windows (a run's unsettled ones, or a backfill's range), one full read, or none yet for a lookup. */
+/**
+ * The slices of one stream of one account: its windows (a run's unsettled ones, or a backfill's
+ * range without the windows settled before unless it refetches), one full read, or none yet for a
+ * lookup. `onSettledSkipped` hears how many of a backfill's windows were left out as settled.
+ */
 export async function planSlices(
   deps: PipelineDeps,
   request: PipelineRequest,
   account: string,
   stream: StreamDefinition,
   when: { readonly today: string; readonly readAt: number; readonly settleHours: number },
+  onSettledSkipped: (windows: number) => void = () => {},
 ): Promise<PlannedSlice[]> {
   if (stream.slicing === "full_refresh") return [{ slice: { kind: "full" }, complete: false }];
   // A lookup's ids come from what the account's other streams load first: planned after them.
   if (stream.slicing === "lookup") return [];
   const { windowDays, lookbackDays } = deps.config;
-  const windows =
-    request.command === "backfill"
-      ? planBackfillWindows({ from: request.from, to: request.to, windowDays, ...when })
-      : await (async () => {
-          const progress = await readStreamProgress(deps.warehouse.db, account, stream.name);
-          const startDate = resolveStartDate(deps.config.startDate, progress.firstRunWindow, when.today);
-          return planWindows({
-            startDate,
-            windowDays,
-            lookbackDays,
-            ...when,
-            until: request.until,
-            completed: progress.completed,
-          });
-        })();
+  const progress = await readStreamProgress(deps.warehouse.db, account, stream.name);
+  let windows: PlannedWindow[];
+  if (request.command === "backfill") {
+    const range = { from: request.from, to: request.to, windowDays, ...when };
+    windows = planBackfillWindows({ ...range, completed: request.refetch ? [] : progress.completed });
+    if (!request.refetch) onSettledSkipped(planBackfillWindows(range).length - windows.length);
+  } else {
+    const startDate = resolveStartDate(deps.config.startDate, progress.firstRunWindow, when.today);
+    windows = planWindows({
+      startDate,
+      windowDays,
+      lookbackDays,
+      ...when,
+      until: request.until,
+      completed: progress.completed,
+    });
+  }
   return windows.map((w) => ({
     slice: { kind: "window", window: { start: w.start, end: w.end } },
     complete: w.complete,

@@ -82,9 +82,12 @@ export function settledBy(readAt: number, settleHours: number): (end: string) =>
 }
 
 /**
- * The windows of `backfill --from --to` (both inclusive): exactly that range cut into windows of
+ * The windows of `backfill --from --to` (both inclusive): that range cut into windows of
  * `windowDays` starting at `from`, clipped at today (nothing exists later). Windows settled when
- * read now are marked complete; completion elsewhere is never touched.
+ * read now are marked complete; completion elsewhere is never touched. The windows `completed`
+ * already covers (settled before: read at least settle hours after their end) are left out, so a
+ * backfill run again, or resumed after an interruption, reads only what it does not have yet;
+ * pass no `completed` (`--refetch`) to read the whole range again.
  */
 export function planBackfillWindows(input: {
   readonly from: string;
@@ -93,16 +96,20 @@ export function planBackfillWindows(input: {
   readonly today: string;
   readonly readAt?: number;
   readonly settleHours: number;
+  /** Windows already settled for this (account, stream): skipped. Default none (read everything). */
+  readonly completed?: readonly DateWindow[];
 }): PlannedWindow[] {
   assertPositiveInteger("windowDays", input.windowDays);
   if (input.from > input.to) throw new RangeError(`--from ${input.from} is after --to ${input.to}`);
   const endExclusive = addDays(minDay(input.to, input.today), 1);
   const settled = settledBy(input.readAt ?? dayToMs(input.today), input.settleHours);
+  const covered = mergeWindows(input.completed ?? []);
   const plan: PlannedWindow[] = [];
   for (let start = input.from; start < endExclusive; start = addDays(start, input.windowDays)) {
     const end = minDay(addDays(start, input.windowDays), endExclusive);
     if (end > input.today) plan.push({ start, end, complete: false, reason: "current" });
-    else plan.push({ start, end, complete: settled(end), reason: "open" });
+    else if (!isCovered({ start, end }, covered))
+      plan.push({ start, end, complete: settled(end), reason: "open" });
   }
   return plan;
 }

@@ -57,6 +57,8 @@ export type PipelineRequest =
       /** First and last day, inclusive. */
       readonly from: string;
       readonly to: string;
+      /** Read the windows of the range that are settled already too (`--refetch`); default: skip them. */
+      readonly refetch?: boolean;
       readonly lockTimeoutMs?: number;
       /** Holds the operator confirmed (`--accept-shrink`, `--accept-drift`). */
       readonly accepted?: AcceptedHolds;
@@ -151,6 +153,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       try {
         const jobs: StreamJob[] = [];
         const readies: AccountConfig[] = [];
+        const notes = requestNotes(request, targets);
         for (const target of targets) {
           const ready = await clients.clientFor(target.account, deps.signal);
           readies.push(ready.account);
@@ -166,11 +169,19 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
                 ? await clients.masterClientFor(target.account, deps.signal)
                 : ready;
             const settings = settingsOf(deps.config, stream.name);
-            const plan = await planSlices(deps, request, target.account.name, stream, {
-              today,
-              readAt: runStartedAt.getTime(),
-              settleHours: settings.settleHours,
-            });
+            const plan = await planSlices(
+              deps,
+              request,
+              target.account.name,
+              stream,
+              { today, readAt: runStartedAt.getTime(), settleHours: settings.settleHours },
+              (skipped) => {
+                if (skipped > 0)
+                  notes.push(
+                    `${target.account.name}/${stream.name}: ${skipped} window(s) of the range already settled, not read again (--refetch reads them)`,
+                  );
+              },
+            );
             const tally = newTally(target.account.name, stream.name, plan.length);
             if ("failure" in reader) {
               // Nothing of a sub-account whose key could not be had is read: each stream fails saying why.
@@ -271,7 +282,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
           budgets: budgetSummaries,
           exitCode: outcome.exitCode,
           status: outcome.status,
-          notes: requestNotes(request, targets),
+          notes,
         };
         return { result, outcome };
       } finally {
@@ -381,7 +392,7 @@ function recordedArguments(request: PipelineRequest): Record<string, unknown> {
     ...(request.accepted === undefined ? {} : { accepted: request.accepted }),
   };
   return request.command === "backfill"
-    ? { ...base, from: request.from, to: request.to }
+    ? { ...base, from: request.from, to: request.to, ...(request.refetch ? { refetch: true } : {}) }
     : { ...base, until: request.until ?? null };
 }
 

@@ -143,8 +143,20 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
       "2026-08-05..2026-08-06",
     ]);
 
-    const backfill = await runCli(
+    // Both windows are settled: a backfill skips them, and with --refetch reads them again.
+    const skipped = await runCli(
       ["backfill", "--streams", "cdrs", "--from", "2026-08-03", "--to", "2026-08-04"],
+      {
+        env,
+      },
+    );
+    expect(skipped.code, skipped.stderr.slice(-1000)).toBe(0);
+    expect(skipped.stdout).toMatch(/windows 0\/0 loaded/);
+    expect(skipped.stdout).toContain(
+      "default/cdrs: 2 window(s) of the range already settled, not read again",
+    );
+    const backfill = await runCli(
+      ["backfill", "--streams", "cdrs", "--from", "2026-08-03", "--to", "2026-08-04", "--refetch"],
       { env },
     );
     expect(backfill.code).toBe(0);

@@ -121,6 +121,25 @@ describe("planWindows", () => {
 });
 
 describe("planBackfillWindows", () => {
+  it("leaves out the windows settled before (covered by completed ones, however cut), keeps the rest and today's", () => {
+    const plan = planBackfillWindows({
+      from: "2026-08-01",
+      to: "2026-08-31",
+      windowDays: 1,
+      today: "2026-08-06",
+      settleHours: 72,
+      completed: [
+        { start: "2026-08-01", end: "2026-08-02" },
+        { start: "2026-08-02", end: "2026-08-04" },
+      ],
+    });
+    expect(labels(plan)).toEqual([
+      "2026-08-04..2026-08-05",
+      "2026-08-05..2026-08-06",
+      "2026-08-06..2026-08-07",
+    ]);
+  });
+
   it("is exactly [from, to], every window complete", () => {
     const plan = planBackfillWindows({
       from: "2026-08-03",
