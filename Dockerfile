@@ -13,15 +13,17 @@ FROM node:22-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY dbt/requirements.txt ./dbt/requirements.txt
-RUN python3 -m venv .venv && .venv/bin/pip install --no-cache-dir -r dbt/requirements.txt
+COPY dbt/requirements.lock ./dbt/requirements.lock
+RUN python3 -m venv .venv && .venv/bin/pip install --no-cache-dir --require-hashes -r dbt/requirements.lock
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY sql ./sql
 COPY dbt ./dbt
 COPY scripts ./scripts
-RUN useradd --create-home etl && mkdir -p /app/.telecom-etl && chown -R etl /app/.telecom-etl
+# `telecom-etl` on PATH, for wrappers such as the Kubernetes CronJob's (deploy/kubernetes/cronjob.yaml).
+RUN chmod +x dist/src/cli/bin.js && ln -s /app/dist/src/cli/bin.js /usr/local/bin/telecom-etl \
+    && useradd --create-home etl && mkdir -p /app/.telecom-etl && chown -R etl /app/.telecom-etl
 USER etl
 ENTRYPOINT ["node", "dist/src/cli/bin.js"]
 CMD ["nightly"]

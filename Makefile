@@ -31,7 +31,7 @@ BIOME_VERSION := 2.6.8
 BIOME   := $(STAMPS)/biome/node_modules/@biomejs/biome/bin/biome
 SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: help setup demo test typecheck lint format other-nodes bench clean
+.PHONY: help setup demo test typecheck lint format other-nodes bench clean python-lock
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
@@ -43,10 +43,19 @@ $(STAMPS)/npm: package.json package-lock.json $(RUNTIME_NODE)
 	npm ci --no-audit --no-fund
 	@touch $@
 
-$(VENV)/.installed: dbt/requirements.txt
+# dbt and every package it pulls in, pinned with their hashes (dbt/requirements.lock, like
+# package-lock.json): pip refuses anything else. `make python-lock` regenerates the lock after
+# dbt/requirements.txt (the direct pins) changed.
+$(VENV)/.installed: dbt/requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r dbt/requirements.txt
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes -r dbt/requirements.lock
 	@touch $@
+
+python-lock:
+	rm -rf $(STAMPS)/pip-tools && $(PYTHON) -m venv $(STAMPS)/pip-tools
+	$(STAMPS)/pip-tools/bin/pip install --quiet --disable-pip-version-check pip-tools
+	cd dbt && ../$(STAMPS)/pip-tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe --no-strip-extras \
+	  --no-emit-index-url --no-emit-find-links --output-file requirements.lock requirements.txt
 
 $(STAMPS)/build: $(STAMPS)/npm $(SOURCES)
 	npm run build

@@ -114,7 +114,7 @@ export async function runDbt(options: {
   const root = projectRoot();
   const dbt = process.env.DBT_BIN ?? path.join(root, ".venv", "bin", "dbt");
   if (!process.env.DBT_BIN && !existsSync(dbt)) {
-    throw new UsageError("dbt is not installed: run `make setup` (creates .venv from dbt/requirements.txt)");
+    throw new UsageError("dbt is not installed: run `make setup` (creates .venv from dbt/requirements.lock)");
   }
   const workDir =
     options.workDir ?? path.join(root, ".telecom-etl", "dbt", warehouseFolder(options.databaseUrl));

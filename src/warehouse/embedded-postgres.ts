@@ -149,6 +149,8 @@ export async function runningEmbeddedUrl(dir: string = DEFAULT_EMBEDDED_DIR): Pr
 export async function startEmbeddedWarehouse(options: {
   dir?: string;
   log: Logger;
+  /** The port to listen on (`warehouse up --port`); default a free one. Ignored when joining a running server. */
+  port?: number;
 }): Promise<EmbeddedWarehouse> {
   const dir = path.resolve(options.dir ?? DEFAULT_EMBEDDED_DIR);
   const dataDir = path.join(dir, "data");
@@ -179,7 +181,7 @@ export async function startEmbeddedWarehouse(options: {
   }
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: "postgres",
