@@ -39,6 +39,7 @@
 {% macro copy_published_incremental_marts() -%}
     {%- set build_schema = marts_build_schema() -%}
     {%- if execute and build_schema is not none and not flags.FULL_REFRESH -%}
+        {%- set copied = namespace(any=false) -%}
         {%- for node in graph.nodes.values()
               if node.resource_type == 'model' and node.config.materialized == 'incremental'
                  and node.schema == build_schema and node.unique_id in selected_resources -%}
@@ -67,8 +68,10 @@
                     analyze {{ copy }};
                 {%- endcall -%}
                 {%- do adapter.cache_added(copy) -%}
+                {%- set copied.any = true -%}
             {%- endif -%}
         {%- endfor -%}
-        {%- do adapter.commit() -%}
+        {#- Only a copy opened a transaction (a selection without incremental marts has none to commit). -#}
+        {%- if copied.any -%}{%- do adapter.commit() -%}{%- endif -%}
     {%- endif -%}
 {%- endmacro %}
