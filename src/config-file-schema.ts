@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { STREAM_NAMES, type StreamName } from "./streams/registry.js";
+import { dayProblem } from "./utc-days.js";
 
 /** The stream names as zod's enum wants them (a non-empty tuple). */
 const streamName = z.enum(STREAM_NAMES as unknown as readonly [StreamName, ...StreamName[]]);
@@ -16,14 +17,11 @@ export const API_REVISION_SETTINGS = ["auto", "2024", "2026"] as const;
 /** An account's `api_revision` setting. */
 export type ApiRevisionSetting = (typeof API_REVISION_SETTINGS)[number];
 
-/** True for a real calendar day written `YYYY-MM-DD` (2026-02-31 is not one). */
-function isCalendarDay(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
-}
-
-const isoDate = z.string().refine(isCalendarDay, "expected a calendar date YYYY-MM-DD");
+/** A real calendar day written `YYYY-MM-DD`; `2026-02-30` says it is not a real date. */
+const isoDate = z.string().superRefine((text, context) => {
+  const problem = dayProblem(text);
+  if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+});
 
 const rateSchema = z.strictObject({
   requests_per_second: z.number().positive().default(10),

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { DEFAULT_TIMEOUTS } from "./api/http-client.js";
@@ -13,6 +13,8 @@ import {
 import { redactUrl, UsageError } from "./errors.js";
 import { Secret } from "./secret.js";
 import type { StreamName } from "./streams/registry.js";
+import { subAccountName } from "./sub-account-name.js";
+import { yamlErrorLine } from "./yaml-error-line.js";
 
 export {
   API_REVISION_SETTINGS,
@@ -227,7 +229,16 @@ function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
  * UsageError with one line per issue; secrets only ever come from the environment.
  */
 export async function loadConfig(
-  options: { file?: string | undefined; databaseUrl?: string | undefined; requireAccounts?: boolean },
+  options: {
+    file?: string | undefined;
+    databaseUrl?: string | undefined;
+    requireAccounts?: boolean;
+    /**
+     * The accounts the command touches (`--accounts`, an account name or one of its sub-accounts'):
+     * only their keys must be set. Absent: every account's.
+     */
+    touchedAccounts?: readonly string[] | undefined;
+  },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<EtlConfig> {
   const file =
@@ -236,6 +247,12 @@ export async function loadConfig(
     (existsSync("telecom-etl.yaml") ? "telecom-etl.yaml" : undefined);
   let raw: unknown = {};
   if (file) {
+    // A bind mount of a file that is missing on the host makes docker compose create a directory.
+    if ((await stat(file).catch(() => undefined))?.isDirectory()) {
+      throw new UsageError(
+        `config: ${file} is a directory, not a file (docker compose creates an empty directory where the file it should mount is missing): put the config file on the host path it mounts, or point --config / TELECOM_ETL_CONFIG at the file`,
+      );
+    }
     let text: string;
     try {
       text = await readFile(file, "utf8");
@@ -245,7 +262,7 @@ export async function loadConfig(
     try {
       raw = parseYaml(text) ?? {};
     } catch (error) {
-      throw new UsageError(`config: ${file} is not valid YAML: ${(error as Error).message.split("\n")[0]}`);
+      throw new UsageError(`config: ${file} ${yamlErrorLine(error, text)}`);
     }
     if (typeof raw !== "object" || Array.isArray(raw))
       throw new UsageError(`config: ${file} must be a YAML mapping`);
@@ -269,8 +286,13 @@ export async function loadConfig(
       throw new UsageError(`config: accounts.${index}.name: duplicate name ${account.name}`);
     names.add(account.name);
     const key = env[account.api_key_env];
-    if (options.requireAccounts !== false && !key) {
-      throw new UsageError(`account ${account.name}: env var ${account.api_key_env} is not set`);
+    const problem = keyProblem(account.name, account.api_key_env, key);
+    if (
+      options.requireAccounts !== false &&
+      problem !== undefined &&
+      touches(options.touchedAccounts, account)
+    ) {
+      throw new UsageError(problem);
     }
     if (key && !/^[\x21-\x7e]+$/.test(key)) {
       throw new UsageError(
@@ -311,6 +333,27 @@ export async function loadConfig(
     databaseUrl: options.databaseUrl ?? env.DATABASE_URL,
     source: file,
   };
+}
+
+/**
+ * Why an account's key cannot be used: its variable is not set, or set to nothing (a line
+ * `ACME_KEY=` in an env file). Undefined when the key is there.
+ */
+export function keyProblem(account: string, envVar: string, key: string | undefined): string | undefined {
+  if (key === undefined)
+    return `account ${account}: env var ${envVar} is not set; set it to the account's API key in the loader's environment`;
+  if (key === "")
+    return `account ${account}: env var ${envVar} is empty; set it to the account's API key (an env file line "${envVar}=" sets it to nothing)`;
+  return undefined;
+}
+
+/** True when a command touching `touched` (undefined: every account) touches `account` or one of its sub-accounts. */
+function touches(touched: readonly string[] | undefined, account: ConfigFile["accounts"][number]): boolean {
+  if (touched === undefined) return true;
+  return touched.some(
+    (name) =>
+      name === account.name || account.sub_accounts.some((id) => subAccountName(account.name, id) === name),
+  );
 }
 
 /**

@@ -43,6 +43,8 @@ export interface ContextNeeds {
   readonly accounts: boolean;
   /** Apply pending migrations first (data commands); false leaves the schema alone. */
   readonly migrate: boolean;
+  /** The accounts the command works on (`--accounts`): only their keys must be set. Absent: every account. */
+  readonly touchedAccounts?: readonly string[] | undefined;
 }
 
 /** Process-wide pieces the CLI entry point owns: the abort signal and the resources to release on exit. */
@@ -128,6 +130,7 @@ export async function withCommandContext(
     file: options.config,
     databaseUrl: options.databaseUrl,
     requireAccounts: needs.accounts,
+    touchedAccounts: needs.touchedAccounts,
   });
   for (const account of config.accounts) runtime.secrets.add(account.apiKey.reveal());
   const { warehouse, embedded } = await openWarehouse(config, log, runtime);

@@ -3,6 +3,7 @@ import { describeError } from "../errors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { KnownSecrets } from "../known-secrets.js";
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type Logger } from "../log.js";
+import { packageVersion } from "../package-version.js";
 import { processStderr } from "../stderr-lines.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
 import { registerCommands } from "./register-commands.js";
@@ -23,6 +24,7 @@ export function buildProgram(runtime: Runtime): Command {
       ).choices(LOG_FORMATS),
     )
     .option("--json", "machine-readable output for status-like commands")
+    .version(packageVersion(), "-V, --version", "print the version and exit")
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });

@@ -3,7 +3,7 @@
  * value is a one-line UsageError naming the flag (exit 2).
  */
 import { UsageError } from "../errors.js";
-import { isUtcDay } from "../utc-days.js";
+import { dayProblem } from "../utc-days.js";
 
 /** `--streams a,b` / `--accounts x,y`: a non-empty comma-separated list of names. */
 export function parseNameList(flag: string, value: string | undefined): string[] | undefined {
@@ -16,10 +16,11 @@ export function parseNameList(flag: string, value: string | undefined): string[]
   return [...new Set(names)];
 }
 
-/** A `YYYY-MM-DD` flag value, or a UsageError naming the flag. */
+/** A `YYYY-MM-DD` flag value, or a UsageError naming the flag (`--until: 2026-02-30 is not a real date (…)`). */
 export function parseDateFlag(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!isUtcDay(value)) throw new UsageError(`${flag}: expected a date YYYY-MM-DD, got "${value}"`);
+  const problem = dayProblem(value);
+  if (problem !== undefined) throw new UsageError(`${flag}: ${problem}`);
   return value;
 }
 

@@ -139,7 +139,7 @@ export async function runPipelineCommand(
   const code = await withCommandContext(
     globalOptions(cmd),
     runtime,
-    { accounts: true, migrate: true },
+    { accounts: true, migrate: true, touchedAccounts: request.accounts },
     async (ctx) => {
       const end = {
         command: cmd.name(),

@@ -22,7 +22,10 @@ describe("run, backfill, state and rejects commands (CLI)", () => {
   it("bad flags and dates: one line and exit 2, nothing recorded", async ({ rig, env }) => {
     const { db } = rig;
     const cases: [string[], RegExp][] = [
-      [["run", "--until", "2026-02-30"], /--until: expected a date YYYY-MM-DD/],
+      [
+        ["run", "--until", "2026-02-30"],
+        /--until: 2026-02-30 is not a real date \(February 2026 has 28 days\)/,
+      ],
       [["run", "--lock-timeout", "-1"], /--lock-timeout: expected a number of seconds/],
       [["run", "--accounts", "ghost"], /unknown account "ghost"; configured: default/],
       [["run", "--streams", "nope"], /unknown stream "nope"/],

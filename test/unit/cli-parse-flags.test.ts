@@ -14,7 +14,19 @@ describe("flag parsing shared by the commands", () => {
   it("dates: real UTC days only, the flag named in the message", () => {
     expect(parseDateFlag("--until", "2026-08-31")).toBe("2026-08-31");
     expect(() => parseDateFlag("--until", "2026-02-30")).toThrow(
-      /^--until: expected a date YYYY-MM-DD, got "2026-02-30"$/,
+      new UsageError("--until: 2026-02-30 is not a real date (February 2026 has 28 days)"),
+    );
+    expect(() => parseDateFlag("--until", "2028-02-30")).toThrow(
+      new UsageError("--until: 2028-02-30 is not a real date (February 2028 has 29 days)"),
+    );
+    expect(() => parseDateFlag("--from", "2026-13-01")).toThrow(
+      new UsageError("--from: 2026-13-01 is not a real date (months run from 01 to 12)"),
+    );
+    expect(() => parseDateFlag("--from", "2026-04-31")).toThrow(
+      new UsageError("--from: 2026-04-31 is not a real date (April 2026 has 30 days)"),
+    );
+    expect(() => parseDateFlag("--until", "31/08/2026")).toThrow(
+      new UsageError('--until: expected a date YYYY-MM-DD, got "31/08/2026"'),
     );
   });
 

@@ -65,7 +65,61 @@ describe("loadConfig", () => {
     const file = await configFile(
       "accounts:\n  - name: main\n    base_url: https://api.example.com\n    api_key_env: MAIN_KEY\n",
     );
-    await expect(loadConfig({ file }, {})).rejects.toThrow("account main: env var MAIN_KEY is not set");
+    await expect(loadConfig({ file }, {})).rejects.toThrow(
+      new UsageError(
+        "account main: env var MAIN_KEY is not set; set it to the account's API key in the loader's environment",
+      ),
+    );
+    await expect(loadConfig({ file }, { MAIN_KEY: "" })).rejects.toThrow(
+      new UsageError(
+        'account main: env var MAIN_KEY is empty; set it to the account\'s API key (an env file line "MAIN_KEY=" sets it to nothing)',
+      ),
+    );
+  });
+
+  it("requires the keys of the accounts a command touches only", async () => {
+    const file = await configFile(
+      [
+        "accounts:",
+        "  - { name: acme, base_url: https://a.example.com, api_key_env: ACME_KEY, sub_accounts: [42] }",
+        "  - { name: northwind, base_url: https://n.example.com, api_key_env: NORTHWIND_KEY }",
+      ].join("\n"),
+    );
+    const config = await loadConfig(
+      { file, touchedAccounts: ["northwind"] },
+      { NORTHWIND_KEY: "nw-key-123456" },
+    );
+    expect(config.accounts.map((a) => [a.name, a.apiKey.reveal()])).toEqual([
+      ["acme", ""],
+      ["northwind", "nw-key-123456"],
+    ]);
+    // A sub-account is read with its master's key: touching it touches the master.
+    await expect(
+      loadConfig({ file, touchedAccounts: ["acme-sub-42"] }, { NORTHWIND_KEY: "nw-key-123456" }),
+    ).rejects.toThrow(/^account acme: env var ACME_KEY is not set/);
+    await expect(loadConfig({ file }, { NORTHWIND_KEY: "nw-key-123456" })).rejects.toThrow(
+      /^account acme: env var ACME_KEY is not set/,
+    );
+  });
+
+  it("says a config path is a directory (what docker compose makes of a missing mounted file)", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "telecom-etl-config-dir-"));
+    await expect(loadConfig({ file: dir }, minimalEnv)).rejects.toThrow(
+      new UsageError(
+        `config: ${dir} is a directory, not a file (docker compose creates an empty directory where the file it should mount is missing): put the config file on the host path it mounts, or point --config / TELECOM_ETL_CONFIG at the file`,
+      ),
+    );
+  });
+
+  it("shows a YAML syntax error's line whole: its number and its text", async () => {
+    const file = await configFile(
+      "accounts:\n  - name: acme\n    base_url: https://a.example.com\n   api_key_env: ACME_KEY\n",
+    );
+    await expect(loadConfig({ file }, {})).rejects.toThrow(
+      new UsageError(
+        `config: ${file} line 4 is not valid YAML: "   api_key_env: ACME_KEY" (Sequence item without - indicator)`,
+      ),
+    );
   });
 
   it("rejects a file that is not YAML or does not exist, in one line", async () => {
@@ -77,9 +131,14 @@ describe("loadConfig", () => {
   });
 
   it("refuses a start_date that is not a calendar day, naming the field", async () => {
-    for (const bad of ["2026-13-01", "2026-02-31", "2026-2-1"]) {
+    const said = {
+      "2026-13-01": "config: start_date: 2026-13-01 is not a real date (months run from 01 to 12)",
+      "2026-02-31": "config: start_date: 2026-02-31 is not a real date (February 2026 has 28 days)",
+      "2026-2-1": 'config: start_date: expected a date YYYY-MM-DD, got "2026-2-1"',
+    };
+    for (const [bad, message] of Object.entries(said)) {
       await expect(loadConfig({}, { ...minimalEnv, TELECOM_ETL_START_DATE: bad }), bad).rejects.toThrow(
-        "config: start_date: expected a calendar date YYYY-MM-DD",
+        new UsageError(message),
       );
     }
     const leap = await loadConfig({}, { ...minimalEnv, TELECOM_ETL_START_DATE: "2028-02-29" });
