@@ -32,8 +32,19 @@ export class EtlError extends Error {
 /** Bad flag, bad config, missing env var, unreachable or malformed database URL: nothing was done (exit 2). */
 export class UsageError extends EtlError {}
 
-/** The platform refused the credentials (401): stop every stream of this account (exit 2 when nothing else ran). */
+/**
+ * Stop every stream of this account, it cannot be read at all (exit 2 when nothing else ran): the
+ * platform refused the credentials (401), or, as {@link UnreachableHostError}, its host cannot be
+ * reached.
+ */
 export class AuthError extends EtlError {}
+
+/**
+ * The account's host cannot be reached at all: its name does not resolve (ENOTFOUND, EAI_AGAIN)
+ * or it refuses every connection (ECONNREFUSED) before it ever answered. A configuration error
+ * (a typo in the URL, a wrong port): never retried, the account stops at once like a refused key.
+ */
+export class UnreachableHostError extends AuthError {}
 
 /** The key lacks a permission (403): skip this stream for this account, others go on. */
 export class PermissionError extends EtlError {}

@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
-import { type ErrorContext, RetryableError, redactUrl, UsageError } from "../errors.js";
+import { type ErrorContext, RetryableError, redactUrl, UnreachableHostError, UsageError } from "../errors.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import { parseJsonExact } from "../platform/exact-number.js";
@@ -154,6 +154,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
   const secrets = options.secrets;
   secrets?.add(options.apiKey);
+  // Whether the host ever answered this client: until it has, a name that does not resolve or a
+  // refused connection is a configuration error, not a blip (see unreachableReason).
+  let answered = false;
   const scrub = (text: string | undefined) => {
     if (text === undefined) return undefined;
     const scrubbed = scrubSecret(text, options.apiKey);
@@ -186,6 +189,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal,
       });
     } catch (error) {
+      const unreachable = answered ? undefined : unreachableReason(error);
+      if (unreachable !== undefined) {
+        throw new UnreachableHostError(
+          `account ${request.account}: cannot reach ${request.origin ?? base.origin}: ${unreachable}`,
+          context,
+          { cause: error },
+        );
+      }
       if (error instanceof TransportError) {
         throw new RetryableError(`${describeRequest(request)}: ${scrub(error.message)}`, context, {
           cause: error,
@@ -193,6 +204,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       throw error;
     }
+    answered = true;
     const text = raw.body.toString("utf8");
     let body: unknown = null;
     let parsed = true;
@@ -273,6 +285,25 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       agent.destroy();
     },
   };
+}
+
+/**
+ * Why a host that never answered cannot be reached, with the fix, for the network errors that mean
+ * so (undefined for any other failure: a timeout, a reset, a 5xx stay transient and are retried).
+ */
+export function unreachableReason(error: unknown): string | undefined {
+  if (!(error instanceof TransportError) || error.failure !== "network") return undefined;
+  const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOTFOUND":
+      return "its host name does not resolve (ENOTFOUND); check the account's base_url for a typo";
+    case "EAI_AGAIN":
+      return "its host name could not be resolved (EAI_AGAIN, no answer from DNS); check the account's base_url and this machine's DNS";
+    case "ECONNREFUSED":
+      return "the connection was refused (ECONNREFUSED): nothing listens there; check the host and port of the account's base_url, and that the platform is up";
+    default:
+      return undefined;
+  }
 }
 
 /** Joins base URL and path and appends the query; refuses `appid` (Bearer is the only auth we send). */

@@ -3,13 +3,17 @@
  * rows and rejects, then the errors that explain a non-zero exit. Pure, for tests and the CLI.
  */
 import { OUTSIDE_WINDOW } from "./outside-window.js";
+import { ACCOUNT_STOPS } from "./run-outcome.js";
 import type { PipelineResult } from "./run-pipeline.js";
 
 /** Lines of the human-readable summary of a run. */
 export function formatRunSummary(result: PipelineResult): string[] {
   const lines = [`run ${result.runId} (${result.status}, exit ${result.exitCode}), today ${result.today}`];
   const width = Math.max(...result.streams.map((s) => `${s.account}/${s.stream}`.length), 10);
+  const stopped = stoppedAccounts(result);
+  for (const reason of stopped.values()) lines.push(`  stopped: ${reason}`);
   for (const s of result.streams) {
+    if (stopped.has(s.account)) continue;
     const name = `${s.account}/${s.stream}`.padEnd(width);
     lines.push(
       `  ${name}  ${s.status.padEnd(11)} windows ${s.windowsLoaded}/${s.windowsPlanned} loaded` +
@@ -50,6 +54,21 @@ export function formatRunSummary(result: PipelineResult): string[] {
     }
   }
   return lines;
+}
+
+/**
+ * Accounts that stopped before loading anything (the key refused, the host unreachable), each with
+ * the one reason: said once per account, not once per stream.
+ */
+function stoppedAccounts(result: PipelineResult): Map<string, string> {
+  const stopped = new Map<string, string>();
+  for (const account of new Set(result.streams.map((s) => s.account))) {
+    const streams = result.streams.filter((s) => s.account === account);
+    const stop = streams.find((s) => ACCOUNT_STOPS.includes(s.status));
+    if (stop === undefined || streams.some((s) => s.windowsLoaded > 0)) continue;
+    stopped.set(account, (stop.errors[0] ?? stop.status).replace(/^stream \S+ stopped: /, ""));
+  }
+  return stopped;
 }
 
 /** The machine-readable summary (`--json`); `resume`: the line saying how to finish an interrupted run. */

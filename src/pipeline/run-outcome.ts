@@ -12,8 +12,12 @@ export interface RunOutcome {
   readonly status: FinishedRunStatus;
 }
 
+/** How a stream ends when its whole account stopped: the key refused, the host unreachable. */
+export const ACCOUNT_STOPS: readonly StreamSummary["status"][] = ["auth_failed", "unreachable"];
+
 /**
- * 130 when interrupted; 2 when every account was refused its key and nothing loaded; 1 when any
+ * 130 when interrupted; 2 when every account was refused its key (or its host could not be
+ * reached) and nothing loaded; 1 when any
  * window failed or any stream was skipped or stopped; 3 when all went through but rows were
  * quarantined; else 0. A stream `not_provisioned` (the account lacks the product, e.g. speech
  * analytics) is a warning in the summary, not a failure: nothing was lost.
@@ -22,7 +26,7 @@ export function runOutcome(summaries: readonly StreamSummary[], interrupted: boo
   const loaded = summaries.reduce((sum, s) => sum + s.windowsLoaded, 0);
   if (interrupted) return { exitCode: EXIT.interrupted, status: "interrupted" };
   const accounts = new Set(summaries.map((s) => s.account));
-  const refused = new Set(summaries.filter((s) => s.status === "auth_failed").map((s) => s.account));
+  const refused = new Set(summaries.filter((s) => ACCOUNT_STOPS.includes(s.status)).map((s) => s.account));
   if (accounts.size > 0 && refused.size === accounts.size && loaded === 0) {
     return { exitCode: EXIT.usage, status: "failed" };
   }

@@ -183,7 +183,11 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
               },
             );
             const tally = newTally(target.account.name, stream.name, plan.length);
-            if ("failure" in reader) {
+            if ("failure" in reader && reader.failure instanceof AuthError) {
+              // Its master's key was refused or its host cannot be reached: the account stops, as the master does.
+              if (!accountAbort.signal.aborted) accountAbort.abort(reader.failure);
+              tally.windowsNotRun = plan.length;
+            } else if ("failure" in reader) {
               // Nothing of a sub-account whose key could not be had is read: each stream fails saying why.
               tally.windowsFailed = Math.max(1, plan.length);
               tally.errors.push(reader.failure.message);
@@ -282,7 +286,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
           budgets: budgetSummaries,
           exitCode: outcome.exitCode,
           status: outcome.status,
-          notes,
+          notes: [...cutNotes(request, today), ...notes],
         };
         return { result, outcome };
       } finally {
@@ -370,6 +374,18 @@ async function runAccountSlices(
     env.progress.replan(job.id, job.plan.length);
   }
   await runJobs(lookups);
+}
+
+/**
+ * A last day after today is cut to today (nothing exists later): said in a note, not refused, so a
+ * script asking for "through the end of the month" runs, and its operator sees what was loaded.
+ */
+export function cutNotes(request: PipelineRequest, today: string): string[] {
+  if (request.command === "backfill" && request.from > today)
+    return [`note: --from ${request.from} is after today (${today}, UTC): nothing to load`];
+  const [flag, last] = request.command === "backfill" ? ["--to", request.to] : ["--until", request.until];
+  if (last === undefined || last <= today) return [];
+  return [`note: ${flag} ${last} is after today (${today}, UTC): cut to ${today}`];
 }
 
 /** A backfill's range does not apply to full-refresh streams: they load every page, and say so. */

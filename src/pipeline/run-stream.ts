@@ -6,7 +6,7 @@
  */
 import { type ApiClient, newRequestTally, type RequestTally } from "../api/http-client.js";
 import { type AccountConfig, type StreamSettings, sourcesOf } from "../config.js";
-import { AuthError, describeError, LockHeldError, PermissionError } from "../errors.js";
+import { AuthError, describeError, LockHeldError, PermissionError, UnreachableHostError } from "../errors.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
@@ -43,11 +43,13 @@ export const STREAM_OUTCOMES = [
   "skipped",
   "not_provisioned",
   "auth_failed",
+  "unreachable",
   "interrupted",
 ] as const;
 /**
  * `skipped`: 403, the key lacks the stream's permission; `not_provisioned`: 403 on a stream of a
- * product the account does not have (speech analytics), a warning; `auth_failed`: 401 for the account.
+ * product the account does not have (speech analytics), a warning; `auth_failed`: 401 for the
+ * account; `unreachable`: the account's host does not resolve or refuses every connection.
  */
 export type StreamOutcome = (typeof STREAM_OUTCOMES)[number];
 
@@ -501,7 +503,9 @@ export function summarize(job: StreamJob): StreamSummary {
     tally.windowsFailed += unaccounted;
     tally.errors.push(`${unaccounted} planned window(s) were never run`);
   }
-  if (job.accountAbort.signal.reason instanceof AuthError && unfinished) status = "auth_failed";
+  const stopped = job.accountAbort.signal.reason;
+  if (stopped instanceof AuthError && unfinished)
+    status = stopped instanceof UnreachableHostError ? "unreachable" : "auth_failed";
   else if (job.streamAbort.signal.aborted)
     status =
       job.stream.product !== undefined && job.streamAbort.signal.reason instanceof PermissionError
@@ -510,8 +514,8 @@ export function summarize(job: StreamJob): StreamSummary {
   else if (tally.windowsFailed > 0 || tally.windowsHeld > 0) status = "failed";
   else if (tally.windowsNotRun > 0) status = "interrupted";
   const errors =
-    status === "auth_failed"
-      ? [stoppedByAuth(job.stream.name, job.accountAbort.signal.reason as AuthError), ...tally.errors]
+    status === "auth_failed" || status === "unreachable"
+      ? [stoppedByAuth(job.stream.name, stopped as AuthError), ...tally.errors]
       : tally.errors;
   return { ...tally, status, errors };
 }
@@ -531,8 +535,9 @@ export function notProvisionedMessage(job: StreamJob, product: string, error: Pe
 }
 
 /**
- * Why a stream stopped when its account's key was refused. The 401 came from whichever request of
- * the account met it first, so each stream names itself before the shared message.
+ * Why a stream stopped when its account's key was refused or its host could not be reached. The
+ * error came from whichever request of the account met it first, so each stream names itself
+ * before the shared message.
  */
 export function stoppedByAuth(stream: string, error: AuthError): string {
   return `stream ${stream} stopped: ${error.message}`;

@@ -7,7 +7,7 @@
  */
 import type { ApiClient } from "../api/http-client.js";
 import { type AccountConfig, sourcesOf } from "../config.js";
-import { describeError, EtlError } from "../errors.js";
+import { AuthError, describeError, EtlError } from "../errors.js";
 import { CATALOGUE, resourcePath, subAccountSchema } from "../platform/index.js";
 import { Secret } from "../secret.js";
 import { getStream } from "../streams/registry.js";
@@ -56,6 +56,8 @@ export async function fetchSubAccountKey(
     if (response.status === 404) throw new EtlError(`the platform knows no sub-account ${parent.id}`);
     body = response.body;
   } catch (error) {
+    // The master's key refused, its host unreachable: the sub-account stops with its master.
+    if (error instanceof AuthError) throw error;
     throw new EtlError(
       `could not fetch ${what}: ${describeError(error)}; check sub_accounts of account ${parent.account}`,
       {

@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo, LookupFunction, Socket } from "node:net";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -10,7 +10,15 @@ import {
 } from "../../src/api/http-client.js";
 import { createRateBudget } from "../../src/api/rate-budget.js";
 import { RetriesExhaustedError } from "../../src/api/retry-policy.js";
-import { AuthError, EtlError, PermissionError, SliceError, UsageError } from "../../src/errors.js";
+import {
+  AuthError,
+  EtlError,
+  PermissionError,
+  SliceError,
+  UnreachableHostError,
+  UsageError,
+} from "../../src/errors.js";
+import { EXIT, exitCodeFor } from "../../src/exit-codes.js";
 import { capturingLogger } from "./pipeline-harness.js";
 
 /**
@@ -343,17 +351,56 @@ describe("http client: retries", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("a refused connection names the server that refused it (never the key)", async () => {
+  it("a host that never answered and refuses the connection stops at once: UnreachableHostError, one attempt", async () => {
     const server = await startServer((_req, res) => json(res, 200, {}));
+    const { client } = makeClient(server, { retry: { maxAttempts: 6 } });
+    await server.close();
+    const tally = newRequestTally();
+    const error = await caught(client.getJson("/v1/cdr", { page: 2 }, { stream: "cdrs", tally }));
+    expect(error).toBeInstanceOf(UnreachableHostError);
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toBe(
+      `account acme: cannot reach http://127.0.0.1:${server.port}: the connection was refused (ECONNREFUSED): nothing listens there; check the host and port of the account's base_url, and that the platform is up`,
+    );
+    expect(tally).toEqual({ requests: 1, retries: 0 });
+    expect(exitCodeFor(error)).toBe(EXIT.usage);
+  });
+
+  it("a host name that does not resolve stops at once; a lookup that answers nothing stays a retried timeout", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    const notFound = Object.assign(new Error("getaddrinfo ENOTFOUND api.platform.tset"), {
+      code: "ENOTFOUND",
+    });
+    const { client } = makeClient(server, {
+      baseUrl: `http://api.platform.tset:${server.port}`,
+      lookup: ((_host: string, _options: unknown, callback: (error: Error) => void) =>
+        callback(notFound)) as unknown as LookupFunction,
+      retry: { maxAttempts: 6 },
+    });
+    const tally = newRequestTally();
+    const error = await caught(client.getJson("/v1/cdr", {}, { tally }));
+    expect(error).toBeInstanceOf(UnreachableHostError);
+    expect(error.message).toBe(
+      `account acme: cannot reach http://api.platform.tset:${server.port}: its host name does not resolve (ENOTFOUND); check the account's base_url for a typo`,
+    );
+    expect(tally.requests).toBe(1);
+  });
+
+  it("once the host answered, a refused connection is a blip: retried, naming the server (never the key)", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    const port = server.port;
     const { client } = makeClient(server, { retry: { maxAttempts: 2 } });
+    expect((await client.getJson("/v1/cdr")).status).toBe(200);
+    client.close();
     await server.close();
     const error = await caught(client.getJson("/v1/cdr", { page: 2 }, { stream: "cdrs" }));
     expect(error).toBeInstanceOf(RetriesExhaustedError);
     expect(error.message).toMatch(
       new RegExp(
-        `^account acme, stream cdrs: GET http://127\\.0\\.0\\.1:${server.port}/v1/cdr\\?page=2: .*ECONNREFUSED`,
+        `^account acme, stream cdrs: GET http://127\\.0\\.0\\.1:${port}/v1/cdr\\?page=2: .*ECONNREFUSED`,
       ),
     );
+    expect((error as RetriesExhaustedError).attempts).toBe(2);
     expect(error.message).not.toContain(API_KEY);
   });
 
