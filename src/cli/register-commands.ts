@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerBackfillCommand } from "./backfill-command.js";
+import { registerCheckCommand } from "./check-command.js";
 import type { Runtime } from "./command-context.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerDemoCommand } from "./demo-command.js";
@@ -21,6 +22,7 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerMigrateCommand(program, runtime);
   registerWarehouseCommand(program, runtime);
   registerConfigCommand(program, runtime);
+  registerCheckCommand(program, runtime);
   registerRunCommand(program, runtime);
   registerBackfillCommand(program, runtime);
   registerStatusCommand(program, runtime);

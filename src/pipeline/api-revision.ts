@@ -14,12 +14,48 @@ import { CATALOGUE } from "../platform/catalogue.js";
 import { resourcePath, windowQuery } from "../platform/resource.js";
 import { addDays } from "../utc-days.js";
 
-/** The request auto-detection sends: the 2026 CDR list, one row of `today`. */
-export function revisionProbe(today: string): { path: string; query: Record<string, string | number> } {
+/**
+ * The request auto-detection sends: the 2026 CDR list, one row of `today` (with `revision`, the
+ * same list of that revision: `telecom-etl check` asks it of an account whose revision is configured).
+ */
+export function revisionProbe(
+  today: string,
+  revision: ApiRevision = "2026",
+): { path: string; query: Record<string, string | number> } {
   const day = windowQuery(CATALOGUE.cdrs, { start: today, lastDay: today, end: addDays(today, 1) });
   return {
-    path: resourcePath(CATALOGUE.cdrs, "2026"),
+    path: resourcePath(CATALOGUE.cdrs, revision),
     query: { ...day, type: "placed", page: 1, per_page: 1 },
+  };
+}
+
+/** How the probe went: the platform's status, or what the client threw. */
+export type ProbeOutcome = { readonly status: number } | { readonly error: unknown };
+
+/** What a probe says: the revision and why, or why it cannot tell (runs then read with 2024). */
+export type RevisionVerdict =
+  | { readonly revision: ApiRevision; readonly because: string }
+  | { readonly undecided: string };
+
+/**
+ * The revision the probe's outcome shows: answered → 2026, 404 → 2024 (the path does not exist
+ * there), 400/422 → 2026 (the path exists; it only disliked the query). Throws the AuthError of a
+ * refused key (the account stops); anything else cannot tell.
+ */
+export function revisionFromProbe(path: string, outcome: ProbeOutcome): RevisionVerdict {
+  if ("status" in outcome) {
+    return {
+      revision: outcome.status === 404 ? "2024" : "2026",
+      because: `GET ${path} answered ${outcome.status}`,
+    };
+  }
+  const error = outcome.error;
+  if (error instanceof AuthError) throw error;
+  if (error instanceof SliceError && (error.context.status === 400 || error.context.status === 422)) {
+    return { revision: "2026", because: `GET ${path} answered ${error.context.status}` };
+  }
+  return {
+    undecided: error instanceof PermissionError ? "the key may not read calls" : describeError(error),
   };
 }
 
@@ -41,27 +77,21 @@ export async function resolveApiRevision(input: {
     return setting;
   }
   const probe = revisionProbe(input.today);
-  let revision: ApiRevision;
-  let because: string;
-  try {
-    const response = await client.getJson(probe.path, probe.query, { signal: input.signal });
-    revision = response.status === 404 ? "2024" : "2026";
-    because = `GET ${probe.path} answered ${response.status}`;
-  } catch (error) {
-    if (error instanceof AuthError) throw error;
-    if (error instanceof SliceError && (error.context.status === 400 || error.context.status === 422)) {
-      // The path exists; it only disliked the probe's query.
-      revision = "2026";
-      because = `GET ${probe.path} answered ${error.context.status}`;
-    } else {
-      const reason = error instanceof PermissionError ? "the key may not read calls" : describeError(error);
-      log.warn(
-        { account: client.account, error: reason },
-        "could not tell the platform's API revision; reading with 2024 (set api_revision for this account to choose)",
-      );
-      return "2024";
-    }
+  const outcome: ProbeOutcome = await client
+    .getJson(probe.path, probe.query, { signal: input.signal })
+    .then((response) => ({ status: response.status }))
+    .catch((error: unknown) => ({ error }));
+  const verdict = revisionFromProbe(probe.path, outcome);
+  if ("undecided" in verdict) {
+    log.warn(
+      { account: client.account, error: verdict.undecided },
+      "could not tell the platform's API revision; reading with 2024 (set api_revision for this account to choose)",
+    );
+    return "2024";
   }
-  log.info({ account: client.account, apiRevision: revision }, `API revision ${revision} (auto: ${because})`);
-  return revision;
+  log.info(
+    { account: client.account, apiRevision: verdict.revision },
+    `API revision ${verdict.revision} (auto: ${verdict.because})`,
+  );
+  return verdict.revision;
 }

@@ -19,6 +19,13 @@ export function projectRoot(): string {
   return findProjectFolder("dbt/dbt_project.yml");
 }
 
+/** The dbt the loader runs: $DBT_BIN, else the project's `.venv/bin/dbt`; undefined when that is not installed. */
+export function dbtExecutable(root = projectRoot()): string | undefined {
+  if (process.env.DBT_BIN) return process.env.DBT_BIN;
+  const dbt = path.join(root, ".venv", "bin", "dbt");
+  return existsSync(dbt) ? dbt : undefined;
+}
+
 /** Result of a dbt invocation: its exit status, the counts line (`PASS=32 WARN=0 ERROR=0 ...`) and what failed. */
 export interface DbtResult {
   readonly ok: boolean;
@@ -112,8 +119,8 @@ export async function runDbt(options: {
   onNode?: (progress: DbtNodeProgress) => void;
 }): Promise<DbtResult> {
   const root = projectRoot();
-  const dbt = process.env.DBT_BIN ?? path.join(root, ".venv", "bin", "dbt");
-  if (!process.env.DBT_BIN && !existsSync(dbt)) {
+  const dbt = dbtExecutable(root);
+  if (dbt === undefined) {
     throw new UsageError("dbt is not installed: run `make setup` (creates .venv from dbt/requirements.lock)");
   }
   const workDir =
