@@ -51,7 +51,7 @@ export async function checkDbt(databaseUrl: string, biReaderRole: string | undef
         subject,
         item: "installed",
         status: "fail",
-        detail: `no dbt in ${path.join(root, ".venv", "bin")}: run make setup (creates .venv from dbt/requirements.txt), or set DBT_BIN`,
+        detail: `no dbt in ${path.join(root, ".venv", "bin")}: run make setup (creates .venv from dbt/requirements.lock), or set DBT_BIN`,
       },
     ];
   }
