@@ -362,7 +362,7 @@ describe("http client: retries", () => {
     expect(error.message).toBe(
       `account acme: cannot reach http://127.0.0.1:${server.port}: the connection was refused (ECONNREFUSED): nothing listens there; check the host and port of the account's base_url, and that the platform is up`,
     );
-    expect(tally).toEqual({ requests: 1, retries: 0 });
+    expect(tally).toEqual({ requests: 1, retries: 0, throttled: 0 });
     expect(exitCodeFor(error)).toBe(EXIT.usage);
   });
 
