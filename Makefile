@@ -30,12 +30,14 @@ OTHER_NODES := $(filter-out $(NODE_MAJOR),22 24)
 BIOME_VERSION := 2.6.8
 BIOME   := $(STAMPS)/biome/node_modules/@biomejs/biome/bin/biome
 SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfig.build.json
+# The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
+CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: help setup demo test typecheck lint format other-nodes bench clean python-lock
+.PHONY: help setup demo test typecheck lint format other-nodes chromium bench clean python-lock
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
-	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt), Node 22/24 checks"
+	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt, headless Chromium), Node 22/24 checks"
 	@echo "make bench  set up, then run the benchmarks and print their figures"
 
 $(STAMPS)/npm: package.json package-lock.json $(RUNTIME_NODE)
@@ -73,6 +75,21 @@ $(STAMPS)/node%/node_modules/node-linux-$(ARCH)/bin/node:
 
 setup: $(STAMPS)/npm $(VENV)/.installed $(STAMPS)/build
 
+# Installs Debian's chromium when it is missing (as root, with apt, no prompt: a fresh CI machine or
+# container); otherwise says what to install. Checked on every `make test` (a file test, instant).
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium (the report test opens the page in it)"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq </dev/null && \
+	    apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core </dev/null; \
+	  else \
+	    echo "make test needs Chromium at $(CHROMIUM): install it (sudo apt-get install chromium) or set CHROMIUM=/path/to/chromium" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
 demo: setup
 	$(CLI) demo
 
@@ -94,8 +111,8 @@ other-nodes: $(foreach v,$(OTHER_NODES),$(call node_bin,$(v))) $(STAMPS)/build
 	  NODE_BIN="$$PWD/$$bin" bash scripts/cli-smoke.sh; \
 	done
 
-test: setup typecheck lint other-nodes
-	bash scripts/run-tests.sh
+test: setup typecheck lint other-nodes chromium
+	CHROMIUM_PATH=$(CHROMIUM) bash scripts/run-tests.sh
 
 bench: setup
 	npm run --silent bench

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
+import { checkReportPath } from "../report/report-path.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
+import { reportAfterNight, reportFileOption } from "./report-command.js";
 import { nowOverridesFrom, runPipelineCommand, runRequestFrom, withRunFlags } from "./run-command.js";
 import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
@@ -8,7 +10,7 @@ import { loadedSources, transformAfterLoad } from "./transform-steps.js";
  * `telecom-etl nightly`: the scheduled job in one command: `run`, then `transform` (also after a
  * partial load, so BI sees what landed), then `dbt source freshness`; exits with the worst of the
  * three codes. When the load could not start (configuration, credentials, another run's lock,
- * interruption) nothing else runs.
+ * interruption) nothing else runs. `--report [file]` then writes the night's HTML page.
  */
 export function registerNightlyCommand(program: Command, runtime: Runtime): void {
   const command = withRunFlags(
@@ -17,22 +19,34 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
       .description(
         "the nightly job: run (load), then transform (dbt build), then dbt source freshness; exits with the worst code",
       ),
-  ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
-    const request = runRequestFrom(options);
-    await runPipelineCommand(runtime, cmd, request, nowOverridesFrom(options), (ctx, load, dbtSteps) =>
-      transformAfterLoad(
-        ctx,
-        load,
-        loadedSources(ctx.config, request),
-        { lockTimeoutMs: request.lockTimeoutMs },
-        dbtSteps,
-      ),
-    );
-  });
+  )
+    .option("--report [file]", "after the transform, write the night's HTML page (default night.html)")
+    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const request = runRequestFrom(options);
+      const report = reportFileOption(options.report);
+      if (report !== undefined) await checkReportPath(report);
+      await runPipelineCommand(
+        runtime,
+        cmd,
+        request,
+        nowOverridesFrom(options),
+        async (ctx, load, dbtSteps) => {
+          const code = await transformAfterLoad(
+            ctx,
+            load,
+            loadedSources(ctx.config, request),
+            { lockTimeoutMs: request.lockTimeoutMs },
+            dbtSteps,
+          );
+          return report === undefined ? code : reportAfterNight(ctx, report, code);
+        },
+      );
+    });
   withExample(
     command,
     "telecom-etl nightly",
     "telecom-etl nightly --lock-timeout 600",
     "telecom-etl nightly --accounts acme --streams cdrs,short_link_metrics",
+    "telecom-etl nightly --report /var/www/etl/night.html",
   );
 }

@@ -7,6 +7,7 @@ import { registerDemoCommand } from "./demo-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerNightlyCommand } from "./nightly-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
+import { registerReportCommand } from "./report-command.js";
 import { registerRunCommand } from "./run-command.js";
 import { registerRunsCommand } from "./runs-command.js";
 import { registerSandboxCommand } from "./sandbox-command.js";
@@ -33,6 +34,7 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerTrackCommand(program, runtime);
   registerTransformCommand(program, runtime);
   registerNightlyCommand(program, runtime);
+  registerReportCommand(program, runtime);
   registerSandboxCommand(program, runtime);
   registerDemoCommand(program, runtime);
 }
