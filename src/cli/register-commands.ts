@@ -4,6 +4,7 @@ import { registerCheckCommand } from "./check-command.js";
 import type { Runtime } from "./command-context.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerDemoCommand } from "./demo-command.js";
+import { registerDocsCommand } from "./docs-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerNightlyCommand } from "./nightly-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
@@ -35,6 +36,7 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerTransformCommand(program, runtime);
   registerNightlyCommand(program, runtime);
   registerReportCommand(program, runtime);
+  registerDocsCommand(program, runtime);
   registerSandboxCommand(program, runtime);
   registerDemoCommand(program, runtime);
 }
