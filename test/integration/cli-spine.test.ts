@@ -117,7 +117,8 @@ describe("CLI spine", () => {
       cwd: dir,
       env: { TELECOM_API_URL: "http://127.0.0.1:1", TELECOM_API_KEY: "k-unreachable" },
     });
-    expect(result.code, result.stderr.slice(-2000)).toBe(1);
+    // A port that refuses every connection: the account stops at once, nothing read (exit 2).
+    expect(result.code, result.stderr.slice(-2000)).toBe(2);
     expect(await postgresPidsUnder(dir)).toEqual([]);
     expect(result.stdout + result.stderr).not.toContain("k-unreachable");
   });

@@ -145,11 +145,22 @@ describe("locks and connections that survive the database", () => {
         const runId = Number((await admin.query("SELECT max(id) AS id FROM etl.runs")).rows[0].id);
         const pid = await lockSessionPid(admin, runId);
         await intruder.query("SET application_name = 'telecom-etl run 999 pid 4242@other-host'");
-        // Terminate, then queue for the lock at once: it is granted the moment the session is gone.
-        await admin.query("SELECT pg_terminate_backend($1)", [pid]);
-        await intruder.query("SELECT pg_advisory_lock($1::bigint)", [
+        const intruderPid = Number((await intruder.query("SELECT pg_backend_pid() AS pid")).rows[0].pid);
+        // Queue for the lock first, then terminate the run's lock session: the waiting intruder is
+        // granted it the moment the session is gone, before the run can reconnect and take it back.
+        const taken = intruder.query("SELECT pg_advisory_lock($1::bigint)", [
           streamLockKey({ account, stream: "cdrs" }),
         ]);
+        for (let i = 0; i < 200; i++) {
+          const waiting = await admin.query(
+            "SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1",
+            [intruderPid],
+          );
+          if (waiting.rows[0]?.waiting === true) break;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+        await taken;
       });
       const outcome = await runAt(
         db.warehouse,
