@@ -9,7 +9,7 @@
 
 import type { DateWindow } from "../slices.js";
 import type { LoadRow } from "../streams/load-row.js";
-import type { RowIssue } from "./parse-rows.js";
+import type { RejectedRow, RowIssue } from "./parse-rows.js";
 
 /** The quality count of a slice's rows outside its window, and the code of their rejects' issue. */
 export const OUTSIDE_WINDOW = "outside_window";
@@ -74,4 +74,20 @@ export function outsideWindowMessage(input: {
       ? `Held (more than max_outside_window_share ${input.maxShare}): the window keeps what it held and is read again by every run; ${where}`
       : `${where}`)
   );
+}
+
+/**
+ * A read's rows outside its window: `outside` counts them, whether they were rejected for it
+ * (`rejected`: a replaced window) or kept to load by key (`check` run over the valid rows); `invalid`
+ * are the rejects that failed validation (the ones the reject share judges).
+ */
+export function splitOutside(
+  rows: readonly LoadRow[],
+  rejects: readonly RejectedRow[],
+  check: ((row: LoadRow) => RowIssue | null) | undefined,
+  rejected: boolean,
+): { readonly invalid: RejectedRow[]; readonly outside: number } {
+  const invalid = rejects.filter((reject) => reject.issues[0]?.code !== OUTSIDE_WINDOW);
+  const kept = check === undefined || rejected ? 0 : rows.filter((row) => check(row) !== null).length;
+  return { invalid, outside: rejects.length - invalid.length + kept };
 }

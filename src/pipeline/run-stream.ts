@@ -22,7 +22,7 @@ import type { StreamLocks } from "../warehouse/stream-locks.js";
 import { recordUnknownFields } from "../warehouse/unknown-fields.js";
 import type { AcceptedHolds } from "./accepted-holds.js";
 import { type ExtractedRequest, extractSlice } from "./extract-slice.js";
-import { OUTSIDE_WINDOW, outsideWindowCheck } from "./outside-window.js";
+import { OUTSIDE_WINDOW, outsideWindowCheck, splitOutside } from "./outside-window.js";
 import { emptyParsedRows, type ParsedRows, parseRows } from "./parse-rows.js";
 import { settledBy } from "./plan-windows.js";
 import type { PlatformClockWatch } from "./platform-clock.js";
@@ -230,14 +230,12 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     const tracked = lookupStates(stream, extracted.requests);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;
-    const isOutside = (reject: (typeof parsed.rejects)[number]) => reject.issues[0]?.code === OUTSIDE_WINDOW;
-    const invalid = parsed.rejects.filter((reject) => !isOutside(reject));
-    const outside =
-      parsed.rejects.length -
-      invalid.length +
-      (outsideCheck === undefined || rejectOutside !== undefined
-        ? 0
-        : parsed.rows.filter((row) => outsideCheck(row) !== null).length);
+    const { invalid, outside } = splitOutside(
+      parsed.rows,
+      parsed.rejects,
+      outsideCheck,
+      rejectOutside !== undefined,
+    );
     const held = await holdOf({
       warehouse: env.warehouse,
       stream,
@@ -307,9 +305,9 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     for (const [name, n] of Object.entries(quality)) tally.quality[name] = (tally.quality[name] ?? 0) + n;
     for (const update of tracked?.updates ?? [])
       tally.lookups[update.state] = (tally.lookups[update.state] ?? 0) + 1;
-    // Rows outside the window have their own line (above, or the held window's).
+    // Rows outside the window have their own line (above, or the held window's); a held read loaded nothing.
     const { [OUTSIDE_WINDOW]: _outside, ...loadedAsTheyAre } = quality;
-    if (Object.keys(loadedAsTheyAre).length > 0) {
+    if (held === undefined && Object.keys(loadedAsTheyAre).length > 0) {
       env.log.warn(
         { account: job.account.name, stream: stream.name, window: label, quality: loadedAsTheyAre },
         `${describeQuality(stream, loadedAsTheyAre)}; loaded as they are (nulls kept)`,
