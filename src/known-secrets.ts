@@ -150,8 +150,9 @@ export class KnownSecrets {
   }
 
   /**
-   * Like {@link mask}, by value only: field names are left alone (a row's typed columns, where a
-   * column named `token` is a validation's id, not a credential).
+   * Like {@link mask}, by value only: field names are left alone, neither masked by name nor
+   * searched for secrets (a row's typed columns, named by the loader; a column named `token` is a
+   * validation's id, not a credential).
    */
   maskValues<T>(value: T): T {
     return this.#mask(value, false) as T;
@@ -169,18 +170,25 @@ export class KnownSecrets {
       return changed ? out : value;
     }
     if (!isPlainObject(value)) return value;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) {
-      const key = this.maskText(name);
+    // The copy is made at the first change only: most rows hold nothing to mask, and this runs on
+    // every row of every load. Field names are masked by name only (a row's typed columns are named
+    // by the loader, never by the platform).
+    const entries = Object.entries(value);
+    let out: Record<string, unknown> | null = null;
+    for (let i = 0; i < entries.length; i++) {
+      const [name, item] = entries[i]!;
+      const key = byName ? this.maskText(name) : name;
       const masked =
         byName && item !== null && item !== undefined && isCredentialName(name)
           ? MASK
           : this.#mask(item, byName);
-      if (key !== name || masked !== item) changed = true;
-      out[key] = masked;
+      if (out === null && (key !== name || masked !== item)) {
+        out = {};
+        for (let j = 0; j < i; j++) out[entries[j]![0]] = entries[j]![1];
+      }
+      if (out !== null) out[key] = masked;
     }
-    return changed ? out : value;
+    return out ?? value;
   }
 
   #regex(): RegExp | null {
