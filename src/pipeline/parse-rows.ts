@@ -112,9 +112,17 @@ export function parseRow(
  * it is a reject, whatever the schema allows.
  */
 function placingColumns(stream: StreamDefinition): readonly string[] {
-  const { key, windowColumn } = stream.table;
-  return [...(key ?? []), ...(windowColumn === undefined ? [] : [windowColumn])];
+  let columns = placingColumnsCache.get(stream);
+  if (columns === undefined) {
+    const { key, windowColumn } = stream.table;
+    columns = [...(key ?? []), ...(windowColumn === undefined ? [] : [windowColumn])];
+    placingColumnsCache.set(stream, columns);
+  }
+  return columns;
 }
+
+/** Each stream's placing columns, computed once (this runs for every row of every load). */
+const placingColumnsCache = new WeakMap<StreamDefinition, readonly string[]>();
 
 /**
  * Validates the rows of one request (whose `implied` values apply to every row) and appends to
