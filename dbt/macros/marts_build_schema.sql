@@ -16,7 +16,7 @@
 
 {#- `ref` of a mart this invocation does not build (outside its --select) reads the published mart:
     the build schema holds only the marts this invocation builds (and the incremental ones it
-    copied). Anything else resolves as dbt resolves it. -#}
+    started from a kept or copied table). Anything else resolves as dbt resolves it. -#}
 {% macro ref() -%}
     {%- set relation = builtins.ref(*varargs, **kwargs) -%}
     {{- return(published_unless_built(relation)) -}}
@@ -32,46 +32,95 @@
 {%- endmacro %}
 
 {#- on-run-start: an incremental mart continues from the published one. Before the build, every
-    selected incremental mart the build schema lacks is copied there from the published schema
-    (columns, comments, rows, then its indexes, then ANALYZE), and dbt's relation cache is told, so
-    is_incremental() holds and the model re-builds only its settle window, as it would in place.
-    A --full-refresh needs no copy. -#}
+    selected incremental mart the build schema lacks is put there, so is_incremental() holds and the
+    model re-builds only its settle window, as it would in place:
+    - moved, when the latest publication kept its predecessor in <marts>__previous (the table it
+      replaced; src/transform/publish-marts.ts): the model then catches up from yesterday's state
+      of its own table, as after a missed night. Only when this build selects every mart the latest
+      publication built (so every mart starts from the state before that publication, as if it had
+      not happened), and the kept table's comment names that publication and the table now
+      published (not rebuilt since, by a --full-refresh or a dbt run by hand in place);
+    - otherwise copied from the published schema (columns, comments, rows, then its indexes, then
+      ANALYZE): the first build, the one after a failed build (which dropped its build schema with
+      the kept table it had taken), after a --full-refresh or a --select build.
+    dbt's relation cache is told either way. A --full-refresh needs neither. -#}
 {% macro copy_published_incremental_marts() -%}
     {%- set build_schema = marts_build_schema() -%}
     {%- if execute and build_schema is not none and not flags.FULL_REFRESH -%}
-        {%- set copied = namespace(any=false) -%}
+        {%- set published_schema = published_marts_schema() -%}
+        {%- set kept_schema = published_schema ~ '__previous' -%}
+        {%- set selected_marts = [] -%}
+        {%- set incremental = [] -%}
         {%- for node in graph.nodes.values()
-              if node.resource_type == 'model' and node.config.materialized == 'incremental'
-                 and node.schema == build_schema and node.unique_id in selected_resources -%}
-            {%- set published = adapter.get_relation(node.database, published_marts_schema(), node.alias) -%}
-            {%- set built = adapter.get_relation(node.database, build_schema, node.alias) -%}
-            {%- if published is not none and published.type == 'table' and built is none -%}
-                {%- set copy = api.Relation.create(database=node.database, schema=build_schema,
-                                                   identifier=node.alias, type='table') -%}
-                {%- call statement('copy_published_' ~ node.name) -%}
-                    create table {{ copy }} (like {{ published }} including all excluding indexes);
-                    insert into {{ copy }} select * from {{ published }};
-                    do $copy$
-                    declare
-                        index_sql text;
-                    begin
-                        for index_sql in
-                            select replace(pg_get_indexdef(indexrelid), ' ON ' || indrelid::regclass::text || ' ',
-                                           ' ON {{ build_schema }}.{{ node.alias }} ')
-                            from pg_index
-                            where indrelid = '{{ published_marts_schema() }}.{{ node.alias }}'::regclass
-                        loop
-                            execute index_sql;
-                        end loop;
-                    end
-                    $copy$;
-                    analyze {{ copy }};
-                {%- endcall -%}
-                {%- do adapter.cache_added(copy) -%}
-                {%- set copied.any = true -%}
-            {%- endif -%}
+              if node.resource_type == 'model' and node.schema == build_schema
+                 and node.unique_id in selected_resources -%}
+            {%- do selected_marts.append(node.alias) -%}
+            {%- if node.config.materialized == 'incremental' -%}{%- do incremental.append(node) -%}{%- endif -%}
         {%- endfor -%}
-        {#- Only a copy opened a transaction (a selection without incremental marts has none to commit). -#}
-        {%- if copied.any -%}{%- do adapter.commit() -%}{%- endif -%}
+        {%- if incremental | length > 0 -%}
+            {%- set movable = kept_marts_to_continue(published_schema, kept_schema, selected_marts) -%}
+            {%- for node in incremental -%}
+                {%- set published = adapter.get_relation(node.database, published_schema, node.alias) -%}
+                {%- set built = adapter.get_relation(node.database, build_schema, node.alias) -%}
+                {%- if published is not none and published.type == 'table' and built is none -%}
+                    {%- set start = api.Relation.create(database=node.database, schema=build_schema,
+                                                        identifier=node.alias, type='table') -%}
+                    {%- if node.alias in movable -%}
+                        {%- call statement('continue_kept_' ~ node.name) -%}
+                            alter table {{ adapter.quote(kept_schema) }}.{{ adapter.quote(node.alias) }}
+                                set schema {{ adapter.quote(build_schema) }}
+                        {%- endcall -%}
+                    {%- else -%}
+                        {%- call statement('copy_published_' ~ node.name) -%}
+                            create table {{ start }} (like {{ published }} including all excluding indexes);
+                            insert into {{ start }} select * from {{ published }};
+                            do $copy$
+                            declare
+                                index_sql text;
+                            begin
+                                for index_sql in
+                                    select replace(pg_get_indexdef(indexrelid), ' ON ' || indrelid::regclass::text || ' ',
+                                                   ' ON {{ build_schema }}.{{ node.alias }} ')
+                                    from pg_index
+                                    where indrelid = '{{ published_schema }}.{{ node.alias }}'::regclass
+                                loop
+                                    execute index_sql;
+                                end loop;
+                            end
+                            $copy$;
+                            analyze {{ start }};
+                        {%- endcall -%}
+                    {%- endif -%}
+                    {%- do adapter.cache_added(start) -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {#- The queries above opened a transaction: commit what they moved or copied. -#}
+            {%- do adapter.commit() -%}
+        {%- endif -%}
     {%- endif -%}
+{%- endmacro %}
+
+{#- The kept marts this build may continue from (names): none unless the latest publication's marts
+    are all in `selected_marts`; then each table of `kept_schema` whose comment is the marker
+    publish-marts.ts wrote (keptMartMarker: that publication, and the OID of the table that replaced
+    it, still the published one). -#}
+{% macro kept_marts_to_continue(published_schema, kept_schema, selected_marts) -%}
+    {%- set query -%}
+        select k.relname::text
+        from pg_catalog.pg_class as k
+        join pg_catalog.pg_namespace as kn on kn.oid = k.relnamespace and kn.nspname = '{{ kept_schema }}'
+        join pg_catalog.pg_namespace as pn on pn.nspname = '{{ published_schema }}'
+        join pg_catalog.pg_class as p on p.relnamespace = pn.oid and p.relname = k.relname and p.relkind = 'r'
+        cross join lateral (
+            select id, marts from etl.published_marts order by id desc limit 1
+        ) as latest
+        where k.relkind = 'r'
+          and latest.marts <@ array[{% for name in selected_marts %}'{{ name }}'{{ ', ' if not loop.last }}{% endfor %}]::text[]
+          and obj_description(k.oid, 'pg_class')
+              = format('telecom-etl kept: publication %s, replaced by relation %s', latest.id, p.oid::int8)
+    {%- endset -%}
+    {%- if selected_marts | length == 0 or run_query("select to_regclass('etl.published_marts') is null").columns[0].values()[0] -%}
+        {{- return([]) -}}
+    {%- endif -%}
+    {{- return(run_query(query).columns[0].values() | list) -}}
 {%- endmacro %}

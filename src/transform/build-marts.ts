@@ -9,6 +9,7 @@ import { biReaderRoleFor, databaseOfUrl } from "../warehouse/bi-reader-role.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import type { Database } from "../warehouse/database.js";
 import type { DbtNodeProgress } from "./dbt-events.js";
+import { incrementalMartsIn } from "./incremental-marts.js";
 import { discardMartsBuild, MARTS_BUILD_SCHEMA, type Publication, publishMarts } from "./publish-marts.js";
 import { type DbtResult, runDbt } from "./run-dbt.js";
 
@@ -37,7 +38,8 @@ export interface MartsBuildOptions {
 
 /**
  * Discards what an earlier build left in the build schema, builds and tests the marts there, and
- * publishes them when dbt passed and was not interrupted. A failure publishes nothing: BI keeps the
+ * publishes them when dbt passed and was not interrupted, keeping the incremental marts it replaces
+ * as the next build's starting point (unless it was a `--full-refresh`). A failure publishes nothing: BI keeps the
  * marts it had. Throws PublishError when the publication cannot be committed.
  */
 export async function buildAndPublishMarts(
@@ -56,10 +58,14 @@ export async function buildAndPublishMarts(
     ...(options.onNode === undefined ? {} : { onNode: options.onNode }),
   });
   if (!dbt.ok || options.signal?.aborted) return { dbt, publication: undefined };
+  // A --full-refresh build's marts do not descend from the published ones: keep nothing for the next.
+  const fullRefresh = options.args.includes("--full-refresh") || options.args.includes("-f");
+  const keep = fullRefresh ? new Set<string>() : await incrementalMartsIn(dbt.targetPath, MARTS_BUILD_SCHEMA);
   const publication = await publishMarts(warehouse.db, {
     runId: options.runId,
     dbtInvocationId: dbt.invocationId,
     beforeCommit: options.beforeCommit,
+    keep,
     biReaderRole: biReaderRoleFor(databaseOfUrl(warehouse.url), options.biReaderRole),
   });
   return { dbt, publication };

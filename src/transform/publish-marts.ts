@@ -5,6 +5,10 @@
  * in one transaction, with the record of the publication. A failed, interrupted or killed build
  * publishes nothing: BI keeps the marts it had, and the next build starts again from them
  * ({@link discardMartsBuild}).
+ *
+ * An incremental mart a build replaces is not dropped but kept in {@link KEPT_MARTS_SCHEMA}: the
+ * next build starts its incremental model from it (moved into the build schema, no copy) and
+ * catches up, as after a missed night (dbt hook `copy_published_incremental_marts`).
  */
 import { type Kysely, sql, type Transaction } from "kysely";
 import { PublishError } from "../errors.js";
@@ -16,6 +20,23 @@ export const PUBLISHED_MARTS_SCHEMA = "analytics_marts";
 
 /** Where `transform` builds and tests the marts before publishing them (macro marts_build_schema). */
 export const MARTS_BUILD_SCHEMA = "analytics_marts__build";
+
+/**
+ * Where a publication keeps the published table of an incremental mart it replaces: the next
+ * build's starting point. BI has no USAGE there. Each table's comment says which publication kept
+ * it and which relation replaced it ({@link keptMartMarker}).
+ */
+export const KEPT_MARTS_SCHEMA = "analytics_marts__previous";
+
+/**
+ * The comment a kept mart carries: the publication that kept it and the OID of the table that
+ * replaced it. The dbt hook moves a kept mart into the build schema only when the marker names
+ * the latest publication and the published table is still that one (not rebuilt since, by a
+ * `--full-refresh` or a dbt run by hand in place).
+ */
+export function keptMartMarker(publicationId: number, successorOid: number): string {
+  return `telecom-etl kept: publication ${publicationId}, replaced by relation ${successorOid}`;
+}
 
 /** The view of the published schema telling BI which build each mart it sees comes from. */
 export const PUBLICATION_VIEW = "published_marts";
@@ -85,6 +106,11 @@ export interface PublishOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** The warehouse's BI role, granted the publication view (default: `<database>_bi_reader` of the connection's database). */
   readonly biReaderRole?: string | undefined;
+  /**
+   * The built marts whose replaced published table is kept in {@link KEPT_MARTS_SCHEMA} for the
+   * next build (incremental marts built incrementally); the others are dropped. Default: none.
+   */
+  readonly keep?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -93,7 +119,9 @@ export interface PublishOptions {
  * or all of the new ones. The grants dbt gave each mart and the comments it persisted belong to the
  * relation and move with it; a view keeps pointing at the relations it was built on (Postgres binds
  * views to relations, not names). Dropping a replaced mart drops what depends on it (CASCADE, as
- * dbt's own rebuild does). Returns undefined when the build schema holds nothing (a selection of
+ * dbt's own rebuild does). A replaced table named in `keep` that nothing depends on is moved into
+ * {@link KEPT_MARTS_SCHEMA} instead (replacing the one kept there); any other kept table of a built
+ * mart is dropped (it is no longer the published one's predecessor). Returns undefined when the build schema holds nothing (a selection of
  * staging models only). Retries while a query keeps a published mart locked; throws
  * {@link PublishError} when it never gets the lock.
  */
@@ -129,15 +157,6 @@ async function publishOnce(
   if (built.size === 0) return undefined;
   const published = PUBLISHED_MARTS_SCHEMA;
   await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(published)}`.execute(trx);
-  const current = await relationsIn(trx, published);
-  for (const [name, kind] of built) {
-    const old = current.get(name);
-    if (old) await sql`DROP ${sql.raw(old)} ${sql.id(published, name)} CASCADE`.execute(trx);
-    await sql`ALTER ${sql.raw(kind)} ${sql.id(MARTS_BUILD_SCHEMA, name)} SET SCHEMA ${sql.id(published)}`.execute(
-      trx,
-    );
-  }
-  await sql`DROP SCHEMA ${sql.id(MARTS_BUILD_SCHEMA)}`.execute(trx);
   const row = await trx
     .insertInto("etl.published_marts")
     .values({
@@ -147,11 +166,55 @@ async function publishOnce(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  const current = await relationsIn(trx, published);
+  const kept = await relationsIn(trx, KEPT_MARTS_SCHEMA);
+  for (const [name, kind] of built) {
+    const stale = kept.get(name);
+    if (stale) await sql`DROP ${sql.raw(stale)} ${sql.id(KEPT_MARTS_SCHEMA, name)} CASCADE`.execute(trx);
+    const old = current.get(name);
+    const keep = old === "TABLE" && options.keep?.has(name) && !(await hasDependents(trx, published, name));
+    if (keep) {
+      await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(KEPT_MARTS_SCHEMA)}`.execute(trx);
+      await sql`ALTER TABLE ${sql.id(published, name)} SET SCHEMA ${sql.id(KEPT_MARTS_SCHEMA)}`.execute(trx);
+    } else if (old) {
+      await sql`DROP ${sql.raw(old)} ${sql.id(published, name)} CASCADE`.execute(trx);
+    }
+    await sql`ALTER ${sql.raw(kind)} ${sql.id(MARTS_BUILD_SCHEMA, name)} SET SCHEMA ${sql.id(published)}`.execute(
+      trx,
+    );
+    if (keep) {
+      const successor = await oidOf(trx, published, name);
+      await sql`COMMENT ON TABLE ${sql.id(KEPT_MARTS_SCHEMA, name)} IS ${sql.lit(
+        keptMartMarker(Number(row.id), successor),
+      )}`.execute(trx);
+    }
+  }
+  await sql`DROP SCHEMA ${sql.id(MARTS_BUILD_SCHEMA)}`.execute(trx);
   await createPublicationView(trx);
   const role = options.biReaderRole ?? biReaderRoleFor(await currentDatabase(trx));
   await grantBiReaderRead(trx, role, published, [PUBLICATION_VIEW]);
   await options.beforeCommit?.(trx);
   return toPublication(row);
+}
+
+/** Whether a view, rule or foreign key of another relation depends on `schema.name`. */
+async function hasDependents(trx: Transaction<Database>, schema: string, name: string): Promise<boolean> {
+  const table = sql`format('%I.%I', ${schema}::text, ${name}::text)::regclass`;
+  const found = await sql<{ found: boolean }>`SELECT EXISTS (
+      SELECT 1 FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid
+      WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.refobjid = ${table}
+        AND r.ev_class <> d.refobjid
+    ) OR EXISTS (
+      SELECT 1 FROM pg_catalog.pg_constraint c
+      WHERE c.confrelid = ${table} AND c.conrelid <> c.confrelid
+    ) AS found`.execute(trx);
+  return found.rows[0]?.found === true;
+}
+
+async function oidOf(trx: Transaction<Database>, schema: string, name: string): Promise<number> {
+  const found = await sql<{ oid: string }>`
+    SELECT format('%I.%I', ${schema}::text, ${name}::text)::regclass::oid::int8 AS oid`.execute(trx);
+  return Number(found.rows[0]!.oid);
 }
 
 /** `analytics_marts.published_marts`: per mart BI sees, the publication it comes from. */

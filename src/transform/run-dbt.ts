@@ -42,6 +42,8 @@ export interface DbtResult {
   readonly generalError: string | undefined;
   /** dbt's full log of this invocation and the ones before it (text). */
   readonly logPath: string;
+  /** dbt's target folder of this invocation (manifest.json, run_results.json). */
+  readonly targetPath: string;
   /** dbt's id of this invocation (in its log and run_results.json); undefined when dbt printed no event. */
   readonly invocationId: string | undefined;
 }
@@ -189,6 +191,7 @@ export async function runDbt(options: {
     warnings: digest.warnings,
     generalError: digest.generalError,
     logPath: path.join(workDir, "logs", "dbt.log"),
+    targetPath: path.join(workDir, "target"),
     invocationId: digest.invocationId,
   };
 }

@@ -17,8 +17,10 @@ import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
  * late CDRs, charges, statuses and clicks), built incrementally; every incremental mart is read,
  * then rebuilt with `--full-refresh` and read again. The oracle is the full refresh: the same
  * models without their incremental branches. Builds go the way `transform` builds (write–audit–
- * publish): in the build schema, where an incremental mart starts as a copy of the published one,
- * then published; the marts are read where BI reads them.
+ * publish): in the build schema, then published; the marts are read where BI reads them. The first
+ * nightly build starts each incremental mart as a copy of the published one (the full refresh kept
+ * none); a second one, after another load, continues from the table the first nightly's
+ * publication replaced and kept (the full refresh's, two loads behind) and must catch up.
  */
 const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   fct_calls: "account, direction, call_uuid",
@@ -92,24 +94,45 @@ async function readMarts(warehouse: Warehouse): Promise<Record<string, string[]>
   return out;
 }
 
+async function oidOf(warehouse: Warehouse, table: string): Promise<number | null> {
+  const { rows } = await sql<{ oid: string | null }>`SELECT to_regclass(${table})::oid::int8 AS oid`.execute(
+    warehouse.db,
+  );
+  return rows[0]?.oid == null ? null : Number(rows[0].oid);
+}
+
+/** How many builds wrote the published fct_calls' legs (distinct build stamps). */
+async function buildsIn(warehouse: Warehouse): Promise<number> {
+  const { rows } = await sql<{ builds: number }>`
+    SELECT count(DISTINCT built_at)::int AS builds FROM analytics_marts.fct_calls`.execute(warehouse.db);
+  return rows[0]!.builds;
+}
+
 describe("incremental marts", () => {
-  it("a nightly build after three more days equals a --full-refresh of the same data", {
+  it("two nightly builds (copied, then continued from the kept marts) equal a --full-refresh of the same data", {
     timeout: 600_000,
   }, async ({ sandbox, database }) => {
     await loadAt(sandbox, database.warehouse, "2026-08-06T12:00:00Z");
     await build(database.warehouse, ["--full-refresh"]);
     const before = await readMarts(database.warehouse);
 
-    await loadAt(sandbox, database.warehouse, "2026-08-09T06:00:00Z");
+    const fullRefreshTable = await oidOf(database.warehouse, "analytics_marts.fct_calls");
+
+    await loadAt(sandbox, database.warehouse, "2026-08-08T06:00:00Z");
+    await build(database.warehouse, []);
+    // The nightly build was incremental (it started from a copy of the published marts, not from
+    // nothing): the legs before its settle window are still those the first build wrote...
+    expect(await buildsIn(database.warehouse)).toBe(2);
+    // ...and its publication kept the full refresh's table, out of BI's schema.
+    expect(await oidOf(database.warehouse, "analytics_marts__previous.fct_calls")).toBe(fullRefreshTable);
+
+    await loadAt(sandbox, database.warehouse, "2026-08-09T18:00:00Z");
     await build(database.warehouse, []);
     const incremental = await readMarts(database.warehouse);
-    // The nightly build was incremental (it started from the published marts, not from nothing): the
-    // legs before its settle window are still those the first build wrote.
-    const stamps = await sql<{ builds: number }>`
-      SELECT count(DISTINCT built_at)::int AS builds FROM analytics_marts.fct_calls`.execute(
-      database.warehouse.db,
-    );
-    expect(stamps.rows[0]?.builds).toBe(2);
+    // The second nightly continued from the kept table (the same relation, now published again):
+    // the full refresh's legs and its own, none of the first nightly's (the kept table never had them).
+    expect(await oidOf(database.warehouse, "analytics_marts.fct_calls")).toBe(fullRefreshTable);
+    expect(await buildsIn(database.warehouse)).toBe(2);
     await build(database.warehouse, ["--full-refresh"]);
     const full = await readMarts(database.warehouse);
 

@@ -209,6 +209,15 @@ describe("write–audit–publish of the marts (CLI, real dbt)", () => {
       const leftovers = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_namespace
         WHERE nspname = 'analytics_marts__build'`.execute(db);
       expect(leftovers.rows[0]?.n).toBe(0);
+      // The publication kept the incremental marts it replaced for the next build, where BI cannot
+      // read them (no USAGE on that schema).
+      const keptCalls = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'analytics_marts__previous' AND c.relname = 'fct_calls'`.execute(db);
+      expect(keptCalls.rows[0]?.n).toBe(1);
+      await expect(
+        asBiReader(rig.db.url, "SELECT 1 FROM analytics_marts__previous.fct_calls LIMIT 1"),
+      ).rejects.toMatchObject({ code: "42501" });
     },
   );
 
