@@ -161,10 +161,24 @@ async function revokeLegacyRole(db: Kysely<Database>, database: string): Promise
   const legacy = await sql<{ n: number }>`
     SELECT count(*)::int AS n FROM pg_roles WHERE rolname = ${LEGACY_BI_READER_ROLE}`.execute(db);
   if (legacy.rows[0]!.n === 0) return;
-  await sql`REVOKE CONNECT ON DATABASE ${sql.id(database)} FROM ${sql.id(LEGACY_BI_READER_ROLE)}`.execute(db);
-  const marts = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = ${MARTS_SCHEMA}`.execute(db);
-  if (marts.rows[0]!.n === 0) return;
+  // Only what the legacy role still holds is revoked, read from the catalogs first: a REVOKE on the
+  // marts queues behind a publication's exclusive locks, and every command starts here.
+  const held = await sql<{ connect: boolean; marts: boolean }>`
+    SELECT has_database_privilege(${LEGACY_BI_READER_ROLE}, current_database(), 'CONNECT') AS connect,
+           EXISTS (
+             SELECT 1 FROM pg_namespace n WHERE n.nspname = ${MARTS_SCHEMA}
+               AND (has_schema_privilege(${LEGACY_BI_READER_ROLE}, n.oid, 'USAGE')
+                    OR EXISTS (SELECT 1 FROM pg_class c, aclexplode(c.relacl) a
+                               WHERE c.relnamespace = n.oid
+                                 AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = ${LEGACY_BI_READER_ROLE})))
+           ) AS marts`.execute(db);
+  const { connect, marts } = held.rows[0]!;
+  if (connect) {
+    await sql`REVOKE CONNECT ON DATABASE ${sql.id(database)} FROM ${sql.id(LEGACY_BI_READER_ROLE)}`.execute(
+      db,
+    );
+  }
+  if (!marts) return;
   await sql`REVOKE ALL ON ALL TABLES IN SCHEMA ${sql.id(MARTS_SCHEMA)} FROM ${sql.id(LEGACY_BI_READER_ROLE)}`.execute(
     db,
   );

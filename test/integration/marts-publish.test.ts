@@ -175,7 +175,7 @@ describe("write–audit–publish of the marts (CLI, real dbt)", () => {
         const running = spawnCli(["transform"], { env });
         fixed = collect(running, CLI_TIMEOUT_MS);
         await transformLockTaken(db);
-        const second = await runCli(["transform"], { env, timeoutMs: 60_000 });
+        const second = await runCli(["transform"], { env, timeoutMs: 120_000 });
         expect(second.code, second.stderr.slice(-2000)).toBe(4);
         expect(messages(second.stderr)).toEqual([
           `telecom-etl: another transform is building the marts (pid ${running.pid} on host ${hostname()}, run none (transform)); wait for it to finish, or give --lock-timeout <seconds> to wait`,
