@@ -88,6 +88,16 @@ export async function runAt(
   );
 }
 
+/** Replaces the sandbox's fault profile through its admin API (`{profile}` or `{base, rows, drift…}`). */
+export async function swapFaults(sandbox: Pick<RunningSandbox, "url">, profile: unknown): Promise<void> {
+  const response = await fetch(`${sandbox.url}/_sandbox/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(profile),
+  });
+  if (!response.ok) throw new Error(`swapping the sandbox's faults failed: ${response.status}`);
+}
+
 /** Sets the sandbox clock through its admin API. */
 export async function setSandboxClock(sandbox: RunningSandbox, iso: string): Promise<void> {
   const response = await fetch(`${sandbox.url}/_sandbox/clock`, {

@@ -10,6 +10,7 @@ import {
   loadedRows,
   runAt,
   sandboxConfig,
+  swapFaults,
   truthRecords,
 } from "./pipeline-harness.js";
 
@@ -24,15 +25,6 @@ const START = "2026-08-01";
 const NOW = "2026-08-07T00:00:00Z";
 const SANDBOX = { seed: 41, start: START, days: 6, accounts: 1, callsPerDay: 400, now: NOW } as const;
 const SETTLED_BEFORE = ["2026-08-01..2026-08-02", "2026-08-02..2026-08-03", "2026-08-03..2026-08-04"];
-
-async function swapFaults(sandbox: RunningSandbox, profile: unknown): Promise<void> {
-  const response = await fetch(`${sandbox.url}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(profile),
-  });
-  expect(response.status).toBe(200);
-}
 
 /** A config reading `streams` of the world's one account, settling after 24 h, re-reading 3 days. */
 function configOf(sandbox: RunningSandbox, streams: readonly string[], baseUrl?: string): EtlConfig {

@@ -7,6 +7,7 @@ import {
   loadedRows,
   runAt,
   sandboxConfig,
+  swapFaults,
   truthRecords,
 } from "./pipeline-harness.js";
 
@@ -20,22 +21,13 @@ it.override({
   sandboxOptions: { seed: 31, start: "2026-08-01", days: 4, accounts: 1, callsPerDay: 200, now: NOW },
 });
 
-async function swapFaults(url: string, profile: unknown): Promise<void> {
-  const response = await fetch(`${url}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(profile),
-  });
-  expect(response.status).toBe(200);
-}
-
 describe("a platform that renamed a field", () => {
   it("holds every window open with exit 1 and one line; once fixed, the next run equals the truth", async ({
     rig,
   }) => {
     const { sandbox, db } = rig;
     const account = sandbox.world.accounts[0]!;
-    await swapFaults(sandbox.url, {
+    await swapFaults(sandbox, {
       base: "none",
       drift: [{ stream: "cdrs", field: "uuid", change: "rename", to: "call_uuid" }],
     });
@@ -86,7 +78,7 @@ describe("a platform that renamed a field", () => {
     );
 
     // The platform is fixed: the next run re-reads the open windows, loads them and the rejects converge.
-    await swapFaults(sandbox.url, { profile: "none" });
+    await swapFaults(sandbox, { profile: "none" });
     const fixed = await runCli(["run"], { env });
     expect(fixed.code, fixed.stderr.slice(-2000)).toBe(0);
     expect(await loadedRows(db.warehouse, "cdrs", "default")).toEqual(
