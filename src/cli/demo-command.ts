@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import { demoConfig, trackDemoValidations } from "../demo/demo-config.js";
 import { martsSummary } from "../demo/marts-summary.js";
 import { warehouseSummary } from "../demo/warehouse-summary.js";
-import { UsageError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import { formatRunSummary } from "../pipeline/format-summary.js";
 import { runPipeline } from "../pipeline/run-pipeline.js";
@@ -12,6 +11,7 @@ import { startSandbox } from "../sandbox/start-sandbox.js";
 import { utcDayOf } from "../utc-days.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { parsePositiveInteger } from "./parse-flags.js";
 import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
 interface DemoOptions {
@@ -20,13 +20,6 @@ interface DemoOptions {
   readonly accounts: string;
   readonly seed: string;
   readonly transform: boolean;
-}
-
-function positiveInt(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag}: expected a whole number >= 1, got "${value}"`);
-  return n;
 }
 
 /**
@@ -46,10 +39,14 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
     .option("--seed <n>", "sandbox seed", "1")
     .option("--no-transform", "skip the dbt build and the source freshness check")
     .action(async (options: DemoOptions, cmd: Command) => {
-      const days = positiveInt("--days", options.days);
-      const callsPerDay = positiveInt("--calls-per-day", options.callsPerDay);
-      const accounts = positiveInt("--accounts", options.accounts);
-      const seed = positiveInt("--seed", options.seed);
+      const days = parsePositiveInteger("--days", options.days, "a whole number >= 1")!;
+      const callsPerDay = parsePositiveInteger(
+        "--calls-per-day",
+        options.callsPerDay,
+        "a whole number >= 1",
+      )!;
+      const accounts = parsePositiveInteger("--accounts", options.accounts, "a whole number >= 1")!;
+      const seed = parsePositiveInteger("--seed", options.seed, "a whole number >= 1")!;
       const code = await withCommandContext(
         globalOptions(cmd),
         runtime,

@@ -24,6 +24,21 @@ export function parseDateFlag(flag: string, value: string | undefined): string |
   return value;
 }
 
+/**
+ * A whole number >= 1 given to `flag` (undefined when absent), or a UsageError naming the flag and
+ * `expected` (what the flag takes, as its message says it).
+ */
+export function parsePositiveInteger(
+  flag: string,
+  value: string | undefined,
+  expected = "a positive integer",
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag}: expected ${expected}, got "${value}"`);
+  return n;
+}
+
 /** `--lock-timeout SECONDS` in milliseconds. */
 export function parseLockTimeout(value: string | undefined): number {
   if (value === undefined) return 0;

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
 import { replayRejects } from "../pipeline/replay-rejects.js";
 import { requireKnownAccounts } from "../pipeline/select-targets.js";
@@ -12,7 +11,7 @@ import {
 } from "../warehouse/rejects.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
-import { parseLockTimeout } from "./parse-flags.js";
+import { parseLockTimeout, parsePositiveInteger } from "./parse-flags.js";
 
 /** One reject as `rejects list` prints it: id, where it came from, the first issues, the raw row (shortened). */
 export function formatReject(reject: RejectRecord): string {
@@ -29,14 +28,6 @@ export function formatReject(reject: RejectRecord): string {
     .map(([name, value]) => ` ${name}=${value}`)
     .join("");
   return `#${reject.id} ${reject.account}/${reject.stream}${implied} ${reject.slice} run ${reject.runId ?? "-"} ${state}\n    ${issues}\n    ${raw.length > 300 ? `${raw.slice(0, 300)}…` : raw}`;
-}
-
-function parseLimit(value: string | undefined): number {
-  if (value === undefined) return 100;
-  const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new UsageError(`--limit: expected a positive integer, got "${value}"`);
-  return limit;
 }
 
 /** `--account NAME` must be configured or have rejects: anything else is a typo, a UsageError naming the known ones. */
@@ -68,7 +59,7 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
       const global = globalOptions(cmd);
       const stream = options.stream as string | undefined;
       if (stream !== undefined) getStream(stream);
-      const limit = parseLimit(options.limit as string | undefined);
+      const limit = parsePositiveInteger("--limit", options.limit as string | undefined) ?? 100;
       const code = await withCommandContext(
         global,
         runtime,

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { describeError, UsageError } from "../errors.js";
+import { describeError } from "../errors.js";
 import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
 import { systemClock } from "../ports.js";
 import { checkReportPath, DEFAULT_REPORT_PATH } from "../report/report-path.js";
@@ -7,6 +7,7 @@ import type { WrittenReport } from "../report/write-night-report.js";
 import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { parsePositiveInteger } from "./parse-flags.js";
 
 /**
  * Writes the night's page for a command and prints one line saying where. The renderer (ECharts)
@@ -52,14 +53,6 @@ export function reportFileOption(value: unknown): string | undefined {
   return value === true ? DEFAULT_REPORT_PATH : String(value);
 }
 
-function parseRunId(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const id = Number(value);
-  if (!Number.isInteger(id) || id < 1)
-    throw new UsageError(`--run: expected a run id (a whole number >= 1), got "${value}"`);
-  return id;
-}
-
 /** `telecom-etl report`: the night as one self-contained HTML page. */
 export function registerReportCommand(program: Command, runtime: Runtime): void {
   const command = program
@@ -70,7 +63,7 @@ export function registerReportCommand(program: Command, runtime: Runtime): void 
     .option("--out <file>", "where to write the page", DEFAULT_REPORT_PATH)
     .option("--run <id>", "the run to show (default: the latest that loaded anything)")
     .action(async (options: { out: string; run?: string }, cmd: Command) => {
-      const runId = parseRunId(options.run);
+      const runId = parsePositiveInteger("--run", options.run, "a run id (a whole number >= 1)");
       await checkReportPath(options.out);
       const global = globalOptions(cmd);
       const code = await withCommandContext(

@@ -7,14 +7,7 @@ import { listUnknownFields } from "../warehouse/unknown-fields.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { formatRunDetail, formatRunList } from "./format-runs.js";
 import { globalOptions, withExample } from "./global-options.js";
-
-function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag}: expected a positive integer, got "${value}"`);
-  return n;
-}
+import { parsePositiveInteger } from "./parse-flags.js";
 
 /** `telecom-etl runs [list|show N]`: what each run did, from etl.runs, etl.run_streams and etl.run_slices. */
 export function registerRunsCommand(program: Command, runtime: Runtime): void {
@@ -32,7 +25,7 @@ export function registerRunsCommand(program: Command, runtime: Runtime): void {
     .option("--json", "machine-readable output")
     .action(async (options: { limit?: string; json?: boolean }, cmd: Command) => {
       const global = globalOptions(cmd);
-      const limit = positiveInteger("--limit", options.limit, 20);
+      const limit = parsePositiveInteger("--limit", options.limit) ?? 20;
       const code = await withCommandContext(
         global,
         runtime,
@@ -56,7 +49,7 @@ export function registerRunsCommand(program: Command, runtime: Runtime): void {
     .option("--json", "machine-readable output")
     .action(async (id: string, options: { json?: boolean }, cmd: Command) => {
       const global = globalOptions(cmd);
-      const runId = positiveInteger("run", id, 0);
+      const runId = parsePositiveInteger("run", id) ?? 0;
       const code = await withCommandContext(
         global,
         runtime,

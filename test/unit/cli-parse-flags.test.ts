@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseDateFlag, parseDateRange, parseLockTimeout, parseNameList } from "../../src/cli/parse-flags.js";
+import {
+  parseDateFlag,
+  parseDateRange,
+  parseLockTimeout,
+  parseNameList,
+  parsePositiveInteger,
+} from "../../src/cli/parse-flags.js";
 import { UsageError } from "../../src/errors.js";
 
 describe("flag parsing shared by the commands", () => {
@@ -42,5 +48,18 @@ describe("flag parsing shared by the commands", () => {
       new UsageError("--from 2026-08-05 is after --to 2026-08-01"),
     );
     expect(() => parseDateRange("2026-08-05", "08/01/2026")).toThrow(/^--to: expected a date/);
+  });
+
+  it("a positive-integer flag: absent is undefined, 0, -1, 1.5 and text are one line naming the flag", () => {
+    expect(parsePositiveInteger("--limit", undefined)).toBeUndefined();
+    expect(parsePositiveInteger("--limit", "20")).toBe(20);
+    for (const bad of ["0", "-1", "1.5", "ten", ""]) {
+      expect(() => parsePositiveInteger("--limit", bad)).toThrow(
+        new UsageError(`--limit: expected a positive integer, got "${bad}"`),
+      );
+    }
+    expect(() => parsePositiveInteger("--run", "0", "a run id (a whole number >= 1)")).toThrow(
+      new UsageError('--run: expected a run id (a whole number >= 1), got "0"'),
+    );
   });
 });
