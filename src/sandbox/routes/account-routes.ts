@@ -57,9 +57,14 @@ function createApiKey(context: RouteContext): SandboxResponse {
   return json(200, answer);
 }
 
-/** The sub-account `id` as the caller may see it: the master sees its subs, a sub sees itself. */
-function visibleSubAccount(context: RouteContext): SandboxAccount | null {
-  const raw = context.params.id ?? "";
+/**
+ * The sub-account whose id is `raw` (a path's `{id}`) as the caller may see it: the master sees its
+ * subs, a sub sees itself; null otherwise (a 404). Not a number: a 400 naming `id`.
+ */
+export function visibleSubAccount(
+  context: Pick<RouteContext, "runtime" | "account">,
+  raw: string,
+): SandboxAccount | null {
   if (!/^\d+$/.test(raw)) throw new ParamError(400, "id");
   const target = context.runtime.world.accounts.find((a) => a.id === Number(raw) && a.role === "sub");
   if (!target) return null;
@@ -69,7 +74,7 @@ function visibleSubAccount(context: RouteContext): SandboxAccount | null {
 
 /** `GET /v1/sub-organizations/{id}`. */
 function getSubAccount(context: RouteContext): SandboxResponse {
-  const target = visibleSubAccount(context);
+  const target = visibleSubAccount(context, context.params.id ?? "");
   return target ? json(200, context.runtime.state.subAccount(target)) : notFound();
 }
 
@@ -97,7 +102,7 @@ function listSubAccounts(context: RouteContext): SandboxResponse {
 
 /** `PUT /v1/sub-organizations/{id}`: name (required, <= 255), status, default_destinations. */
 function updateSubAccount(context: RouteContext): SandboxResponse {
-  const target = visibleSubAccount(context);
+  const target = visibleSubAccount(context, context.params.id ?? "");
   if (!target) return notFound();
   const body = parseBody(context.request, updateSubAccountRequestSchema);
   const { state } = context.runtime;

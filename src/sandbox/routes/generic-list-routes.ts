@@ -1,11 +1,12 @@
 import { CATALOGUE } from "../../platform/catalogue.js";
 import type { PlatformResource } from "../../platform/resource.js";
-import { notFound, ParamError, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { notFound, rawJson, type SandboxResponse } from "../http/http-kit.js";
 import { optionalWindow, rejectReversed, requiredWindow } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
 import { isListStream } from "../list-streams.js";
 import { SANDBOX_LISTS, type SandboxListName } from "../sandbox-lists.js";
 import type { SandboxAccount } from "../world.js";
+import { visibleSubAccount } from "./account-routes.js";
 import { catalogueHandlers, idAt, type PathId } from "./catalogue-routes.js";
 import { listShapeOf, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
@@ -26,12 +27,7 @@ function listAccount(
   ids: readonly PathId[],
 ): SandboxAccount | null {
   if (!isSubAccountPath(CATALOGUE[name].paths["2024"])) return context.account;
-  const raw = idAt(ids, 0).value;
-  if (!/^\d+$/.test(raw)) throw new ParamError(400, "id");
-  const target = context.runtime.world.accounts.find((a) => a.id === Number(raw) && a.role === "sub");
-  if (!target) return null;
-  if (context.account.role !== "master" && context.account.index !== target.index) return null;
-  return target;
+  return visibleSubAccount(context, idAt(ids, 0).value);
 }
 
 /**
