@@ -67,6 +67,15 @@ const MIGRATION_TABLE = "migrations";
 const CHECKSUM_TABLE = "etl.migration_checksums";
 const MIGRATE_LOCK_KEY = 7_420_001;
 
+/** Names of the migrations `etl.migrations` records as applied (none before the first migration). */
+async function appliedMigrations(db: Kysely<Database>): Promise<Set<string>> {
+  const table = `${MIGRATION_SCHEMA}.${MIGRATION_TABLE}`;
+  const exists = await sql<{ found: boolean }>`SELECT to_regclass(${table}) IS NOT NULL AS found`.execute(db);
+  if (exists.rows[0]?.found !== true) return new Set();
+  const rows = await sql<{ name: string }>`SELECT name FROM ${sql.raw(table)}`.execute(db);
+  return new Set(rows.rows.map((row) => row.name));
+}
+
 /**
  * Applies every pending migration in order under an advisory lock, recording each in
  * `etl.migrations`, and refuses to run when an applied file's content changed (checksum).
@@ -99,6 +108,13 @@ export async function migrateToLatest(
             `migration ${row.name}.sql was changed after it was applied; restore the file and add a new migration instead`,
           );
         }
+      }
+      // Nothing pending (every command's start, nearly always): no Migrator. Kysely's migrator
+      // introspects every table of the database, which fails when another session drops a schema
+      // meanwhile (a transform publishing its marts drops its build schema).
+      const done = await appliedMigrations(conn);
+      if (files.every((file) => done.has(file.name))) {
+        return { applied: [], alreadyApplied: files.map((file) => file.name) };
       }
       const migrator = new Migrator({
         db: conn,
