@@ -93,16 +93,27 @@ function messages(stderr: string): string[] {
 }
 
 /** Resolves once some session holds the transform lock. */
-async function transformLockTaken(db: Kysely<Database>, timeoutMs = 120_000): Promise<void> {
+/**
+ * Waits until the transform CLI process `pid` holds the transform lock in THIS database: advisory
+ * locks are per database, and other test files' transforms hold the same key in theirs.
+ */
+async function transformLockTaken(
+  db: Kysely<Database>,
+  pid: number | undefined,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const held = await sql<{ held: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_locks
-      WHERE locktype = 'advisory' AND granted AND objsubid = 1
-        AND ((classid::bigint << 32) | objid::bigint) = ${TRANSFORM_LOCK_KEY}::bigint) AS held`.execute(db);
+    const held = await sql<{ held: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_locks l
+      JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((l.classid::bigint << 32) | l.objid::bigint) = ${TRANSFORM_LOCK_KEY}::bigint
+        AND a.application_name LIKE ${`telecom-etl transform pid ${pid}@%`}) AS held`.execute(db);
     if (held.rows[0]?.held) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error("no transform took its lock");
+  throw new Error(`transform pid ${pid} did not take its lock`);
 }
 
 describe("write–audit–publish of the marts (CLI, real dbt)", () => {
@@ -174,7 +185,7 @@ describe("write–audit–publish of the marts (CLI, real dbt)", () => {
         await biQuery.query("LOCK TABLE analytics_marts.fct_calls IN ACCESS SHARE MODE");
         const running = spawnCli(["transform"], { env });
         fixed = collect(running, CLI_TIMEOUT_MS);
-        await transformLockTaken(db);
+        await transformLockTaken(db, running.pid);
         const second = await runCli(["transform"], { env, timeoutMs: 120_000 });
         expect(second.code, second.stderr.slice(-2000)).toBe(4);
         expect(messages(second.stderr)).toEqual([

@@ -89,7 +89,7 @@ describe("acquireStreamLocks", () => {
       setTimeout(resolve, 10_000).unref();
     });
     const killed = await database.warehouse.pool.query(
-      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name LIKE 'telecom-etl run 61 %'",
+      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'telecom-etl run 61 %'",
     );
     expect(killed.rows).toEqual([{ ok: true }]);
     await ended;
