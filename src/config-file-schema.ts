@@ -39,6 +39,13 @@ const accountSchema = z.strictObject({
   api_revision: z.enum(API_REVISION_SETTINGS).default("auto"),
   /** Sub-account ids (`GET /v1/sub-organizations/{id}`): their records load, and each is read as its own account. */
   sub_accounts: z.array(z.number().int().positive()).default([]),
+  /**
+   * The account's time zone, an IANA name (`Europe/Berlin`); default UTC. The marts' local dates and
+   * hours use it. Checked in loadConfig (the message names the account).
+   */
+  timezone: z.string().min(1).optional(),
+  /** A sub-account's own time zone, by sub-account id (`"4321": Asia/Kolkata`); default: the account's. */
+  sub_account_timezones: z.record(z.string().regex(/^[1-9][0-9]*$/, "expected a sub-account id"), z.string().min(1)).default({}),
   /** 10DLC brands whose appeals load; default: every brand the platform lists. */
   brand_ids: z.array(z.string().min(1)).optional(),
   /** Validation tokens polled until done (more can be added with `telecom-etl track validation`). */

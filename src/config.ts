@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { DEFAULT_TIME_ZONE, timeZoneProblem } from "./account-time-zone.js";
 import { DEFAULT_TIMEOUTS } from "./api/http-client.js";
 import {
   type ApiRevisionSetting,
@@ -42,6 +43,10 @@ export interface AccountConfig {
   readonly apiRevision?: ApiRevisionSetting;
   /** Ids the id-driven streams of this account read (absent: none configured). */
   readonly sources?: AccountSources;
+  /** The account's IANA time zone (`timezone`); absent: UTC (see src/account-time-zone.ts). */
+  readonly timeZone?: string;
+  /** Sub-accounts' own time zones by id (`sub_account_timezones`); the others inherit `timeZone`. */
+  readonly subAccountTimeZones?: Readonly<Record<number, string>>;
   /** Set for a sub-account read as an account of its own (fan-out): its master and its id. */
   readonly subAccountOf?: { readonly account: string; readonly id: number };
 }
@@ -294,6 +299,7 @@ export async function loadConfig(
     ) {
       throw new UsageError(problem);
     }
+    refuseBadTimeZones(account);
     if (key && !/^[\x21-\x7e]+$/.test(key)) {
       throw new UsageError(
         `account ${account.name}: env var ${account.api_key_env} holds spaces, line breaks or other characters an API key cannot have; check how it is set`,
@@ -315,6 +321,10 @@ export async function loadConfig(
       },
       streams: account.streams ?? cfg.streams,
       apiRevision: account.api_revision,
+      ...(account.timezone === undefined ? {} : { timeZone: account.timezone }),
+      subAccountTimeZones: Object.fromEntries(
+        Object.entries(account.sub_account_timezones).map(([id, zone]) => [Number(id), zone]),
+      ),
       sources: {
         subAccounts: account.sub_accounts,
         brandIds: account.brand_ids,
@@ -354,6 +364,24 @@ function touches(touched: readonly string[] | undefined, account: ConfigFile["ac
     (name) =>
       name === account.name || account.sub_accounts.some((id) => subAccountName(account.name, id) === name),
   );
+}
+
+/**
+ * An account's `timezone` and `sub_account_timezones` must be IANA zone names (no fixed offsets), and
+ * a sub-account given a zone must be one the account lists: one line naming the account and the fix.
+ */
+function refuseBadTimeZones(account: ConfigFile["accounts"][number]): void {
+  const problem = account.timezone === undefined ? undefined : timeZoneProblem(account.name, account.timezone);
+  if (problem !== undefined) throw new UsageError(`config: ${problem}`);
+  for (const [id, zone] of Object.entries(account.sub_account_timezones)) {
+    if (!account.sub_accounts.includes(Number(id))) {
+      throw new UsageError(
+        `config: account ${account.name}: sub_account_timezones names sub-account ${id}, which its sub_accounts does not list; add it there or remove the zone`,
+      );
+    }
+    const subProblem = timeZoneProblem(account.name, zone, `sub_account_timezones.${id}`);
+    if (subProblem !== undefined) throw new UsageError(`config: ${subProblem}`);
+  }
 }
 
 /**
@@ -456,6 +484,8 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
       },
       streams: a.streams,
       api_revision: a.apiRevision ?? "auto",
+      timezone: a.timeZone ?? DEFAULT_TIME_ZONE,
+      sub_account_timezones: a.subAccountTimeZones ?? {},
       sub_accounts: sourcesOf(a).subAccounts,
       brand_ids: sourcesOf(a).brandIds ?? "(every brand the platform lists)",
       validation_tokens: sourcesOf(a).validationTokens.length,

@@ -1,3 +1,4 @@
+import { accountTimeZones } from "../account-time-zone.js";
 import type { EtlConfig } from "../config.js";
 import { LockHeldError, PublishError, UsageError } from "../errors.js";
 import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
@@ -10,6 +11,7 @@ import { barDbtProgress, type DbtProgress, logDbtProgress } from "../transform/d
 import { type DbtStepRecord, dbtStepRecord } from "../transform/dbt-step-record.js";
 import { describePublication, latestPublication } from "../transform/publish-marts.js";
 import { type DbtResult, describeDbtFailure, runDbt, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
+import { recordAccountTimeZones } from "../warehouse/account-time-zones.js";
 import { acquireTransformLock, type TransformLock } from "../warehouse/transform-lock.js";
 import type { CommandContext } from "./command-context.js";
 
@@ -118,6 +120,9 @@ async function buildAndPublish(
   steps?: DbtStepRecord[],
 ): Promise<ExitCode> {
   const startedAt = Date.now();
+  // Before dbt reads them: the marts' local dates are in the zones the config sets now.
+  const rezoned = await recordAccountTimeZones(ctx.warehouse.db, accountTimeZones(ctx.config.accounts));
+  if (rezoned.length > 0) ctx.log.info({ accounts: rezoned }, "account time zones recorded");
   const args = ["build"];
   if (options.select) args.push("--select", options.select);
   if (options.fullRefresh) args.push("--full-refresh");

@@ -154,6 +154,14 @@ export interface UnknownFieldsTable {
   accounts: ColumnType<string[], string[] | undefined, string[]>;
 }
 
+/** etl.account_time_zones: each account's IANA time zone as the config last set it (migration 0020). */
+export interface AccountTimeZonesTable {
+  account: string;
+  time_zone: string;
+  /** When the zone last changed (not when it was last written): the incremental marts compare it. */
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 /** The control tables of schema `etl`. */
 export interface EtlTables {
   "etl.runs": RunsTable;
@@ -164,6 +172,7 @@ export interface EtlTables {
   "etl.tracked_requests": TrackedRequestsTable;
   "etl.published_marts": PublishedMartsTable;
   "etl.unknown_fields": UnknownFieldsTable;
+  "etl.account_time_zones": AccountTimeZonesTable;
 }
 
 /** Every table the code queries through Kysely. Landing tables are reached through `sql` by stream name. */
