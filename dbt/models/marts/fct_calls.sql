@@ -3,7 +3,8 @@
 --
 -- Incremental: a run merges on the key and re-processes every leg whose called_at is at or after
 -- (latest call_date already built − var settle_days, default 3): CDRs, charges, recordings of the
--- last days still change while the loader settles them. `--full-refresh` rebuilds everything.
+-- last days still change while the loader settles them; and every leg of an account whose time zone
+-- changed since the last build (macro time_zones_changed_since). `--full-refresh` rebuilds everything.
 -- built_at stamps the rows a build wrote (dbt's run_started_at; a re-processed leg that did not
 -- change is not written again): tests of this model check the rows of its latest build. Indexes: the key (unique — the database enforces the grain and the
 -- merge finds its rows by it), call_date (the reports read their window by it), built_at (tests);
@@ -28,12 +29,14 @@
 {%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}
 {%- set window_start = settle_window_start(this) if is_incremental() else none -%}
 {%- set compared_columns = built_columns | reject('equalto', 'built_at') | list -%}
+{%- set rezoned = time_zones_changed_since(this) if is_incremental() else [] -%}
 with legs as (
     select *
     from {{ ref('int_calls_costed') }}
-    {% if is_incremental() and 'root_call_id' in built_columns %}
+    {% if is_incremental() and 'root_call_id' in built_columns and 'call_local_date' in built_columns %}
     where called_at is null
        or called_at >= {{ window_start }}::timestamp at time zone 'UTC'
+       {% if rezoned %}or account in ({{ sql_string_list(rezoned) }}){% endif %}
     {% endif %}
 ),
 calling_codes as (
@@ -76,6 +79,10 @@ built as (
         l.called_at,
         l.call_date,
         extract(hour from l.called_at at time zone 'UTC')::integer              as call_hour,
+        coalesce(tz.time_zone, 'UTC')                                           as time_zone,
+        (l.called_at at time zone coalesce(tz.time_zone, 'UTC'))::date          as call_local_date,
+        extract(hour from l.called_at at time zone coalesce(tz.time_zone, 'UTC'))::integer
+                                                                                as call_local_hour,
         l.called_at + make_interval(secs => l.duration_seconds)                 as ended_at,
         l.from_number,
         l.to_number,
@@ -128,9 +135,12 @@ built as (
         on t.account = l.account and t.trunk_name = coalesce(l.sip_trunk, l.destination)
     left join recordings as rec
         on rec.account = l.account and rec.call_uuid = l.call_uuid
+    left join {{ ref('stg_etl__account_time_zones') }} as tz
+        on tz.account = l.account
 )
 select * from built
-{% if is_incremental() %}
+{#- A table without the local-time columns gets them on every leg (the comparison would skip them). -#}
+{% if is_incremental() and 'call_local_date' in built_columns %}
 -- A leg whose every column is what the table already holds is not written again: most legs of
 -- the settled days do not change, and rewriting them costs the merge, the indexes and the tests.
 -- (The table side is read by its call_date index; an undated leg is always written again.)

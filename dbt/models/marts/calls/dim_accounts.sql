@@ -1,6 +1,6 @@
 -- One row per account the warehouse holds data of (the names of the loader's config): how many
 -- trunks and numbers it has, and the span of its calls (from rpt_call_kpis_daily: the legs of
--- fct_calls summed per day, far fewer rows to read).
+-- fct_calls summed per day, far fewer rows to read), and the time zone its local dates are in.
 with calls as (
     select
         account,
@@ -25,6 +25,7 @@ accounts as (
 )
 select
     a.account,
+    coalesce(z.time_zone, 'UTC') as time_zone,
     coalesce(t.trunks, 0)       as trunks,
     coalesce(n.numbers, 0)      as numbers,
     coalesce(c.call_legs, 0)    as call_legs,
@@ -34,3 +35,4 @@ from accounts as a
 left join calls as c using (account)
 left join trunks as t using (account)
 left join numbers as n using (account)
+left join {{ ref('stg_etl__account_time_zones') }} as z using (account)

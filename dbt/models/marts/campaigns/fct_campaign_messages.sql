@@ -5,7 +5,9 @@
 -- settle_window_start (the latest day built here − var settle_days), the days whose statuses and
 -- charges the loader still re-reads (messages settle like CDRs), reading the landing table by its
 -- submitted_at index; older days are final. built_at stamps the rows a build wrote: the tests
--- check the latest build's rows. `--full-refresh` rebuilds every day.
+-- check the latest build's rows. When an account's time zone changed since the last build (macro
+-- time_zones_changed_since), every day is re-built (delete+insert replaces whole days, so one
+-- account's rows cannot be re-built alone; zones change rarely). `--full-refresh` rebuilds every day.
 {{
     config(
         materialized='incremental',
@@ -15,8 +17,10 @@
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
     )
 }}
+{%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}
+{%- set rebuild_all = is_incremental() and ('submitted_local_date' not in built_columns or time_zones_changed_since(this)) %}
 select
-    account,
+    m.account,
     message_id,
     tag                                           as campaign,
     message_type,
@@ -31,13 +35,19 @@ select
     charge_usd + coalesce(carrier_fees_usd, 0)    as cost_usd,
     submitted_at,
     submitted_date,
+    coalesce(tz.time_zone, 'UTC')                                         as time_zone,
+    (submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::date       as submitted_local_date,
+    extract(hour from submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::integer
+                                                                          as submitted_local_hour,
     sent_at,
     delivered_at,
     error_message,
     '{{ run_started_at.isoformat() }}'::timestamptz   as built_at
-from {{ ref('stg_platform__messages') }}
+from {{ ref('stg_platform__messages') }} as m
+left join {{ ref('stg_etl__account_time_zones') }} as tz
+    on tz.account = m.account
 where direction = 'outbound'
   and tag is not null
-  {% if is_incremental() %}
+  {% if is_incremental() and not rebuild_all %}
   and submitted_at >= ({{ settle_window_start(this, 'submitted_date') }})::timestamp at time zone 'UTC'
   {% endif %}

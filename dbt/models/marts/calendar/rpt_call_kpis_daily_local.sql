@@ -1,0 +1,47 @@
+-- Call KPIs per account-local call day × account × direction × destination country × SIP trunk:
+-- rpt_call_kpis_daily with the day taken in the account's time zone (fct_calls.call_local_date,
+-- config `timezone`), the same measures (macro call_kpi_measures). A local day of an account east of
+-- UTC starts the UTC day before; west of UTC it ends the UTC day after.
+--
+-- Incremental (delete+insert by call_local_date): a build re-builds the local days from its latest
+-- one − (var settle_days + 2): a leg fct_calls re-processed (UTC day ≥ its latest − settle_days) is
+-- on a local day at most one day earlier, and this report's latest local day is at most one day
+-- after fct_calls' latest UTC day. It reads the legs of those local days by the call_date index
+-- (one UTC day earlier). When an account's time zone changed since its last build (macro
+-- time_zones_changed_since), every day is re-built. `--full-refresh` rebuilds every day.
+{{
+    config(
+        materialized='incremental',
+        unique_key='call_local_date',
+        incremental_strategy='delete+insert',
+        on_schema_change='sync_all_columns',
+        post_hook='analyze {{ this }}',
+        indexes=[{'columns': ['call_local_date']}],
+    )
+}}
+{%- set rebuild_all = is_incremental() and time_zones_changed_since(this) -%}
+{%- if is_incremental() and not rebuild_all -%}
+{%- set window_start = settle_window_start(this, 'call_local_date', days=var('settle_days', 3) + 2) -%}
+{%- endif %}
+with calls as (
+    select
+        *,
+        not is_child_leg                                        as is_root
+    from {{ ref('fct_calls') }}
+    where called_at is not null
+    {% if is_incremental() and not rebuild_all %}
+      and call_date >= {{ window_start }} - 1
+      and call_local_date >= {{ window_start }}
+    {% endif %}
+)
+select
+    call_local_date,
+    account,
+    time_zone,
+    direction,
+    destination_country,
+    coalesce(sip_trunk, '(none)')                                               as sip_trunk,
+    {{ call_kpi_measures() | indent(4) | trim }},
+    '{{ run_started_at.isoformat() }}'::timestamptz                             as built_at
+from calls
+group by 1, 2, 3, 4, 5, 6
