@@ -1,0 +1,323 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { DateTime } from "luxon";
+import { pino } from "pino";
+import { accountTimeZones } from "../../src/account-time-zone.js";
+import type { EtlConfig } from "../../src/config.js";
+import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { runDbt } from "../../src/transform/run-dbt.js";
+import { recordAccountTimeZones } from "../../src/warehouse/account-time-zones.js";
+import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
+import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
+
+/**
+ * Issue 16 items 4 and 5: two accounts in zones on either side of UTC (Los Angeles, Kolkata) are
+ * loaded and built; the account-local call days (fct_calls, rpt_call_kpis_daily_local), the
+ * account-local campaign message days, and each account's peak concurrent legs and Erlangs per UTC
+ * day (rpt_account_concurrency_daily) equal what this file computes from the sandbox's truth export
+ * on its own: local dates with luxon, the peak by a sweep over the truth's legs. Summing the
+ * trunks' peaks (rpt_call_volume_hourly) overstates the account's peak: the ratio is printed.
+ * Then one account's zone changes and an incremental build moves all of its rows (those outside
+ * the settle window too), and none of the other account's old rows.
+ */
+const START = "2026-08-01";
+const DAYS = 6;
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+type Json = Record<string, unknown>;
+
+it.override({
+  sandboxOptions: { seed: 41, start: START, days: DAYS, accounts: 2, callsPerDay: 300, lateShare: 0, now: "2026-08-08T00:00:00Z" },
+});
+
+/** Epoch ms of a platform timestamp (UTC; the CDR form has no zone designator). */
+const instantMs = (value: unknown): number => {
+  const text = String(value).replace(" ", "T");
+  return Date.parse(/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`);
+};
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const localDay = (ms: number, zone: string): string => DateTime.fromMillis(ms, { zone }).toISODate()!;
+
+/** One truth CDR as the oracles need it. */
+interface Leg {
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly isRoot: boolean;
+  readonly isAnswered: boolean;
+  readonly trunk: string;
+}
+
+function legsOf(cdrs: readonly Json[], trunkNames: ReadonlySet<string>): Leg[] {
+  return cdrs.map((cdr) => {
+    const startMs = instantMs(cdr.date);
+    const sipTrunk = (cdr.sip_trunk as string | null | undefined) ?? null;
+    const destination = (cdr.destination as string | null | undefined) ?? null;
+    return {
+      startMs,
+      endMs: startMs + Number(cdr.duration) * 1000,
+      isRoot: (cdr.parent_uuid ?? cdr.parent_call_id ?? null) === null,
+      isAnswered: cdr.disposition === "answered",
+      trunk: sipTrunk ?? (destination !== null && trunkNames.has(destination) ? destination : "(none)"),
+    };
+  });
+}
+
+/**
+ * Per UTC day: the most legs in progress at one instant ([start, end): an end sorts before a start
+ * at the same instant; a leg without talk time occupies nothing), legs carried in over midnight
+ * included, and the day's talk seconds.
+ */
+function sweepByDay(legs: readonly Leg[]): Map<string, { peak: number; talkSeconds: number }> {
+  const talking = legs.filter((l) => l.endMs > l.startMs);
+  const events = talking.flatMap((l): [number, number][] => [
+    [l.startMs, 1],
+    [l.endMs, -1],
+  ]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = new Map<string, { peak: number; talkSeconds: number }>();
+  const dayOf = (day: string) => {
+    let row = out.get(day);
+    if (row === undefined) {
+      const dayStart = Date.parse(`${day}T00:00:00Z`);
+      const carried = talking.filter((l) => l.startMs < dayStart && l.endMs > dayStart).length;
+      row = { peak: carried, talkSeconds: 0 };
+      out.set(day, row);
+    }
+    return row;
+  };
+  for (const l of talking) {
+    for (let d = Math.floor(l.startMs / DAY_MS) * DAY_MS; d < l.endMs; d += DAY_MS) {
+      dayOf(utcDay(d)).talkSeconds += (Math.min(l.endMs, d + DAY_MS) - Math.max(l.startMs, d)) / 1000;
+    }
+  }
+  let level = 0;
+  for (const [at, delta] of events) {
+    level += delta;
+    if (delta === 1) {
+      const row = dayOf(utcDay(at));
+      row.peak = Math.max(row.peak, level);
+    }
+  }
+  return out;
+}
+
+async function rows<T>(warehouse: Warehouse, query: ReturnType<typeof sql<T>>): Promise<T[]> {
+  return (await query.execute(warehouse.db)).rows;
+}
+
+async function build(warehouse: Warehouse, databaseUrl: string, config: EtlConfig): Promise<void> {
+  await recordAccountTimeZones(warehouse.db, accountTimeZones(config.accounts));
+  const workDir = await mkdtemp(path.join(tmpdir(), "marts-local-dbt-"));
+  try {
+    const dbt = await runDbt({ databaseUrl, log: pino({ level: "silent" }), workDir });
+    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function zonedConfig(sandbox: RunningSandbox, zones: readonly string[]): EtlConfig {
+  const base = sandboxConfig(sandbox);
+  return {
+    ...base,
+    accounts: base.accounts.map((a, i) => ({
+      ...a,
+      streams: ["cdrs", "sip_trunks", "messages"],
+      timeZone: zones[i]!,
+    })),
+  };
+}
+
+/** Per local day: legs, root calls, answered root calls, from the truth. */
+function localDayTotals(legs: readonly Leg[], zone: string): Map<string, [number, number, number]> {
+  const out = new Map<string, [number, number, number]>();
+  for (const l of legs) {
+    const day = localDay(l.startMs, zone);
+    const row = out.get(day) ?? [0, 0, 0];
+    row[0] += 1;
+    if (l.isRoot) row[1] += 1;
+    if (l.isRoot && l.isAnswered) row[2] += 1;
+    out.set(day, row);
+  }
+  return out;
+}
+
+async function martLocalDayTotals(warehouse: Warehouse, account: string) {
+  const mart = await rows(
+    warehouse,
+    sql<{ day: string; zone: string; legs: number; roots: number; answered: number }>`
+      SELECT call_local_date::text AS day, min(time_zone) AS zone, sum(leg_attempts)::int AS legs,
+             sum(root_call_attempts)::int AS roots, sum(answered_calls)::int AS answered
+      FROM analytics_marts.rpt_call_kpis_daily_local WHERE account = ${account} GROUP BY 1`,
+  );
+  return mart;
+}
+
+describe("local time and account concurrency against the sandbox's truth", () => {
+  it("local call days, local message days, account peak and Erlangs per day; a zone change re-processes its account", {
+    timeout: 600_000,
+  }, async ({ sandbox, database }) => {
+    const zones = ["America/Los_Angeles", "Asia/Kolkata"] as const;
+    const config = zonedConfig(sandbox, zones);
+    expect(config.accounts).toHaveLength(2);
+    const run = await runAt(database.warehouse, config, sandbox, { command: "run" });
+    expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
+    await build(database.warehouse, database.url, config);
+    const warehouse = database.warehouse;
+    const range = { from: START, to: "2026-08-08" };
+
+    const truth = new Map<string, { legs: Leg[]; messages: Json[] }>();
+    for (const account of config.accounts) {
+      const cdrs = await truthRecords(sandbox, "cdrs", account.name, range);
+      const trunks = await truthRecords(sandbox, "sip_trunks", account.name);
+      const messages = (await truthRecords(sandbox, "messages", account.name, range)).filter(
+        (m) => m.direction === "outbound" && m.tag !== null && m.tag !== undefined,
+      );
+      truth.set(account.name, { legs: legsOf(cdrs, new Set(trunks.map((t) => String(t.name)))), messages });
+    }
+
+    const figures: string[] = [];
+    for (const [index, account] of config.accounts.entries()) {
+      const zone = zones[index]!;
+      const { legs, messages } = truth.get(account.name)!;
+      expect(legs.length).toBeGreaterThan(DAYS * 100);
+
+      // Local-day call totals: the report against luxon's local dates of the truth's legs.
+      const expected = localDayTotals(legs, zone);
+      const mart = await martLocalDayTotals(warehouse, account.name);
+      expect(new Map(mart.map((r) => [r.day, [r.legs, r.roots, r.answered]]))).toEqual(expected);
+      expect(new Set(mart.map((r) => r.zone))).toEqual(new Set([zone]));
+      // fct_calls: local hour histogram and the share of legs on another local day than their UTC day.
+      const hours = await rows(
+        warehouse,
+        sql<{ hour: number; legs: number; moved: number }>`
+          SELECT call_local_hour AS hour, count(*)::int AS legs,
+                 count(*) FILTER (WHERE call_local_date <> call_date)::int AS moved
+          FROM analytics_marts.fct_calls WHERE account = ${account.name} GROUP BY 1`,
+      );
+      const expectedHours = new Map<number, number>();
+      for (const l of legs) {
+        const hour = DateTime.fromMillis(l.startMs, { zone }).hour;
+        expectedHours.set(hour, (expectedHours.get(hour) ?? 0) + 1);
+      }
+      expect(new Map(hours.map((r) => [r.hour, r.legs]))).toEqual(expectedHours);
+      const moved = legs.filter((l) => localDay(l.startMs, zone) !== utcDay(l.startMs)).length;
+      expect(hours.reduce((sum, r) => sum + r.moved, 0)).toBe(moved);
+      expect(moved).toBeGreaterThan(0);
+      figures.push(
+        `${account.name} (${zone}): ${moved} of ${legs.length} legs (${((100 * moved) / legs.length).toFixed(1)}%) on another local day`,
+      );
+
+      // Campaign messages: the local submission day of each message.
+      const expectedMessages = new Map<string, number>();
+      for (const m of messages) {
+        const day = localDay(instantMs(m.submitted_at), zone);
+        expectedMessages.set(day, (expectedMessages.get(day) ?? 0) + 1);
+      }
+      const messageDays = await rows(
+        warehouse,
+        sql<{ day: string; messages: number }>`
+          SELECT submitted_local_date::text AS day, count(*)::int AS messages
+          FROM analytics_marts.fct_campaign_messages WHERE account = ${account.name} GROUP BY 1`,
+      );
+      expect(new Map(messageDays.map((r) => [r.day, r.messages]))).toEqual(expectedMessages);
+
+      // Account peak concurrency and Erlangs per UTC day: the mart against the sweep of the truth.
+      const sweep = sweepByDay(legs);
+      const concurrency = await rows(
+        warehouse,
+        sql<{ day: string; peak: number; talk: string; erlangs: string }>`
+          SELECT call_date::text AS day, peak_concurrent_legs AS peak, talk_seconds::text AS talk,
+                 erlangs::text
+          FROM analytics_marts.rpt_account_concurrency_daily WHERE account = ${account.name}`,
+      );
+      expect(new Map(concurrency.map((r) => [r.day, r.peak]))).toEqual(
+        new Map([...sweep].map(([day, r]) => [day, r.peak])),
+      );
+      for (const r of concurrency) {
+        const e = sweep.get(r.day)!;
+        expect(Number(r.talk)).toBeCloseTo(e.talkSeconds, 6);
+        expect(Number(r.erlangs)).toBeCloseTo(e.talkSeconds / 86_400, 9);
+      }
+
+      // Summing the trunks' daily peaks overstates the account's: per trunk and day from the truth
+      // (the same sweep, one trunk's legs), equal to the hourly mart's per trunk, summed per day.
+      const trunkPeaks = new Map<string, number>();
+      for (const trunk of new Set(legs.map((l) => l.trunk))) {
+        for (const [day, r] of sweepByDay(legs.filter((l) => l.trunk === trunk))) {
+          trunkPeaks.set(`${day} ${trunk}`, r.peak);
+        }
+      }
+      const hourlyPeaks = await rows(
+        warehouse,
+        sql<{ key: string; peak: number }>`
+          SELECT call_date::text || ' ' || trunk_name AS key, max(peak_concurrent_calls)::int AS peak
+          FROM analytics_marts.rpt_call_volume_hourly WHERE account = ${account.name}
+          GROUP BY call_date, trunk_name HAVING max(peak_concurrent_calls) > 0`,
+      );
+      expect(new Map(hourlyPeaks.map((r) => [r.key, r.peak]))).toEqual(trunkPeaks);
+      const ratios = [...sweep].map(([day, r]) => {
+        const summed = [...trunkPeaks]
+          .filter(([key]) => key.startsWith(`${day} `))
+          .reduce((sum, [, peak]) => sum + peak, 0);
+        expect(summed).toBeGreaterThanOrEqual(r.peak);
+        return summed / r.peak;
+      });
+      const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
+      expect(Math.max(...ratios)).toBeGreaterThan(1);
+      figures.push(
+        `${account.name}: summed trunk peaks / account peak over ${ratios.length} days: mean ${mean.toFixed(2)}x, min ${Math.min(...ratios).toFixed(2)}x, max ${Math.max(...ratios).toFixed(2)}x`,
+      );
+    }
+    console.log(`local time figures:\n  ${figures.join("\n  ")}`);
+
+    // The second account moves to Europe/Berlin: an incremental build re-processes all its rows,
+    // the days outside the settle window too, and rewrites none of the first account's old legs.
+    const [first, second] = config.accounts;
+    const settledBefore = await rows(
+      warehouse,
+      sql<{ built: string }>`SELECT max(built_at)::text AS built FROM analytics_marts.fct_calls
+        WHERE account = ${first!.name} AND call_date < '2026-08-03'`,
+    );
+    const moved = zonedConfig(sandbox, [zones[0], "Europe/Berlin"]);
+    await build(warehouse, database.url, moved);
+    const { legs, messages } = truth.get(second!.name)!;
+    const mart = await martLocalDayTotals(warehouse, second!.name);
+    expect(new Map(mart.map((r) => [r.day, [r.legs, r.roots, r.answered]]))).toEqual(
+      localDayTotals(legs, "Europe/Berlin"),
+    );
+    const [facts] = await rows(
+      warehouse,
+      sql<{ wrong: number; zones: string[] }>`
+        SELECT count(*) FILTER (WHERE call_local_date <> (called_at AT TIME ZONE 'Europe/Berlin')::date)::int AS wrong,
+               array_agg(DISTINCT time_zone) AS zones
+        FROM analytics_marts.fct_calls WHERE account = ${second!.name}`,
+    );
+    expect(facts).toEqual({ wrong: 0, zones: ["Europe/Berlin"] });
+    const [messageFacts] = await rows(
+      warehouse,
+      sql<{ messages: number; wrong: number }>`
+        SELECT count(*)::int AS messages,
+               count(*) FILTER (WHERE submitted_local_date <> (submitted_at AT TIME ZONE 'Europe/Berlin')::date)::int AS wrong
+        FROM analytics_marts.fct_campaign_messages WHERE account = ${second!.name}`,
+    );
+    expect(messageFacts).toEqual({ messages: messages.length, wrong: 0 });
+    const settledAfter = await rows(
+      warehouse,
+      sql<{ built: string }>`SELECT max(built_at)::text AS built FROM analytics_marts.fct_calls
+        WHERE account = ${first!.name} AND call_date < '2026-08-03'`,
+    );
+    expect(settledAfter).toEqual(settledBefore);
+    const [accounts] = await rows(
+      warehouse,
+      sql<{ zones: string }>`SELECT string_agg(account || '=' || time_zone, ',' ORDER BY account) AS zones
+        FROM analytics_marts.dim_accounts`,
+    );
+    expect(accounts?.zones).toBe(
+      [`${first!.name}=${zones[0]}`, `${second!.name}=Europe/Berlin`].sort().join(","),
+    );
+  });
+});
