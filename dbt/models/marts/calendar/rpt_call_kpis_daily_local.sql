@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('stg_etl__account_time_zones') }}
 -- Call KPIs per account-local call day × account × direction × destination country × SIP trunk:
 -- rpt_call_kpis_daily with the day taken in the account's time zone (fct_calls.call_local_date,
 -- config `timezone`), the same measures (macro call_kpi_measures). A local day of an account east of
