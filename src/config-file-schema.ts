@@ -45,7 +45,9 @@ const accountSchema = z.strictObject({
    */
   timezone: z.string().min(1).optional(),
   /** A sub-account's own time zone, by sub-account id (`"4321": Asia/Kolkata`); default: the account's. */
-  sub_account_timezones: z.record(z.string().regex(/^[1-9][0-9]*$/, "expected a sub-account id"), z.string().min(1)).default({}),
+  sub_account_timezones: z
+    .record(z.string().regex(/^[1-9][0-9]*$/, "expected a sub-account id"), z.string().min(1))
+    .default({}),
   /** 10DLC brands whose appeals load; default: every brand the platform lists. */
   brand_ids: z.array(z.string().min(1)).optional(),
   /** Validation tokens polled until done (more can be added with `telecom-etl track validation`). */

@@ -33,7 +33,10 @@ export async function recordAccountTimeZones(
  * Postgres converts with its own copy of the tz database, which may lack a zone Node's ICU knows (an
  * old server, a new zone): refused before dbt runs, naming the account, not as a failed model.
  */
-async function refuseZonesPostgresLacks(db: Kysely<Database>, zones: readonly AccountTimeZone[]): Promise<void> {
+async function refuseZonesPostgresLacks(
+  db: Kysely<Database>,
+  zones: readonly AccountTimeZone[],
+): Promise<void> {
   const names = [...new Set(zones.map((z) => z.timeZone.toLowerCase()))];
   const known = await sql<{ name: string }>`
     SELECT lower(name) AS name FROM pg_timezone_names WHERE lower(name) = ANY(${names}::text[])`.execute(db);

@@ -6,6 +6,7 @@ import { pino } from "pino";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import { WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
+import { recordAccountTimeZones } from "../../src/warehouse/account-time-zones.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
@@ -32,6 +33,8 @@ const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   fct_link_clicks: "account, click_date, click_ordinal",
   rpt_campaign_daily: "activity_date, account, campaign",
   rpt_usage_daily: "usage_date, account, product",
+  rpt_call_kpis_daily_local: "call_local_date, account, direction, destination_country, sip_trunk",
+  rpt_account_concurrency_daily: "call_date, account",
 };
 
 it.override({
@@ -113,6 +116,11 @@ describe("incremental marts", () => {
     timeout: 600_000,
   }, async ({ sandbox, database }) => {
     await loadAt(sandbox, database.warehouse, "2026-08-06T12:00:00Z");
+    // West of UTC: a leg's local day is the UTC day or the one before (the local report's window).
+    await recordAccountTimeZones(
+      database.warehouse.db,
+      sandbox.world.accounts.map((a) => ({ account: a.name, timeZone: "America/Los_Angeles" })),
+    );
     await build(database.warehouse, ["--full-refresh"]);
     const before = await readMarts(database.warehouse);
 

@@ -30,7 +30,15 @@ const HOUR_MS = 3_600_000;
 type Json = Record<string, unknown>;
 
 it.override({
-  sandboxOptions: { seed: 41, start: START, days: DAYS, accounts: 2, callsPerDay: 300, lateShare: 0, now: "2026-08-08T00:00:00Z" },
+  sandboxOptions: {
+    seed: 41,
+    start: START,
+    days: DAYS,
+    accounts: 2,
+    callsPerDay: 300,
+    lateShare: 0,
+    now: "2026-08-08T00:00:00Z",
+  },
 });
 
 /** Epoch ms of a platform timestamp (UTC; the CDR form has no zone designator). */
@@ -145,15 +153,15 @@ function localDayTotals(legs: readonly Leg[], zone: string): Map<string, [number
   return out;
 }
 
-async function martLocalDayTotals(warehouse: Warehouse, account: string) {
-  const mart = await rows(
+/** The local report's totals per local day of `account` (and the zones its rows name). */
+function martLocalDayTotals(warehouse: Warehouse, account: string) {
+  return rows(
     warehouse,
     sql<{ day: string; zone: string; legs: number; roots: number; answered: number }>`
       SELECT call_local_date::text AS day, min(time_zone) AS zone, sum(leg_attempts)::int AS legs,
              sum(root_call_attempts)::int AS roots, sum(answered_calls)::int AS answered
       FROM analytics_marts.rpt_call_kpis_daily_local WHERE account = ${account} GROUP BY 1`,
   );
-  return mart;
 }
 
 describe("local time and account concurrency against the sandbox's truth", () => {
@@ -212,6 +220,7 @@ describe("local time and account concurrency against the sandbox's truth", () =>
       );
 
       // Campaign messages: the local submission day of each message.
+      expect(messages.length).toBeGreaterThan(0);
       const expectedMessages = new Map<string, number>();
       for (const m of messages) {
         const day = localDay(instantMs(m.submitted_at), zone);
