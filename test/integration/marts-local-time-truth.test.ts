@@ -4,9 +4,11 @@ import path from "node:path";
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { pino } from "pino";
+import { onTestFinished } from "vitest";
 import { accountTimeZones } from "../../src/account-time-zone.js";
 import type { EtlConfig } from "../../src/config.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
 import { recordAccountTimeZones } from "../../src/warehouse/account-time-zones.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
@@ -20,6 +22,7 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  * day (rpt_account_concurrency_daily) equal what this file computes from the sandbox's truth export
  * on its own: local dates with luxon, the peak by a sweep over the truth's legs. Summing the
  * trunks' peaks (rpt_call_volume_hourly) overstates the account's peak: the ratio is printed.
+ * MetricFlow answers the peak per day and per week (the largest daily peak) and the Erlangs alike.
  * Then one account's zone changes and an incremental build moves all of its rows (those outside
  * the settle window too), and none of the other account's old rows.
  */
@@ -188,6 +191,7 @@ describe("local time and account concurrency against the sandbox's truth", () =>
     }
 
     const figures: string[] = [];
+    const sweeps = new Map<string, Map<string, { peak: number; talkSeconds: number }>>();
     for (const [index, account] of config.accounts.entries()) {
       const zone = zones[index]!;
       const { legs, messages } = truth.get(account.name)!;
@@ -236,6 +240,7 @@ describe("local time and account concurrency against the sandbox's truth", () =>
 
       // Account peak concurrency and Erlangs per UTC day: the mart against the sweep of the truth.
       const sweep = sweepByDay(legs);
+      sweeps.set(account.name, sweep);
       const concurrency = await rows(
         warehouse,
         sql<{ day: string; peak: number; talk: string; erlangs: string }>`
@@ -282,6 +287,38 @@ describe("local time and account concurrency against the sandbox's truth", () =>
       );
     }
     console.log(`local time figures:\n  ${figures.join("\n  ")}`);
+
+    // MetricFlow: the account's peak per day, and per ISO week the largest daily peak (max, not sum).
+    onTestFinished(() => rm(semanticLayerFolder(database.url), { recursive: true, force: true }));
+    const parsed = await parseSemanticLayer({ databaseUrl: database.url, log: pino({ level: "silent" }) });
+    expect(parsed.ok, parsed.tail.join("\n")).toBe(true);
+    const ask = (groupBy: string[]) =>
+      queryMetrics({
+        databaseUrl: database.url,
+        query: { metrics: ["peak_concurrent_legs", "erlangs"], groupBy: [...groupBy, "account"] },
+      });
+    const daily = await ask(["metric_time__day"]);
+    const expectedDaily = new Map<string, number>();
+    const expectedWeekly = new Map<string, number>();
+    for (const [account, sweep] of sweeps) {
+      for (const [day, r] of sweep) {
+        expectedDaily.set(`${account} ${day}`, r.peak);
+        const week = `${account} ${DateTime.fromISO(day, { zone: "utc" }).startOf("week").toISODate()}`;
+        expectedWeekly.set(week, Math.max(expectedWeekly.get(week) ?? 0, r.peak));
+      }
+    }
+    const mfDay = (value: string | undefined) => String(value).slice(0, 10);
+    expect(
+      new Map(daily.rows.map((r) => [`${r.account} ${mfDay(r.metric_time__day)}`, Number(r.peak_concurrent_legs)])),
+    ).toEqual(expectedDaily);
+    for (const r of daily.rows) {
+      const e = sweeps.get(String(r.account))!.get(mfDay(r.metric_time__day))!;
+      expect(Number(r.erlangs)).toBeCloseTo(e.talkSeconds / 86_400, 9);
+    }
+    const weekly = await ask(["metric_time__week"]);
+    expect(
+      new Map(weekly.rows.map((r) => [`${r.account} ${mfDay(r.metric_time__week)}`, Number(r.peak_concurrent_legs)])),
+    ).toEqual(expectedWeekly);
 
     // The second account moves to Europe/Berlin: an incremental build re-processes all its rows,
     // the days outside the settle window too, and rewrites none of the first account's old legs.
