@@ -371,7 +371,8 @@ function touches(touched: readonly string[] | undefined, account: ConfigFile["ac
  * a sub-account given a zone must be one the account lists: one line naming the account and the fix.
  */
 function refuseBadTimeZones(account: ConfigFile["accounts"][number]): void {
-  const problem = account.timezone === undefined ? undefined : timeZoneProblem(account.name, account.timezone);
+  const problem =
+    account.timezone === undefined ? undefined : timeZoneProblem(account.name, account.timezone);
   if (problem !== undefined) throw new UsageError(`config: ${problem}`);
   for (const [id, zone] of Object.entries(account.sub_account_timezones)) {
     if (!account.sub_accounts.includes(Number(id))) {

@@ -29,7 +29,6 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 const START = "2026-08-01";
 const DAYS = 6;
 const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 type Json = Record<string, unknown>;
 
 it.override({
@@ -309,7 +308,9 @@ describe("local time and account concurrency against the sandbox's truth", () =>
     }
     const mfDay = (value: string | undefined) => String(value).slice(0, 10);
     expect(
-      new Map(daily.rows.map((r) => [`${r.account} ${mfDay(r.metric_time__day)}`, Number(r.peak_concurrent_legs)])),
+      new Map(
+        daily.rows.map((r) => [`${r.account} ${mfDay(r.metric_time__day)}`, Number(r.peak_concurrent_legs)]),
+      ),
     ).toEqual(expectedDaily);
     for (const r of daily.rows) {
       const e = sweeps.get(String(r.account))!.get(mfDay(r.metric_time__day))!;
@@ -317,7 +318,12 @@ describe("local time and account concurrency against the sandbox's truth", () =>
     }
     const weekly = await ask(["metric_time__week"]);
     expect(
-      new Map(weekly.rows.map((r) => [`${r.account} ${mfDay(r.metric_time__week)}`, Number(r.peak_concurrent_legs)])),
+      new Map(
+        weekly.rows.map((r) => [
+          `${r.account} ${mfDay(r.metric_time__week)}`,
+          Number(r.peak_concurrent_legs),
+        ]),
+      ),
     ).toEqual(expectedWeekly);
 
     // The second account moves to Europe/Berlin: an incremental build re-processes all its rows,

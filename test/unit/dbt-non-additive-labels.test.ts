@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 
 /**
  * Issue 16 item 5: a BI tool sums every numeric column by default, which is wrong for a rate, a
