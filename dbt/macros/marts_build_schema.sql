@@ -40,8 +40,8 @@
       publication built (so every mart starts from the state before that publication, as if it had
       not happened), and the kept table's comment names that publication and the table now
       published (not rebuilt since, by a --full-refresh or a dbt run by hand in place);
-    - otherwise copied from the published schema (columns, comments, rows, then its indexes, then
-      ANALYZE): the first build, the one after a failed build (which dropped its build schema with
+    - otherwise copied from the published schema (columns, comments, rows, then its indexes and
+      its primary key constraint (macro primary_key), then ANALYZE): the first build, the one after a failed build (which dropped its build schema with
       the kept table it had taken), after a --full-refresh or a --select build.
     dbt's relation cache is told either way. A --full-refresh needs neither. -#}
 {% macro copy_published_incremental_marts() -%}
@@ -83,6 +83,19 @@
                                                    ' ON {{ build_schema }}.{{ node.alias }} ')
                                     from pg_index
                                     where indrelid = '{{ published_schema }}.{{ node.alias }}'::regclass
+                                      and not indisprimary
+                                loop
+                                    execute index_sql;
+                                end loop;
+                                -- The primary key as a constraint (macro primary_key), not as the
+                                -- bare unique index pg_get_indexdef gives: the model's post_hook
+                                -- then finds it and does not build a second one.
+                                for index_sql in
+                                    select format('alter table {{ build_schema }}.{{ node.alias }} add constraint %I %s',
+                                                  conname, pg_get_constraintdef(oid))
+                                    from pg_constraint
+                                    where conrelid = '{{ published_schema }}.{{ node.alias }}'::regclass
+                                      and contype = 'p'
                                 loop
                                     execute index_sql;
                                 end loop;

@@ -1,5 +1,6 @@
 -- One row per 10DLC Brand Identity appeal: its status, outcome (the vetting status) and, once
 -- resolved (status COMPLETE or COMPLETED, both spellings occur), days from filing to resolution.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'appeal_ordinal']) }}", 'transaction': false}]) }}
 select
     account,
     brand_id,

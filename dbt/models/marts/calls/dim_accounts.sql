@@ -1,6 +1,7 @@
 -- One row per account the warehouse holds data of (the names of the loader's config): how many
 -- trunks and numbers it has, and the span of its calls (from rpt_call_kpis_daily: the legs of
 -- fct_calls summed per day, far fewer rows to read), and the time zone its local dates are in.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account']) }}", 'transaction': false}]) }}
 with calls as (
     select
         account,

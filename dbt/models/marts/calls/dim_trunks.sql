@@ -3,6 +3,7 @@
 -- transcription and its threshold). CDRs name a trunk by its login (`trunk_name`), so
 -- (account, trunk_name) is how fct_calls joins here. The month-to-date totals are the platform's as
 -- of `month_to_date_as_of` (the last read): for a month's usage per trunk, sum fct_calls instead.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'trunk_name']) }}", 'transaction': false}]) }}
 select
     account || '/' || trunk_name        as trunk_key,
     account,

@@ -6,6 +6,7 @@
 --   talk ratio per side = talk_ms of that side / total talk_ms; silence_ratio = 1 − talk_ms / call_ms
 --     (floored at 0 when turns overlap).
 --   billed_minutes = ceil(duration_seconds / 60); cost_per_minute_usd = charge_usd / billed_minutes.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'request_id']) }}", 'transaction': false}]) }}
 with turn_figures as (
     select
         account,

@@ -6,6 +6,7 @@
 -- number, or `channel_2`).
 -- call_third: 1, 2 or 3 by the turn's start time within the call (duration from the transcription,
 -- else the last turn's end).
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'request_id', 'turn_index']) }}", 'transaction': false}]) }}
 with turns as (
     select * from {{ ref('stg_platform__transcription_turns') }}
 ),

@@ -15,6 +15,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false}],
     )
 }}
 {%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}

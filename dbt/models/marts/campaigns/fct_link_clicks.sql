@@ -15,6 +15,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['click_date']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['account', 'click_date', 'click_ordinal']) }}", 'transaction': false}],
     )
 }}
 {%- if is_incremental() %}

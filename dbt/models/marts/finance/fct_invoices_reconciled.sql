@@ -6,6 +6,7 @@
 -- usage (never netted against those charges), reverted lines.
 -- Ledger products with no usage stream (payments, adjustments, 10DLC, ...) get a row only when the
 -- period's ledger has lines of them, whatever product the type-code seed maps them to.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'invoice_id', 'product']) }}", 'transaction': false}]) }}
 {%- set products = usage_products() %}
 with invoices as (
     select * from {{ ref('stg_platform__invoices') }}

@@ -1,6 +1,7 @@
 -- One row per billing ledger line: the product it bills (ledger_transaction_types seed; codes the
 -- seed does not know are `unknown`, kept) and the direction of the money. The amount stays signed
 -- as the platform sends it; charge_usd and credit_usd split it so BI can sum either side.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'ledger_account', 'transaction_id']) }}", 'transaction': false}]) }}
 with lines as (
     select * from {{ ref('stg_platform__transactions') }}
 ),

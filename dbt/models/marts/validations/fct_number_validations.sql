@@ -1,5 +1,6 @@
 -- One row per number of a validation request (token): the lookup's verdict and its charge, dated
 -- by int_validations_dated (the first load of the request's results, UTC).
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'validation_token', 'phone_number']) }}", 'transaction': false}]) }}
 select
     r.account,
     r.validation_token,
