@@ -203,7 +203,7 @@ describe("call marts against the sandbox's truth", () => {
     const mart = await rows(
       warehouse,
       sql<{ day: string; trunk: string; cost: string; answered: number; attempts: number; asr: string }>`
-        SELECT call_date::text AS day, sip_trunk AS trunk, sum(cost_usd)::text AS cost,
+        SELECT call_date::text AS day, placing_trunk_name AS trunk, sum(cost_usd)::text AS cost,
                sum(answered_calls)::int AS answered, sum(root_call_attempts)::int AS attempts,
                (sum(answered_calls)::numeric / sum(root_call_attempts))::text AS asr
         FROM analytics_marts.rpt_call_kpis_daily

@@ -25,7 +25,7 @@ import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
  */
 const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   fct_calls: "account, direction, call_uuid",
-  rpt_call_kpis_daily: "call_date, account, direction, destination_country, sip_trunk",
+  rpt_call_kpis_daily: "call_date, account, direction, destination_country, placing_trunk_name",
   rpt_call_volume_hourly: "hour_start_at, account, trunk_name",
   rpt_call_cost_daily: "call_date, account, direction, destination",
   audit_call_rates: "account, direction, call_uuid",

@@ -97,7 +97,7 @@ built as (
         l.destination,
         dc.calling_code                                                         as destination_calling_code,
         coalesce(dc.country_name, '(unknown)')                                  as destination_country,
-        l.sip_trunk,
+        l.sip_trunk                                                             as placing_trunk_name,
         -- The trunk that carried the leg: its own for a placed leg, the trunk a received call was
         -- forwarded to when its destination is one of the account's trunks.
         coalesce(l.sip_trunk, t.trunk_name)                                     as trunk_name,

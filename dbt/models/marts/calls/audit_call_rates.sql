@@ -28,7 +28,7 @@ with legs as (
         call_uuid,
         call_date,
         destination_country,
-        sip_trunk,
+        placing_trunk_name,
         duration_seconds,
         per_minute_usd,
         charge_usd,

@@ -31,7 +31,7 @@ select
     account,
     direction,
     destination_country,
-    coalesce(sip_trunk, '(none)')                                               as sip_trunk,
+    coalesce(placing_trunk_name, '(none)')                                      as placing_trunk_name,
     count(*) filter (where is_root)                                             as root_call_attempts,
     count(*)                                                                    as leg_attempts,
     count(*) filter (where is_root and is_answered)                             as answered_calls,

@@ -14,7 +14,7 @@ with latest_run as (
 select
     w.account,
     w.stream,
-    w.window_date                                           as day,
+    w.window_date,
     coalesce(w.loads, 0) > 0 or w.settled_at is not null    as is_loaded,
     w.settled_at is not null                                as is_settled,
     w.settled_at is null                                    as may_change,
