@@ -167,6 +167,81 @@ describe("the warehouse's BI role", () => {
   );
 
   it(
+    "every column of every published fct_, dim_, rpt_ and audit_ mart is described (a Postgres comment)",
+    DBT_TIMEOUT,
+    async ({ rig, nightly }) => {
+      expect(nightly.code).toBe(0);
+      const { rows } = await sql<{ name: string; described: boolean }>`
+        SELECT format('%I.%I', c.relname, a.attname) AS name,
+               coalesce(btrim(col_description(c.oid, a.attnum)), '') <> '' AS described
+        FROM pg_class AS c
+        JOIN pg_namespace AS n ON n.oid = c.relnamespace
+        JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        WHERE n.nspname = ${MARTS} AND c.relkind IN ('r', 'v', 'm') AND c.relname ~ '^(fct|dim|rpt|audit)_'
+        ORDER BY 1`.execute(rig.db.warehouse.db);
+      // Every mart of the YAML is published (the nightly builds them all), so every one was checked.
+      const published = new Set(rows.map((r) => r.name.split(".")[0]));
+      expect([...published].sort()).toEqual(martModels().map((m) => m.name).sort());
+      expect(rows.filter((r) => !r.described).map((r) => r.name)).toEqual([]);
+    },
+  );
+
+  it(
+    "every fct_ and dim_ mart's grain is its primary key, also after an incremental transform, and a duplicate is refused",
+    DBT_TIMEOUT,
+    async ({ rig, env, nightly }) => {
+      expect(nightly.code).toBe(0);
+      const db = rig.db.warehouse.db;
+      // Incremental: fct_calls, fct_campaign_messages and fct_link_clicks start as copies of the
+      // published tables (macro copy_published_incremental_marts), their key copied with them.
+      const rebuilt = await runCli(["transform"], { env, timeoutMs: 180_000 });
+      expect(rebuilt.code, rebuilt.stderr.slice(-3000)).toBe(0);
+      const grains = new Map(
+        martModels()
+          .filter((m) => /^(fct|dim)_/.test(m.name))
+          .map((m) => [m.name, grainOf(m)]),
+      );
+      const keys = await sql<{ table: string; key: string[] | null; key_indexes: number }>`
+        SELECT c.relname AS table,
+               (SELECT array_agg(a.attname::text ORDER BY k.ord)
+                FROM pg_constraint AS p
+                CROSS JOIN LATERAL unnest(p.conkey) WITH ORDINALITY AS k (attnum, ord)
+                JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = k.attnum
+                WHERE p.conrelid = c.oid AND p.contype = 'p') AS key,
+               (SELECT count(*)::int FROM pg_index AS x
+                JOIN pg_constraint AS p ON p.conrelid = c.oid AND p.contype = 'p'
+                WHERE x.indrelid = c.oid AND x.indisunique
+                  AND (SELECT array_agg(v ORDER BY v) FROM unnest(x.indkey::int2[]) AS v)
+                    = (SELECT array_agg(v ORDER BY v) FROM unnest(p.conkey) AS v)) AS key_indexes
+        FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = ${MARTS} AND c.relkind = 'r' AND c.relname ~ '^(fct|dim)_'
+        ORDER BY 1`.execute(db);
+      expect(keys.rows.map((r) => r.table)).toEqual([...grains.keys()].sort());
+      for (const row of keys.rows) {
+        // The key is the grain the YAML states, built once (no second unique index on it).
+        expect(row.key, row.table).toEqual(grains.get(row.table));
+        expect(row.key_indexes, row.table).toBe(1);
+      }
+      const refused: string[] = [];
+      for (const { table } of keys.rows) {
+        const relation = sql.table(`${MARTS}.${table}`);
+        const [present] = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${relation}`.execute(db)).rows;
+        if ((present?.n ?? 0) === 0) continue;
+        // 23505: unique_violation. The owner may write; the key refuses the copy of a row.
+        const code = await sql`INSERT INTO ${relation} SELECT * FROM ${relation} LIMIT 1`
+          .execute(db)
+          .then(
+            () => "ok",
+            (error: { code?: string }) => error.code ?? String(error),
+          );
+        expect(code, table).toBe("23505");
+        refused.push(table);
+      }
+      expect(refused).toEqual(expect.arrayContaining(["dim_accounts", "fct_calls", "fct_link_clicks"]));
+    },
+  );
+
+  it(
     "keeps its access after transform --full-refresh (grants come from dbt, not by hand)",
     DBT_TIMEOUT,
     async ({ rig, env, nightly }) => {
@@ -256,10 +331,39 @@ describe("the warehouse's BI role", () => {
   );
 });
 
-interface DbtYaml {
-  readonly models?: readonly {
+interface DbtTest {
+  readonly column_rules?: { readonly arguments?: { readonly unique_combination?: readonly string[] } };
+}
+
+interface DbtModel {
+  readonly name: string;
+  readonly description?: string;
+  readonly columns?: readonly {
     readonly name: string;
     readonly description?: string;
-    readonly columns?: readonly { readonly name: string; readonly description?: string }[];
+    readonly data_tests?: readonly (string | DbtTest)[];
   }[];
+  readonly data_tests?: readonly (string | DbtTest)[];
+}
+
+interface DbtYaml {
+  readonly models?: readonly DbtModel[];
+}
+
+/** The published marts' models of the dbt YAML (fct_, dim_, rpt_, audit_; not the semantic layer's spine). */
+function martModels(): DbtModel[] {
+  return readdirSync(DBT_MARTS, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".yml"))
+    .flatMap((file) => (parse(readFileSync(path.join(DBT_MARTS, file), "utf8")) as DbtYaml).models ?? [])
+    .filter((m) => /^(fct|dim|rpt|audit)_/.test(m.name));
+}
+
+/** A model's grain as its YAML states it: column_rules' unique_combination, else its one `unique` column. */
+function grainOf(model: DbtModel): string[] | undefined {
+  for (const test of model.data_tests ?? []) {
+    const combination = typeof test === "string" ? undefined : test.column_rules?.arguments?.unique_combination;
+    if (combination) return [...combination];
+  }
+  const unique = (model.columns ?? []).filter((c) => (c.data_tests ?? []).includes("unique"));
+  return unique.length === 1 ? [unique[0]!.name] : undefined;
 }
