@@ -6,8 +6,9 @@
 -- last days still change while the loader settles them; and every leg of an account whose time zone
 -- changed since the last build (macro time_zones_changed_since). `--full-refresh` rebuilds everything.
 -- built_at stamps the rows a build wrote (dbt's run_started_at; a re-processed leg that did not
--- change is not written again): tests of this model check the rows of its latest build. Indexes: the key (the primary key, macro primary_key — the database enforces the grain
--- and the merge finds its rows by it), call_date (the reports read their window by it), built_at (tests);
+-- change is not written again): tests of this model check the rows of its latest build. Indexes:
+-- the key (the primary key, macro primary_key: the database enforces the grain and the merge finds
+-- its rows by it), call_date (the reports read their window by it), built_at (tests);
 -- analyzed after a build that leaves its statistics stale (macro analyze_if_stale: a full refresh,
 -- or more than a tenth of its rows changed since the last analyze).
 {{
