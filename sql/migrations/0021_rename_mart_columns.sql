@@ -17,6 +17,7 @@ BEGIN
     FROM (VALUES
       ('fct_calls', 'sip_trunk', 'placing_trunk_name'),
       ('rpt_call_kpis_daily', 'sip_trunk', 'placing_trunk_name'),
+      ('rpt_call_kpis_daily_local', 'sip_trunk', 'placing_trunk_name'),
       ('audit_call_rates', 'sip_trunk', 'placing_trunk_name'),
       ('rpt_load_completeness', 'day', 'window_date')
     ) AS r (table_name, old_name, new_name)

@@ -33,7 +33,7 @@ const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   fct_link_clicks: "account, click_date, click_ordinal",
   rpt_campaign_daily: "activity_date, account, campaign",
   rpt_usage_daily: "usage_date, account, product",
-  rpt_call_kpis_daily_local: "call_local_date, account, direction, destination_country, sip_trunk",
+  rpt_call_kpis_daily_local: "call_local_date, account, direction, destination_country, placing_trunk_name",
   rpt_account_concurrency_daily: "call_date, account",
 };
 

@@ -30,6 +30,7 @@ const KEPT = "analytics_marts__previous";
 const RENAMED = [
   { table: "fct_calls", from: "sip_trunk", to: "placing_trunk_name" },
   { table: "rpt_call_kpis_daily", from: "sip_trunk", to: "placing_trunk_name" },
+  { table: "rpt_call_kpis_daily_local", from: "sip_trunk", to: "placing_trunk_name" },
   { table: "audit_call_rates", from: "sip_trunk", to: "placing_trunk_name" },
   { table: "rpt_load_completeness", from: "day", to: "window_date" },
 ] as const;

@@ -1,6 +1,7 @@
 -- One row per calendar date from 2015-01-01 to 2040-12-31: the date dimension BI joins any `_date`
 -- or `_local_date` column to (year, quarter, month, ISO week and weekday, weekend, period starts).
 -- Weeks are ISO weeks (Monday first; iso_year is the year the week belongs to).
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['calendar_date']) }}", 'transaction': false}]) }}
 with days as (
     select d::date as calendar_date
     from generate_series('2015-01-01'::date, '2040-12-31'::date, interval '1 day') as d
