@@ -181,7 +181,11 @@ describe("the warehouse's BI role", () => {
         ORDER BY 1`.execute(rig.db.warehouse.db);
       // Every mart of the YAML is published (the nightly builds them all), so every one was checked.
       const published = new Set(rows.map((r) => r.name.split(".")[0]));
-      expect([...published].sort()).toEqual(martModels().map((m) => m.name).sort());
+      expect([...published].sort()).toEqual(
+        martModels()
+          .map((m) => m.name)
+          .sort(),
+      );
       expect(rows.filter((r) => !r.described).map((r) => r.name)).toEqual([]);
     },
   );
@@ -225,15 +229,14 @@ describe("the warehouse's BI role", () => {
       const refused: string[] = [];
       for (const { table } of keys.rows) {
         const relation = sql.table(`${MARTS}.${table}`);
-        const [present] = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${relation}`.execute(db)).rows;
+        const [present] = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${relation}`.execute(db))
+          .rows;
         if ((present?.n ?? 0) === 0) continue;
         // 23505: unique_violation. The owner may write; the key refuses the copy of a row.
-        const code = await sql`INSERT INTO ${relation} SELECT * FROM ${relation} LIMIT 1`
-          .execute(db)
-          .then(
-            () => "ok",
-            (error: { code?: string }) => error.code ?? String(error),
-          );
+        const code = await sql`INSERT INTO ${relation} SELECT * FROM ${relation} LIMIT 1`.execute(db).then(
+          () => "ok",
+          (error: { code?: string }) => error.code ?? String(error),
+        );
         expect(code, table).toBe("23505");
         refused.push(table);
       }
@@ -361,7 +364,8 @@ function martModels(): DbtModel[] {
 /** A model's grain as its YAML states it: column_rules' unique_combination, else its one `unique` column. */
 function grainOf(model: DbtModel): string[] | undefined {
   for (const test of model.data_tests ?? []) {
-    const combination = typeof test === "string" ? undefined : test.column_rules?.arguments?.unique_combination;
+    const combination =
+      typeof test === "string" ? undefined : test.column_rules?.arguments?.unique_combination;
     if (combination) return [...combination];
   }
   const unique = (model.columns ?? []).filter((c) => (c.data_tests ?? []).includes("unique"));

@@ -5,8 +5,8 @@ import { sql } from "kysely";
 import { pino } from "pino";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import { WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { setUpBiReaderRole } from "../../src/warehouse/bi-reader-role.js";
+import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
@@ -109,7 +109,9 @@ describe("migration 0021: mart columns renamed to the glossary", () => {
       await sql<{ at: string }>`SELECT max(built_at)::text AS at FROM analytics_marts.fct_calls`.execute(db)
     ).rows[0]?.at;
     const fullRefreshTable = (
-      await sql<{ oid: string }>`SELECT to_regclass('analytics_marts.fct_calls')::oid::int8::text AS oid`.execute(db)
+      await sql<{
+        oid: string;
+      }>`SELECT to_regclass('analytics_marts.fct_calls')::oid::int8::text AS oid`.execute(db)
     ).rows[0]?.oid;
     expect(await build(warehouse, [])).toContain("fct_calls");
 
@@ -117,10 +119,14 @@ describe("migration 0021: mart columns renamed to the glossary", () => {
     for (const schema of [MARTS, KEPT]) {
       for (const { table, from, to } of RENAMED) {
         if ((await columnsNamed(warehouse, schema, table, [to])).length === 0) continue; // a table mart is not kept
-        await sql`ALTER TABLE ${sql.id(schema, table)} RENAME COLUMN ${sql.id(to)} TO ${sql.id(from)}`.execute(db);
+        await sql`ALTER TABLE ${sql.id(schema, table)} RENAME COLUMN ${sql.id(to)} TO ${sql.id(from)}`.execute(
+          db,
+        );
       }
       await sql`ALTER TABLE ${sql.id(schema, "fct_calls")} DROP CONSTRAINT fct_calls_pkey`.execute(db);
-      await sql`CREATE UNIQUE INDEX ON ${sql.id(schema, "fct_calls")} (account, direction, call_uuid)`.execute(db);
+      await sql`CREATE UNIQUE INDEX ON ${sql.id(schema, "fct_calls")} (account, direction, call_uuid)`.execute(
+        db,
+      );
       expect(await keyIndexes(warehouse, schema)).toEqual(["false account,direction,call_uuid"]);
     }
     expect(await columnsNamed(warehouse, KEPT, "fct_calls", ["placing_trunk_name", "sip_trunk"])).toEqual([
@@ -159,7 +165,9 @@ describe("migration 0021: mart columns renamed to the glossary", () => {
     expect(published.rows[0]?.legs).toBe(cdrs.length);
     const placed = cdrs.filter((cdr) => (cdr.sip_trunk ?? null) !== null);
     expect(placed.length).toBeGreaterThan(0);
-    const expectedLegs = placed.map((cdr) => `${String(cdr.uuid ?? cdr.call_id)} ${String(cdr.sip_trunk)}`).sort();
+    const expectedLegs = placed
+      .map((cdr) => `${String(cdr.uuid ?? cdr.call_id)} ${String(cdr.sip_trunk)}`)
+      .sort();
     const legs = await sql<{ line: string }>`
       SELECT call_uuid || ' ' || placing_trunk_name AS line FROM analytics_marts.fct_calls
       WHERE placing_trunk_name IS NOT NULL ORDER BY 1`.execute(db);
