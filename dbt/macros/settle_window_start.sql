@@ -5,8 +5,15 @@
     last build is at or after this one, even when fct_calls was built alone in between. `days`
     overrides settle_days for a model whose days stay open longer (rpt_usage_daily). With no such
     rows: 1970-01-01 (re-build everything), or null when `null_when_empty` (for a least() over
-    several sources, which skips nulls). -#}
-{% macro settle_window_start(relation, date_column='call_date', filter='true', days=none, null_when_empty=false) -%}
+    several sources, which skips nulls). 1970-01-01 too when the built relation lacks one of the
+    `requires` columns (a column added since: every day is re-built once to fill it in). -#}
+{% macro settle_window_start(relation, date_column='call_date', filter='true', days=none, null_when_empty=false, requires=[]) -%}
+    {%- if requires and execute and model.resource_type != 'unit_test' -%}
+        {%- set built = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+        {%- if requires | reject('in', built) | list | length > 0 -%}
+            {{- return("'1970-01-01'::date") -}}
+        {%- endif -%}
+    {%- endif -%}
     {%- set latest = 'max(' ~ date_column ~ ')' if null_when_empty else 'coalesce(max(' ~ date_column ~ "), '1970-01-01'::date)" -%}
     {%- set query -%}
         select {{ latest }} - {{ days if days is not none else var('settle_days', 3) }}

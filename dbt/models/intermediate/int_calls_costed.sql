@@ -22,6 +22,7 @@ select
     charge_usd,
     forward_fee_usd,
     is_charge_missing,
+    estimated_missing_charge_usd,
     case
         when is_charge_missing then null
         else coalesce(charge_usd, 0) + coalesce(forward_fee_usd, 0)

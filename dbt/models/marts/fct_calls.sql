@@ -27,16 +27,19 @@
         ],
     )
 }}
-{#- A table built before this model became incremental lacks the newer columns: re-process every
-    leg once (merge fills them in, on_schema_change adds them) instead of only the recent days. -#}
+{#- A table built before this model became incremental, or before its newest column, lacks it:
+    re-process and re-write every leg once (merge fills them in, on_schema_change adds them) instead
+    of only the recent days' changed legs. -#}
 {%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}
+{%- set has_newest_columns = 'root_call_id' in built_columns and 'call_local_date' in built_columns
+                             and 'estimated_missing_charge_usd' in built_columns -%}
 {%- set window_start = settle_window_start(this) if is_incremental() else none -%}
 {%- set compared_columns = built_columns | reject('equalto', 'built_at') | list -%}
 {%- set rezoned = time_zones_changed_since(this) if is_incremental() else [] -%}
 with legs as (
     select *
     from {{ ref('int_calls_costed') }}
-    {% if is_incremental() and 'root_call_id' in built_columns and 'call_local_date' in built_columns %}
+    {% if is_incremental() and has_newest_columns %}
     where called_at is null
        or called_at >= {{ window_start }}::timestamp at time zone 'UTC'
        {% if rezoned %}or account in ({{ sql_string_list(rezoned) }}){% endif %}
@@ -123,6 +126,7 @@ built as (
         l.charge_usd,
         l.forward_fee_usd,
         l.is_charge_missing,
+        l.estimated_missing_charge_usd,
         l.total_cost_usd,
         case
             when l.billed_minutes > 0 and not l.is_charge_missing
@@ -142,8 +146,8 @@ built as (
         on tz.account = l.account
 )
 select * from built
-{#- A table without the local-time columns gets them on every leg (the comparison would skip them). -#}
-{% if is_incremental() and 'call_local_date' in built_columns %}
+{#- A table without the newest columns gets them on every leg (the comparison would skip them). -#}
+{% if is_incremental() and has_newest_columns %}
 -- A leg whose every column is what the table already holds is not written again: most legs of
 -- the settled days do not change, and rewriting them costs the merge, the indexes and the tests.
 -- (The table side is read by its call_date index; an undated leg is always written again.)

@@ -1,5 +1,5 @@
 -- Report totals equal fact totals: per account and day, rpt_call_kpis_daily holds exactly the legs,
--- root calls, answered calls, talk seconds, billed minutes, missing charges and cost of fct_calls.
+-- root calls, answered calls, talk seconds, billed minutes, missing charges (count and estimate) and cost of fct_calls.
 -- Returns the (account, call_date) pairs that differ.
 --
 -- Checked from the first day fct_calls' latest build wrote (every day after a `--full-refresh`; the
@@ -17,6 +17,7 @@ with facts as (
         coalesce(sum(duration_seconds), 0)                      as seconds,
         coalesce(sum(billed_minutes), 0)                        as billed_minutes,
         count(*) filter (where is_charge_missing)               as missing,
+        coalesce(sum(estimated_missing_charge_usd), 0)          as missing_usd,
         coalesce(sum(total_cost_usd), 0)                        as cost
     from {{ ref('fct_calls') }}
     where call_date >= {{ first_day }}
@@ -31,7 +32,8 @@ report as (
         sum(answered_calls)         as answered,
         sum(duration_seconds)       as seconds,
         sum(billed_minutes)         as billed_minutes,
-        sum(charge_missing_legs)    as missing,
+        sum(missing_charge_count)   as missing,
+        sum(estimated_missing_charge_usd) as missing_usd,
         sum(cost_usd)               as cost
     from {{ ref('rpt_call_kpis_daily') }}
     where call_date >= {{ first_day }}
@@ -46,4 +48,5 @@ where facts.legs is distinct from report.legs
    or facts.seconds is distinct from report.seconds
    or facts.billed_minutes is distinct from report.billed_minutes
    or facts.missing is distinct from report.missing
+   or facts.missing_usd is distinct from report.missing_usd
    or facts.cost is distinct from report.cost

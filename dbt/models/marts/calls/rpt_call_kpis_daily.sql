@@ -2,7 +2,9 @@
 -- comes with its numerator and denominator so BI can re-aggregate (sum both, then divide).
 -- Attempts count root calls (a call and its child legs are one attempt); minutes and cost count
 -- every leg. NER counts the dispositions where the network did its job: answered, busy, noanswer
--- (the callee decided); only `failed` is a network failure.
+-- (the callee decided); only `failed` is a network failure. Costs are the known costs: legs missing
+-- their charge (macro charge_is_missing) are counted in missing_charge_count and estimated in
+-- estimated_missing_charge_usd, never summed as 0 without saying so.
 --
 -- Incremental (delete+insert by call_date): a build re-builds the days from macro settle_window_start
 -- (the latest day built here − var settle_days), every day fct_calls can have re-processed since;
@@ -23,7 +25,7 @@ with calls as (
         not is_child_leg                                        as is_root
     from {{ ref('fct_calls') }}
     {% if is_incremental() %}
-    where call_date >= {{ settle_window_start(this) }}
+    where call_date >= {{ settle_window_start(this, requires=['missing_charge_count']) }}
     {% endif %}
 )
 select
@@ -50,7 +52,8 @@ select
     coalesce(sum(duration_seconds), 0) / 60.0                                   as minutes,
     coalesce(sum(billed_minutes), 0)                                            as billed_minutes,
     coalesce(sum(billed_minutes) filter (where not is_charge_missing), 0)       as costed_billed_minutes,
-    count(*) filter (where is_charge_missing)                                   as charge_missing_legs,
+    count(*) filter (where is_charge_missing)                                   as missing_charge_count,
+    coalesce(sum(estimated_missing_charge_usd), 0)                              as estimated_missing_charge_usd,
     coalesce(sum(charge_usd), 0)                                                as charge_usd,
     coalesce(sum(forward_fee_usd), 0)                                           as forward_fee_usd,
     coalesce(sum(total_cost_usd), 0)                                            as cost_usd,
