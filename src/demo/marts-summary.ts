@@ -31,7 +31,7 @@ async function readFigures(warehouse: Warehouse, day: string): Promise<MartsFigu
   const calls = await sql<MartsFigures["calls"]>`
     SELECT coalesce(sum(leg_attempts), 0)::int AS legs, coalesce(sum(root_call_attempts), 0)::int AS roots,
            coalesce(sum(answered_calls), 0)::int AS answered, sum(cost_usd)::numeric(14, 2)::text AS cost,
-           coalesce(sum(charge_missing_legs), 0)::int AS missing
+           coalesce(sum(missing_charge_count), 0)::int AS missing
     FROM analytics_marts.rpt_call_kpis_daily WHERE call_date = ${day}::date`.execute(db);
   const sentiment = await sql<MartsFigures["sentiment"]>`
     SELECT coalesce(sum(scored_calls), 0)::int AS scored,

@@ -286,7 +286,7 @@ describe("call marts against the sandbox's truth", () => {
     const [counts] = await rows(
       warehouse,
       sql<{ kpis: number; facts: number; nulls: number }>`
-        SELECT (SELECT sum(charge_missing_legs)::int FROM analytics_marts.rpt_call_kpis_daily WHERE account = ${ACCOUNT}) AS kpis,
+        SELECT (SELECT sum(missing_charge_count)::int FROM analytics_marts.rpt_call_kpis_daily WHERE account = ${ACCOUNT}) AS kpis,
                (SELECT count(*)::int FROM analytics_marts.fct_calls WHERE account = ${ACCOUNT} AND is_charge_missing) AS facts,
                (SELECT count(*)::int FROM analytics_marts.fct_calls
                  WHERE account = ${ACCOUNT} AND is_charge_missing AND charge_usd IS NULL AND total_cost_usd IS NULL) AS nulls`,

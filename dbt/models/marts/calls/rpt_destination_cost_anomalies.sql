@@ -4,9 +4,15 @@
 -- history and at least var `anomaly_min_cost_usd` (default 10.00 USD) spent that day, so a few
 -- dollars to a rare destination on a quiet account are not an alarm. A toll-fraud signal: a
 -- warn-level test lists them. The daily cost comes from rpt_call_kpis_daily (the same legs summed
--- per day, far fewer rows than fct_calls).
+-- per day, far fewer rows than fct_calls). cost_usd is the known cost: legs sent without their
+-- charge (macro charge_is_missing) are counted in missing_charge_count and estimated in
+-- estimated_missing_charge_usd beside it, so a day that looks cheap because charges are missing
+-- says so.
 with daily as (
-    select account, destination_country, call_date, sum(cost_usd) as cost_usd, sum(leg_attempts) as call_legs
+    select
+        account, destination_country, call_date, sum(cost_usd) as cost_usd, sum(leg_attempts) as call_legs,
+        sum(missing_charge_count) as missing_charge_count,
+        sum(estimated_missing_charge_usd) as estimated_missing_charge_usd
     from {{ ref('rpt_call_kpis_daily') }}
     where direction = 'placed' and call_date is not null
     group by 1, 2, 3
@@ -28,7 +34,9 @@ filled as (
         sp.destination_country,
         sp.call_date,
         coalesce(d.cost_usd, 0)     as cost_usd,
-        coalesce(d.call_legs, 0)    as call_legs
+        coalesce(d.call_legs, 0)    as call_legs,
+        coalesce(d.missing_charge_count, 0)         as missing_charge_count,
+        coalesce(d.estimated_missing_charge_usd, 0) as estimated_missing_charge_usd
     from spine as sp
     left join daily as d using (account, destination_country, call_date)
 ),
@@ -47,6 +55,8 @@ select
     call_date,
     call_legs,
     cost_usd,
+    missing_charge_count,
+    estimated_missing_charge_usd,
     trailing_days,
     trailing_mean_usd,
     trailing_stddev_usd,

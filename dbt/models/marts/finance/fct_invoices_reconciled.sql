@@ -3,7 +3,10 @@
 -- `invoice_total` row, the invoiced amount. The platform's invoice is a single amount (no lines),
 -- so only the total row has an invoiced amount and variances; product rows show where usage and
 -- ledger differ, by name: usage with no ledger line, ledger charges with no usage, credits with no
--- usage (never netted against those charges), reverted lines.
+-- usage (never netted against those charges), reverted lines. Usage sums the charges the platform
+-- sent: call legs it sent no charge for (macro charge_is_missing) add nothing, and are counted
+-- (missing_charge_count) and estimated (estimated_missing_charge_usd) on the calls row and the
+-- invoice_total row, so a variance they explain shows as such.
 -- Ledger products with no usage stream (payments, adjustments, 10DLC, ...) get a row only when the
 -- period's ledger has lines of them, whatever product the type-code seed maps them to.
 {{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'invoice_id', 'product']) }}", 'transaction': false}]) }}
@@ -18,7 +21,10 @@ usage_products as (
 ),
 
 daily_usage as (
-    select i.account, i.invoice_id, u.product, sum(u.usage_usd) as usage_usd
+    select
+        i.account, i.invoice_id, u.product, sum(u.usage_usd) as usage_usd,
+        sum(u.missing_charge_count) as missing_charge_count,
+        sum(u.estimated_missing_charge_usd) as estimated_missing_charge_usd
     from invoices as i
     join {{ ref('rpt_usage_daily') }} as u
         on u.account = i.account
@@ -28,7 +34,9 @@ daily_usage as (
 
 number_fees as (
     -- Every number added before the period ends is billed one monthly fee for the period.
-    select i.account, i.invoice_id, 'number_fees' as product, sum(n.monthly_fee_usd) as usage_usd
+    select
+        i.account, i.invoice_id, 'number_fees' as product, sum(n.monthly_fee_usd) as usage_usd,
+        0 as missing_charge_count, 0 as estimated_missing_charge_usd
     from invoices as i
     join {{ ref('int_numbers_billed') }} as n
         on n.account = i.account
@@ -88,7 +96,9 @@ product_lines as (
         coalesce(g.charged_usd, 0)      as charged_usd,
         coalesce(g.credited_usd, 0)     as credited_usd,
         coalesce(g.reverted_usd, 0)     as reverted_usd,
-        coalesce(g.reverted_lines, 0)   as reverted_lines
+        coalesce(g.reverted_lines, 0)   as reverted_lines,
+        coalesce(u.missing_charge_count, 0)         as missing_charge_count,
+        coalesce(u.estimated_missing_charge_usd, 0) as estimated_missing_charge_usd
     from invoices as i
     cross join products as p
     left join (select * from daily_usage union all select * from number_fees) as u
@@ -116,7 +126,9 @@ total_lines as (
         null::numeric             as charged_usd,
         null::numeric             as credited_usd,
         sum(l.reverted_usd) filter (where l.is_usage_product)   as reverted_usd,
-        sum(l.reverted_lines) filter (where l.is_usage_product) as reverted_lines
+        sum(l.reverted_lines) filter (where l.is_usage_product) as reverted_lines,
+        sum(l.missing_charge_count)                             as missing_charge_count,
+        sum(l.estimated_missing_charge_usd)                     as estimated_missing_charge_usd
     from invoices as i
     join product_lines as l using (account, invoice_id)
     group by i.account, i.invoice_id, i.period_start_date, i.period_end_date, i.amount_usd
@@ -181,5 +193,7 @@ select
     coalesce(ledger_credits_usd,
         sum(ledger_credits_usd) over (partition by account, invoice_id))       as ledger_credits_usd,
     reverted_usd,
-    reverted_lines::integer                                            as reverted_lines
+    reverted_lines::integer                                            as reverted_lines,
+    missing_charge_count::integer                                      as missing_charge_count,
+    estimated_missing_charge_usd
 from named

@@ -1,6 +1,8 @@
 -- One row per UTC day × account × product with usage: what the account spent that day as the
 -- platform bills it (the daily products of fct_invoices_reconciled; number fees are monthly and
--- appear there only). Month-to-date spend is a sum of these rows.
+-- appear there only). Month-to-date spend is a sum of these rows. usage_usd sums the charges the
+-- platform sent: a call leg missing its charge (macro charge_is_missing) adds nothing to it and is
+-- counted in missing_charge_count, estimated in estimated_missing_charge_usd (calls rows only).
 --   calls, forward_fees  fct_calls charge_usd / forward_fee_usd by call_date
 --   transcriptions       platform.transcriptions charge, dated by the transcribed call's call_date
 --                        (the transcription's own call date, then its date, when the call is not loaded)
@@ -23,9 +25,10 @@
         indexes=[{'columns': ['usage_date']}],
     )
 }}
-{%- set window_start = settle_window_start(this, 'usage_date', days=var('usage_rebuild_days', 10)) if is_incremental() else none %}
+{%- set window_start = settle_window_start(this, 'usage_date', days=var('usage_rebuild_days', 10), requires=['missing_charge_count']) if is_incremental() else none %}
 with calls as (
-    select account, call_date as usage_date, charge_usd, forward_fee_usd
+    select account, call_date as usage_date, charge_usd, forward_fee_usd, is_charge_missing,
+           estimated_missing_charge_usd
     from {{ ref('fct_calls') }}
     {% if is_incremental() %}
     where call_date >= {{ window_start }}
@@ -64,23 +67,29 @@ messages as (
 ),
 
 usage as (
-    select account, usage_date, 'calls' as product, sum(charge_usd) as usage_usd, count(*) as usage_items
+    -- Only calls have missing charges (macro charge_is_missing); every other product's are 0.
+    select
+        account, usage_date, 'calls' as product, sum(charge_usd) as usage_usd, count(*) as usage_items,
+        count(*) filter (where is_charge_missing) as missing_charge_count,
+        sum(estimated_missing_charge_usd) as estimated_missing_charge_usd
     from calls group by 1, 2
     union all
-    select account, usage_date, 'forward_fees', sum(forward_fee_usd), count(forward_fee_usd)
+    select account, usage_date, 'forward_fees', sum(forward_fee_usd), count(forward_fee_usd), 0, 0
     from calls group by 1, 2
     union all
-    select account, usage_date, 'transcriptions', sum(charge_usd), count(*)
+    select account, usage_date, 'transcriptions', sum(charge_usd), count(*), 0, 0
     from transcriptions group by 1, 2
     union all
-    select account, usage_date, 'validations', sum(charge_usd), count(*)
+    select account, usage_date, 'validations', sum(charge_usd), count(*), 0, 0
     from validations group by 1, 2
     union all
-    select account, usage_date, 'messages', sum(cost_usd), count(*)
+    select account, usage_date, 'messages', sum(cost_usd), count(*), 0, 0
     from messages group by 1, 2
 )
 
-select usage_date, account, product, usage_usd, usage_items
+select
+    usage_date, account, product, usage_usd, usage_items, missing_charge_count,
+    coalesce(estimated_missing_charge_usd, 0) as estimated_missing_charge_usd
 from usage
 {% if is_incremental() %}
 where usage_date >= {{ window_start }}

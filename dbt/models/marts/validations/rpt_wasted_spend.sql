@@ -1,7 +1,9 @@
 -- One row per UTC day × account × channel (call, message) × phone number whose latest validation
 -- says invalid or unreachable: the calls placed and messages sent to it that day and what they
--- cost (call charge + forward fee; message charge + carrier fees), USD. A call the platform sent
--- no charge for counts as an attempt with an unknown cost (attempts_missing_charge), not as 0.
+-- cost (call charge + forward fee; message charge + carrier fees), USD. A call the platform should
+-- have billed but sent no charge for (macro charge_is_missing) counts as an attempt with an unknown
+-- cost (missing_charge_count, estimated in estimated_missing_charge_usd), not as 0. A failed or
+-- unanswered call, billed 0 or null by design, costs 0 and is not missing.
 with latest_verdicts as (
     select distinct on (account, phone)
         account, phone, validated_at, validated_date, is_valid, is_reachable
@@ -20,7 +22,12 @@ charges as (
         call_date                                         as charge_date,
         'call'                                            as channel,
         {{ phone_digits('to_number') }}                   as phone,
-        charge_usd + coalesce(forward_fee_usd, 0)         as cost_usd
+        case
+            when is_charge_missing then null
+            else coalesce(charge_usd, 0) + coalesce(forward_fee_usd, 0)
+        end                                               as cost_usd,
+        is_charge_missing,
+        estimated_missing_charge_usd
     from {{ ref('stg_platform__cdrs') }}
     where direction = 'placed'
     union all
@@ -29,7 +36,9 @@ charges as (
         submitted_date,
         'message',
         {{ phone_digits('to_number') }},
-        charge_usd + coalesce(carrier_fees_usd, 0)
+        charge_usd + coalesce(carrier_fees_usd, 0),
+        false,
+        0
     from {{ ref('stg_platform__messages') }}
     where direction = 'outbound'
 )
@@ -44,7 +53,8 @@ select
     b.validated_date,
     c.charge_date > b.validated_date        as is_after_validation,
     count(*)                                as attempts,
-    count(*) filter (where c.cost_usd is null) as attempts_missing_charge,
+    count(*) filter (where c.is_charge_missing) as missing_charge_count,
+    coalesce(sum(c.estimated_missing_charge_usd), 0) as estimated_missing_charge_usd,
     coalesce(sum(c.cost_usd), 0)            as wasted_usd
 from charges as c
 join bad_numbers as b using (account, phone)
