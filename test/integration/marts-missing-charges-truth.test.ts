@@ -1,0 +1,191 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { pino } from "pino";
+import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { runDbt } from "../../src/transform/run-dbt.js";
+import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
+import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
+
+/**
+ * Issue 16, missing charges: a sandbox world where the platform drops the charge of some answered,
+ * rated calls (the `nullCharge` row fault) is loaded and built, and every cost mart's
+ * `missing_charge_count` / `estimated_missing_charge_usd` per day equals what this file computes
+ * from the sandbox's truth export on its own: a leg is missing when its charge is null and it is
+ * answered, rated and has talk time; its estimate is rate × started minutes. The failed calls the
+ * platform bills nothing for (null charge by design) are not missing and cost 0. A twin sandbox of
+ * the same seed without the fault serves the charges that were dropped: the estimates equal them.
+ */
+const START = "2026-08-01";
+const ACCOUNT = "master";
+const WORLD = { seed: 53, start: START, days: 4, accounts: 1, callsPerDay: 200, now: "2026-08-05T06:00:00Z" };
+type Json = Record<string, unknown>;
+
+it.override({ sandboxOptions: { ...WORLD, faults: { rows: { nullCharge: 0.05 } } } });
+
+/** Micro-dollars of a decimal string (money is never compared as a float sum). */
+const micros = (value: unknown): number =>
+  value === null || value === undefined ? 0 : Math.round(Number(value) * 1e6);
+
+/** The UTC day of a platform timestamp (the CDR form has no zone designator). */
+const utcDay = (value: unknown): string => {
+  const text = String(value).replace(" ", "T");
+  return new Date(/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`).toISOString().slice(0, 10);
+};
+
+const legKey = (cdr: Json): string => `${String(cdr.direction)} ${String(cdr.uuid ?? cdr.call_id)}`;
+
+/** Missing, by the issue's definition, read off the truth record alone. */
+const isMissing = (cdr: Json): boolean =>
+  (cdr.charge ?? null) === null &&
+  cdr.disposition === "answered" &&
+  (cdr.per_minute ?? null) !== null &&
+  Number(cdr.duration) > 0;
+
+/** Per UTC day: missing legs and the estimate of their charges (micro-dollars). */
+function missingByDay(cdrs: readonly Json[]): Map<string, { count: number; micros: number }> {
+  const out = new Map<string, { count: number; micros: number }>();
+  for (const cdr of cdrs) {
+    if (!isMissing(cdr)) continue;
+    const day = utcDay(cdr.date);
+    const row = out.get(day) ?? { count: 0, micros: 0 };
+    row.count += 1;
+    row.micros += micros(cdr.per_minute) * Math.ceil(Number(cdr.duration) / 60);
+    out.set(day, row);
+  }
+  return out;
+}
+
+async function rows<T>(warehouse: Warehouse, query: ReturnType<typeof sql<T>>): Promise<T[]> {
+  return (await query.execute(warehouse.db)).rows;
+}
+
+/** Each direction's truth CDRs of the account, tagged with their direction. */
+async function truthCdrs(sandbox: RunningSandbox): Promise<Json[]> {
+  return (await truthRecords(sandbox, "cdrs", ACCOUNT, { from: START, to: "2026-08-05" })).map((r) => ({
+    ...r,
+    direction: r.direction ?? "placed",
+  }));
+}
+
+/** A per-day figure of a mart, as the oracle's map. */
+async function martByDay(
+  warehouse: Warehouse,
+  query: ReturnType<typeof sql<{ day: string; count: number; usd: string }>>,
+): Promise<Map<string, { count: number; micros: number }>> {
+  const found = await rows(warehouse, query);
+  return new Map(found.filter((r) => r.count > 0).map((r) => [r.day, { count: r.count, micros: micros(r.usd) }]));
+}
+
+describe("missing charges against the sandbox's truth", () => {
+  it("every cost mart counts and estimates the missing charges of each day; failed calls with a null charge are not missing", {
+    timeout: 400_000,
+  }, async ({ sandbox, database, launchSandbox }) => {
+    const base = sandboxConfig(sandbox);
+    const config = {
+      ...base,
+      accounts: base.accounts.map((a) => ({ ...a, streams: ["cdrs"] })),
+    };
+    const run = await runAt(database.warehouse, config, sandbox, { command: "run" });
+    expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
+    const workDir = await mkdtemp(path.join(tmpdir(), "marts-missing-dbt-"));
+    try {
+      const dbt = await runDbt({ databaseUrl: database.url, log: pino({ level: "silent" }), workDir });
+      expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+    const warehouse = database.warehouse;
+
+    const cdrs = await truthCdrs(sandbox);
+    const expected = missingByDay(cdrs);
+    const missing = cdrs.filter(isMissing);
+    const nullNotMissing = cdrs.filter((c) => (c.charge ?? null) === null && !isMissing(c));
+    expect(missing.length).toBeGreaterThan(10);
+    expect(nullNotMissing.length).toBeGreaterThan(10);
+    expect(nullNotMissing.every((c) => c.disposition !== "answered" || Number(c.duration) === 0)).toBe(true);
+
+    // The sandbox's own record of the charges it dropped names the same legs.
+    const dropped = await truthRecords(sandbox, "cdrs", ACCOUNT, { from: START, to: "2026-08-05" }, "/malformed");
+    expect(dropped.every((m) => m.kind === "null_charge")).toBe(true);
+    expect(dropped.map((m) => `${String(m.direction)} ${String((m.raw as Json).uuid)}`).sort()).toEqual(
+      missing.map(legKey).sort(),
+    );
+
+    // The fact: exactly those legs are missing, with a null cost; a failed leg's null charge costs 0.
+    const facts = await rows(
+      warehouse,
+      sql<{ leg: string; missing: boolean; estimate: string; total: string | null }>`
+        SELECT direction || ' ' || call_uuid AS leg, is_charge_missing AS missing,
+               estimated_missing_charge_usd::text AS estimate, total_cost_usd::text AS total
+        FROM analytics_marts.fct_calls WHERE account = ${ACCOUNT} AND charge_usd IS NULL`,
+    );
+    const factByLeg = new Map(facts.map((f) => [f.leg, f]));
+    expect(facts.filter((f) => f.missing).map((f) => f.leg).sort()).toEqual(missing.map(legKey).sort());
+    for (const leg of missing) expect(factByLeg.get(legKey(leg))?.total).toBeNull();
+    for (const leg of nullNotMissing) {
+      const fact = factByLeg.get(legKey(leg));
+      expect(fact?.missing).toBe(false);
+      expect(micros(fact?.estimate)).toBe(0);
+      expect(micros(fact?.total) - micros(leg.forward_fee)).toBe(0);
+    }
+
+    // Per day, in every daily cost mart.
+    const marts = {
+      rpt_call_kpis_daily: await martByDay(
+        warehouse,
+        sql`SELECT call_date::text AS day, sum(missing_charge_count)::int AS count,
+                   sum(estimated_missing_charge_usd)::text AS usd
+            FROM analytics_marts.rpt_call_kpis_daily WHERE account = ${ACCOUNT} GROUP BY 1`,
+      ),
+      rpt_call_cost_daily: await martByDay(
+        warehouse,
+        sql`SELECT call_date::text AS day, sum(missing_charge_count)::int AS count,
+                   sum(estimated_missing_charge_usd)::text AS usd
+            FROM analytics_marts.rpt_call_cost_daily WHERE account = ${ACCOUNT} GROUP BY 1`,
+      ),
+      rpt_usage_daily: await martByDay(
+        warehouse,
+        sql`SELECT usage_date::text AS day, sum(missing_charge_count)::int AS count,
+                   sum(estimated_missing_charge_usd)::text AS usd
+            FROM analytics_marts.rpt_usage_daily WHERE account = ${ACCOUNT} GROUP BY 1`,
+      ),
+      rpt_destination_cost_anomalies: await martByDay(
+        warehouse,
+        sql`SELECT call_date::text AS day, sum(missing_charge_count)::int AS count,
+                   sum(estimated_missing_charge_usd)::text AS usd
+            FROM analytics_marts.rpt_destination_cost_anomalies WHERE account = ${ACCOUNT} GROUP BY 1`,
+      ),
+    };
+    const placedExpected = missingByDay(cdrs.filter((c) => c.direction === "placed"));
+    expect(expected.size).toBe(4);
+    expect(marts.rpt_call_kpis_daily).toEqual(expected);
+    expect(marts.rpt_call_cost_daily).toEqual(expected);
+    expect(marts.rpt_usage_daily).toEqual(expected);
+    expect(marts.rpt_destination_cost_anomalies).toEqual(placedExpected);
+
+    // Known cost never includes a missing charge: the day's calls usage is the sum of the charges sent.
+    const usage = await rows(
+      warehouse,
+      sql<{ day: string; usd: string }>`
+        SELECT usage_date::text AS day, usage_usd::text AS usd FROM analytics_marts.rpt_usage_daily
+        WHERE account = ${ACCOUNT} AND product = 'calls'`,
+    );
+    const charged = new Map<string, number>();
+    for (const c of cdrs) charged.set(utcDay(c.date), (charged.get(utcDay(c.date)) ?? 0) + micros(c.charge));
+    expect(new Map(usage.map((u) => [u.day, micros(u.usd)]))).toEqual(charged);
+
+    // The estimate is what the platform would have charged: a twin without the fault serves it.
+    const twin = await launchSandbox(WORLD);
+    const real = new Map((await truthCdrs(twin)).map((c) => [legKey(c), micros(c.charge)]));
+    const droppedMicros = missing.reduce((sum, c) => sum + (real.get(legKey(c)) ?? Number.NaN), 0);
+    const estimatedMicros = [...expected.values()].reduce((sum, d) => sum + d.micros, 0);
+    expect(droppedMicros).toBe(estimatedMicros);
+    console.info(
+      `missing charges: ${missing.length} legs, estimated ${(estimatedMicros / 1e6).toFixed(6)} USD ` +
+        `(dropped ${(droppedMicros / 1e6).toFixed(6)} USD); null-charge legs not missing: ${nullNotMissing.length}`,
+    );
+  });
+});
