@@ -1,12 +1,15 @@
 -- One row per account × campaign over the campaign's whole life. unique_clickers is the distinct
 -- count of clicking phones over every click of the campaign (not a sum of daily counts); CTR is
 -- unique clickers / delivered messages; conversion rate is converted clickers / unique clickers.
+-- CTR per message = messages with an attributed click (fct_link_clicks.attributed_message_id) /
+-- delivered messages; CTR per recipient = unique clickers / distinct delivered recipients.
 with messages as (
     select
         account,
         campaign,
         min(submitted_at)   as first_message_at,
         max(submitted_at)   as last_message_at,
+        count(distinct recipient_phone) filter (where is_delivered) as delivered_recipients,
         {{ campaign_message_aggregates() }}
     from {{ ref('fct_campaign_messages') }}
     group by 1, 2
@@ -14,6 +17,14 @@ with messages as (
 
 clicks as (
     {{ campaign_click_aggregates(['account', 'campaign'], first_last=true) | indent(4) }}
+),
+
+clicked_messages as (
+    -- Campaign messages with at least one click attributed to them.
+    select account, campaign, count(distinct attributed_message_id) as clicked_messages
+    from {{ ref('fct_link_clicks') }}
+    where is_attributed
+    group by 1, 2
 )
 
 select
@@ -25,8 +36,13 @@ select
     c.last_click_at,
     {{ campaign_funnel_columns() }},
     round(c.unique_clickers::numeric / nullif(m.messages_delivered, 0), 4)  as click_through_rate,
+    coalesce(m.delivered_recipients, 0)                                     as delivered_recipients,
+    coalesce(k.clicked_messages, 0)                                         as clicked_messages,
+    round(k.clicked_messages::numeric / nullif(m.messages_delivered, 0), 4) as ctr_per_message,
+    round(c.unique_clickers::numeric / nullif(m.delivered_recipients, 0), 4) as ctr_per_recipient,
     round(c.converted_clickers::numeric / nullif(c.unique_clickers, 0), 4)  as conversion_rate,
     round(m.cost_usd / nullif(c.unique_clickers, 0), 6)                     as cost_per_unique_clicker_usd,
     round(m.cost_usd / nullif(c.converted_clickers, 0), 6)                  as cost_per_converted_clicker_usd
 from messages as m
 full outer join clicks as c using (account, campaign)
+left join clicked_messages as k using (account, campaign)
