@@ -33,14 +33,22 @@ daily_usage as (
 ),
 
 number_fees as (
-    -- Every number added before the period ends is billed one monthly fee for the period.
+    -- Every number the account owned at some time in the period (a version owned from before the
+    -- period ends and not ended before it starts; int_numbers_billed, from the numbers snapshot) is
+    -- billed one monthly fee for the period, at the fee of its latest version in the period.
     select
-        i.account, i.invoice_id, 'number_fees' as product, sum(n.monthly_fee_usd) as usage_usd,
+        account, invoice_id, 'number_fees' as product, sum(monthly_fee_usd) as usage_usd,
         0 as missing_charge_count, 0 as estimated_missing_charge_usd
-    from invoices as i
-    join {{ ref('int_numbers_billed') }} as n
-        on n.account = i.account
-       and n.added_at < (i.period_end_date + 1)::timestamp at time zone 'UTC'
+    from (
+        select distinct on (i.account, i.invoice_id, n.number_id)
+            i.account, i.invoice_id, n.monthly_fee_usd
+        from invoices as i
+        join {{ ref('int_numbers_billed') }} as n
+            on n.account = i.account
+           and n.owned_from < (i.period_end_date + 1)::timestamp at time zone 'UTC'
+           and (n.owned_until is null or n.owned_until > i.period_start_date::timestamp at time zone 'UTC')
+        order by i.account, i.invoice_id, n.number_id, n.owned_from desc
+    ) as owned
     group by 1, 2
 ),
 
