@@ -19,7 +19,13 @@ import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
  */
 const PASSWORD = "bi reader's 'pass' word"; // a quote and spaces: the password is never spliced into SQL
 const MARTS = "analytics_marts";
-const HIDDEN_SCHEMAS = ["platform", "etl", "analytics_staging", "analytics_intermediate"] as const;
+const HIDDEN_SCHEMAS = [
+  "platform",
+  "etl",
+  "analytics_staging",
+  "analytics_intermediate",
+  "analytics_snapshots",
+] as const;
 /** dbt is CPU-bound and the suite shares two cores: a test running nightly may take minutes under load. */
 const DBT_TIMEOUT = { timeout: 300_000 };
 const DBT_MARTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dbt/models/marts");
@@ -124,7 +130,7 @@ describe("the warehouse's BI role", () => {
     },
   );
 
-  it("cannot read platform, etl, staging or intermediate", DBT_TIMEOUT, async ({ rig, nightly }) => {
+  it("cannot read platform, etl, staging, intermediate, snapshots", DBT_TIMEOUT, async ({ rig, nightly }) => {
     expect(nightly.code).toBe(0);
     for (const schema of HIDDEN_SCHEMAS) {
       const relations = await relationsOf(rig.db.warehouse.db, schema);

@@ -76,7 +76,9 @@ async function martByDay(
   query: ReturnType<typeof sql<{ day: string; count: number; usd: string }>>,
 ): Promise<Map<string, { count: number; micros: number }>> {
   const found = await rows(warehouse, query);
-  return new Map(found.filter((r) => r.count > 0).map((r) => [r.day, { count: r.count, micros: micros(r.usd) }]));
+  return new Map(
+    found.filter((r) => r.count > 0).map((r) => [r.day, { count: r.count, micros: micros(r.usd) }]),
+  );
 }
 
 describe("missing charges against the sandbox's truth", () => {
@@ -108,7 +110,8 @@ describe("missing charges against the sandbox's truth", () => {
     expect(nullNotMissing.every((c) => c.disposition !== "answered" || Number(c.duration) === 0)).toBe(true);
 
     // The sandbox's own record of the charges it dropped names the same legs.
-    const dropped = await truthRecords(sandbox, "cdrs", ACCOUNT, { from: START, to: "2026-08-05" }, "/malformed");
+    const range = { from: START, to: "2026-08-05" };
+    const dropped = await truthRecords(sandbox, "cdrs", ACCOUNT, range, "/malformed");
     expect(dropped.every((m) => m.kind === "null_charge")).toBe(true);
     expect(dropped.map((m) => `${String(m.direction)} ${String((m.raw as Json).uuid)}`).sort()).toEqual(
       missing.map(legKey).sort(),

@@ -19,7 +19,14 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  */
 const ACCOUNT = "master";
 it.override({
-  sandboxOptions: { seed: 29, start: "2026-07-01", days: 40, accounts: 1, callsPerDay: 20, now: "2026-08-10T06:00:00Z" },
+  sandboxOptions: {
+    seed: 29,
+    start: "2026-07-01",
+    days: 40,
+    accounts: 1,
+    callsPerDay: 20,
+    now: "2026-08-10T06:00:00Z",
+  },
 });
 
 /** Micro-dollars of a decimal string. */
@@ -74,7 +81,8 @@ describe("number fees against the sandbox's truth, with inventory history", () =
     expect(await numberFees(database.warehouse)).toEqual(expected);
 
     // The earliest number leaves the list; the next build closes its version.
-    const released = [...numbers].sort((a, b) => Date.parse(String(a.added)) - Date.parse(String(b.added)))[0]!;
+    const byAdded = [...numbers].sort((a, b) => Date.parse(String(a.added)) - Date.parse(String(b.added)));
+    const released = byAdded[0]!;
     await sql`DELETE FROM platform.numbers WHERE _account = ${ACCOUNT} AND id = ${Number(released.id)}`.execute(
       database.warehouse.db,
     );
