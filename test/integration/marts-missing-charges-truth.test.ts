@@ -143,6 +143,13 @@ describe("missing charges against the sandbox's truth", () => {
                    sum(estimated_missing_charge_usd)::text AS usd
             FROM analytics_marts.rpt_call_kpis_daily WHERE account = ${ACCOUNT} GROUP BY 1`,
       ),
+      // The account's time zone is the default UTC: its local days are the UTC days.
+      rpt_call_kpis_daily_local: await martByDay(
+        warehouse,
+        sql`SELECT call_local_date::text AS day, sum(missing_charge_count)::int AS count,
+                   sum(estimated_missing_charge_usd)::text AS usd
+            FROM analytics_marts.rpt_call_kpis_daily_local WHERE account = ${ACCOUNT} GROUP BY 1`,
+      ),
       rpt_call_cost_daily: await martByDay(
         warehouse,
         sql`SELECT call_date::text AS day, sum(missing_charge_count)::int AS count,
@@ -165,6 +172,7 @@ describe("missing charges against the sandbox's truth", () => {
     const placedExpected = missingByDay(cdrs.filter((c) => c.direction === "placed"));
     expect(expected.size).toBe(4);
     expect(marts.rpt_call_kpis_daily).toEqual(expected);
+    expect(marts.rpt_call_kpis_daily_local).toEqual(expected);
     expect(marts.rpt_call_cost_daily).toEqual(expected);
     expect(marts.rpt_usage_daily).toEqual(expected);
     expect(marts.rpt_destination_cost_anomalies).toEqual(placedExpected);
