@@ -95,7 +95,6 @@ own_records as (
         ) as is_ambiguous
     from named_records as a
     left join lists as l using (account)
-left join {{ ref('stg_etl__account_time_zones') }} as z using (account)
 ),
 hierarchy as (
     select
