@@ -126,7 +126,12 @@ describe("missing charges against the sandbox's truth", () => {
         FROM analytics_marts.fct_calls WHERE account = ${ACCOUNT} AND charge_usd IS NULL`,
     );
     const factByLeg = new Map(facts.map((f) => [f.leg, f]));
-    expect(facts.filter((f) => f.missing).map((f) => f.leg).sort()).toEqual(missing.map(legKey).sort());
+    expect(
+      facts
+        .filter((f) => f.missing)
+        .map((f) => f.leg)
+        .sort(),
+    ).toEqual(missing.map(legKey).sort());
     for (const leg of missing) expect(factByLeg.get(legKey(leg))?.total).toBeNull();
     for (const leg of nullNotMissing) {
       const fact = factByLeg.get(legKey(leg));

@@ -94,7 +94,9 @@ describe("number fees against the sandbox's truth, with inventory history", () =
     expect(versions.rows).toEqual([{ closed: true }]);
     const today = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM analytics_marts.dim_numbers
-      WHERE account = ${ACCOUNT} AND phone_number = ${String(released.number)}`.execute(database.warehouse.db);
+      WHERE account = ${ACCOUNT} AND phone_number = ${String(released.number)}`.execute(
+      database.warehouse.db,
+    );
     expect(today.rows[0]?.n).toBe(0);
     // Still billed for the past periods it was owned in: the fees are unchanged.
     expect(await numberFees(database.warehouse)).toEqual(expected);
