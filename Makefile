@@ -33,7 +33,7 @@ SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfi
 # The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: help setup demo test typecheck lint format other-nodes chromium bench clean python-lock
+.PHONY: help setup demo test typecheck lint format other-nodes chromium bench clean python-lock seeds
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
@@ -116,6 +116,20 @@ test: setup typecheck lint other-nodes chromium
 
 bench: setup
 	npm run --silent bench
+
+# The reference seeds generated from public libraries (dbt/seeds/_seeds.yml names them): the latest
+# `phonenumbers` from PyPI in a throwaway venv, the latest `mcc-mnc-list` from npm in a temporary
+# folder; neither becomes a dependency of the project. Commit the regenerated CSVs after a review
+# of their diff (the versions are printed and noted in _seeds.yml).
+SEEDS_TMP ?= $(STAMPS)/seeds
+seeds: $(RUNTIME_NODE)
+	rm -rf $(SEEDS_TMP) && mkdir -p $(SEEDS_TMP)
+	$(PYTHON) -m venv $(SEEDS_TMP)/venv
+	$(SEEDS_TMP)/venv/bin/pip install --quiet --disable-pip-version-check phonenumbers
+	$(SEEDS_TMP)/venv/bin/python scripts/seeds/numbering_plan.py
+	npm install --prefix $(SEEDS_TMP)/npm --no-save --no-audit --no-fund --no-package-lock mcc-mnc-list
+	node scripts/seeds/mcc-mnc.mjs $(SEEDS_TMP)/npm/node_modules/mcc-mnc-list
+	rm -rf $(SEEDS_TMP)
 
 clean:
 	rm -rf dist $(STAMPS)

@@ -29,10 +29,12 @@
 }}
 {#- A table built before this model became incremental, or before its newest column, lacks it:
     re-process and re-write every leg once (merge fills them in, on_schema_change adds them) instead
-    of only the recent days' changed legs. -#}
+    of only the recent days' changed legs. destination_country_iso2 came with the numbering plan
+    (seed numbering_plan_prefixes), which also changed older legs' destination_country (NANP split). -#}
 {%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}
 {%- set has_newest_columns = 'root_call_id' in built_columns and 'call_local_date' in built_columns
-                             and 'estimated_missing_charge_usd' in built_columns -%}
+                             and 'estimated_missing_charge_usd' in built_columns
+                             and 'destination_country_iso2' in built_columns -%}
 {%- set window_start = settle_window_start(this) if is_incremental() else none -%}
 {%- set compared_columns = built_columns | reject('equalto', 'built_at') | list -%}
 {%- set rezoned = time_zones_changed_since(this) if is_incremental() else [] -%}
@@ -45,26 +47,15 @@ with legs as (
        {% if rezoned %}or account in ({{ sql_string_list(rezoned) }}){% endif %}
     {% endif %}
 ),
-calling_codes as (
-    select calling_code::text as calling_code, country_name
-    from {{ ref('country_calling_codes') }}
-),
 destination_codes as (
-    -- Longest calling code (codes have 1 to 3 digits) prefixing the dialled number's E.164 digits
-    -- (any leading + dropped): three equality joins, so it stays a hash join on large loads.
-    select
-        d.account,
-        d.direction,
-        d.call_uuid,
-        coalesce(c3.calling_code, c2.calling_code, c1.calling_code) as calling_code,
-        coalesce(c3.country_name, c2.country_name, c1.country_name) as country_name
+    -- The numbering-plan prefix of the dialled number (macro number_country: longest prefix of the
+    -- seed numbering_plan_prefixes, NANP split by area code), then its row once per leg.
+    select d.account, d.direction, d.call_uuid, p.calling_code, p.country_name, p.country_iso2
     from (
-        select account, direction, call_uuid, regexp_replace(to_number, '\D', '', 'g') as digits
+        select account, direction, call_uuid, {{ number_country('to_number', 'prefix') }} as prefix
         from legs
     ) as d
-    left join calling_codes as c1 on c1.calling_code = left(d.digits, 1)
-    left join calling_codes as c2 on c2.calling_code = left(d.digits, 2)
-    left join calling_codes as c3 on c3.calling_code = left(d.digits, 3)
+    left join {{ ref('numbering_plan_prefixes') }} as p on p.prefix = d.prefix
 ),
 roots as (
     -- The walk up parent_call_uuid (macro call_roots), started from this build's legs only.
@@ -101,6 +92,7 @@ built as (
         l.destination,
         dc.calling_code                                                         as destination_calling_code,
         coalesce(dc.country_name, '(unknown)')                                  as destination_country,
+        dc.country_iso2                                                         as destination_country_iso2,
         l.sip_trunk                                                             as placing_trunk_name,
         -- The trunk that carried the leg: its own for a placed leg, the trunk a received call was
         -- forwarded to when its destination is one of the account's trunks.
