@@ -3,6 +3,23 @@
  * country and carrier, the cities numbers are sold in, company names. Rates are micro-dollars.
  */
 
+/**
+ * Real area codes of the North American Numbering Plan (NANPA's assignments): numbers the sandbox
+ * dials or texts in the US and Canada use them, so a numbering plan tells the two countries apart
+ * as it would on the live platform.
+ */
+export const US_AREA_CODES: readonly number[] = [
+  212, 213, 312, 713, 305, 206, 617, 303, 404, 415, 646, 718, 202, 214, 480, 512, 602, 702, 801, 919,
+];
+/** Real Canadian area codes (Toronto, Vancouver, Montreal, Calgary, Ottawa, Edmonton, ...). */
+export const CA_AREA_CODES: readonly number[] = [416, 604, 514, 403, 613, 780, 905, 647, 902, 204];
+/** US and Canadian area codes, four US to one Canadian: where the sandbox's customers live. */
+export const NANP_CUSTOMER_AREA_CODES: readonly number[] = [
+  ...US_AREA_CODES,
+  ...US_AREA_CODES.slice(0, 10),
+  ...CA_AREA_CODES.slice(0, 7),
+];
+
 /** An outbound destination as the CDR `destination` field names it, with its rate. */
 export interface Destination {
   readonly label: string;
@@ -10,14 +27,30 @@ export interface Destination {
   readonly countryCode: string;
   /** Digits after the country code. */
   readonly nationalLength: number;
+  /** NANP destinations: the real area codes its numbers are dialled with (US and Canada share code 1). */
+  readonly areaCodes?: readonly number[];
   readonly ratePerMinuteMicros: number;
   readonly weight: number;
 }
 
 /** Outbound destinations: country, optionally with mobile carrier or city. */
 export const DESTINATIONS: readonly Destination[] = [
-  { label: "United States", countryCode: "1", nationalLength: 10, ratePerMinuteMicros: 9_000, weight: 40 },
-  { label: "Canada", countryCode: "1", nationalLength: 10, ratePerMinuteMicros: 10_000, weight: 9 },
+  {
+    label: "United States",
+    countryCode: "1",
+    nationalLength: 10,
+    ratePerMinuteMicros: 9_000,
+    weight: 40,
+    areaCodes: US_AREA_CODES,
+  },
+  {
+    label: "Canada",
+    countryCode: "1",
+    nationalLength: 10,
+    ratePerMinuteMicros: 10_000,
+    weight: 9,
+    areaCodes: CA_AREA_CODES,
+  },
   { label: "United Kingdom", countryCode: "44", nationalLength: 10, ratePerMinuteMicros: 15_000, weight: 6 },
   {
     label: "United Kingdom - Mobile Vodafone",

@@ -7,6 +7,7 @@ import {
   type Destination,
   FORWARD_RATE_MICROS,
   HOURLY_WEIGHTS,
+  NANP_CUSTOMER_AREA_CODES,
   TRANSCRIPTION_RATE_MICROS,
   WEEKDAY_FACTORS,
 } from "./catalog.js";
@@ -92,11 +93,20 @@ function answeredDuration(rng: Rng): number {
   return Math.max(1, Math.min(7200, Math.round(Math.exp(Math.log(75) + 1.1 * rng.normal()))));
 }
 
-function phoneNumber(rng: Rng, countryCode: string, length: number): string {
+/**
+ * A number of `length` national digits in `countryCode`; with `areaCodes` (NANP), a real area code
+ * then a 7-digit local number. Both forms make the same draws, so the rest of the day is the same.
+ */
+function phoneNumber(rng: Rng, countryCode: string, length: number, areaCodes?: readonly number[]): string {
   const head = String(rng.int(2, 9));
   const rest = length - 1;
   const low = rest > 9 ? String(rng.int(0, 999_999_999)).padStart(9, "0") + rng.digits(rest - 9) : "";
-  return countryCode + head + (rest > 9 ? low : String(rng.int(0, 10 ** rest - 1)).padStart(rest, "0"));
+  const tail = rest > 9 ? low : String(rng.int(0, 10 ** rest - 1)).padStart(rest, "0");
+  if (areaCodes && areaCodes.length > 0 && length === 10) {
+    const areaCode = areaCodes[Number(tail) % areaCodes.length]!;
+    return `${countryCode}${areaCode}${head}${tail.slice(-6)}`;
+  }
+  return countryCode + head + tail;
 }
 
 interface Ctx {
@@ -202,7 +212,7 @@ export function generateCall(ctx: Ctx, index: number, second: number, count: num
   if (rng.chance(0.35)) {
     const did = rng.pick(account.dids);
     const local = rng.chance(0.85);
-    const from = local ? phoneNumber(rng, "1", 10) : phoneNumber(rng, "52", 10);
+    const from = local ? phoneNumber(rng, "1", 10, NANP_CUSTOMER_AREA_CODES) : phoneNumber(rng, "52", 10);
     return [buildCall(ctx, rng, index, startMs, receivedOn(did, from, RECEIVED_WEIGHTS))];
   }
   const trunk = rng.pick(account.trunks);
@@ -227,14 +237,14 @@ export function generateCall(ctx: Ctx, index: number, second: number, count: num
     rng,
     index,
     startMs,
-    outbound(PLACED_WEIGHTS, null, phoneNumber(rng, dest.countryCode, dest.nationalLength)),
+    outbound(PLACED_WEIGHTS, null, phoneNumber(rng, dest.countryCode, dest.nationalLength, dest.areaCodes)),
   );
   if (parent.duration <= 20 || !rng.chance(0.03)) return [parent];
   const childStart = Math.min(
     startMs + rng.int(5, parent.duration - 5) * 1000,
     (dayNumber + 1) * DAY_MS - 1000,
   );
-  const childTo = phoneNumber(rng, dest.countryCode, dest.nationalLength);
+  const childTo = phoneNumber(rng, dest.countryCode, dest.nationalLength, dest.areaCodes);
   return [
     parent,
     buildCall(ctx, rng, count + index, childStart, outbound(CHILD_WEIGHTS, parent.uuid, childTo)),

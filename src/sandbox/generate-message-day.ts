@@ -1,6 +1,6 @@
 import type { MessageType } from "../platform/message.js";
 import { blastLinkHash, blastRecipient, blastSubmittedAtMs, blastsOn } from "./campaign-blasts.js";
-import { HOURLY_WEIGHTS, WEEKDAY_FACTORS } from "./catalog.js";
+import { HOURLY_WEIGHTS, NANP_CUSTOMER_AREA_CODES, WEEKDAY_FACTORS } from "./catalog.js";
 import {
   buildMessage,
   fateCostMicros,
@@ -43,9 +43,10 @@ export function shortLinkUrl(linkHash: string): string {
   return `https://sbx.link/${linkHash}`;
 }
 
-/** A US phone number outside every account's recipient pool (digits). */
+/** A customer's US or Canadian phone number (digits) with a real area code, drawn at random. */
 function customerPhone(rng: Rng): string {
-  return `1${rng.int(201, 989)}${rng.int(2, 9)}${rng.digits(6)}`;
+  const areaCode = NANP_CUSTOMER_AREA_CODES[rng.int(201, 989) % NANP_CUSTOMER_AREA_CODES.length]!;
+  return `1${areaCode}${rng.int(2, 9)}${rng.digits(6)}`;
 }
 
 /** Messages of a day outside campaigns: a share of the mean daily calls, by weekday, ±20%. */

@@ -1,6 +1,7 @@
 import type { FINAL_MESSAGE_STATUSES, MessageDirection, MessageType } from "../platform/message.js";
 import { encodeCallUuid } from "./call-uuid.js";
 import {
+  CA_AREA_CODES,
   MMS_CARRIER_FEE_MICROS,
   MMS_INBOUND_PRICE_MICROS,
   MMS_OUTBOUND_PRICE_MICROS,
@@ -74,6 +75,26 @@ const CARRIERS = weightedTable(
   ] as const,
   [30, 30, 30, 10],
 );
+/**
+ * The Canadian network standing in for each US one of CARRIERS (Bell, Rogers, Telus): a message
+ * to or from a Canadian number names a Canadian network, drawn with the same weights.
+ */
+const CANADIAN_NETWORK: Readonly<Record<string, { readonly mcc: string; readonly mnc: string }>> = {
+  "311-480": { mcc: "302", mnc: "610" },
+  "310-260": { mcc: "302", mnc: "720" },
+  "310-410": { mcc: "302", mnc: "220" },
+};
+const CANADIAN_AREA_CODES = new Set(CA_AREA_CODES.map(String));
+
+/** The network of the other party (the recipient of an outbound message, the sender of an inbound one). */
+function networkOf(
+  drawn: { readonly mcc: string | null; readonly mnc: string | null },
+  otherParty: string,
+): { readonly mcc: string | null; readonly mnc: string | null } {
+  const digits = otherParty.replace(/\D/g, "");
+  const canadian = digits.length === 11 && digits.startsWith("1") && CANADIAN_AREA_CODES.has(digits.slice(1, 4));
+  return canadian && drawn.mcc !== null ? (CANADIAN_NETWORK[`${drawn.mcc}-${drawn.mnc}`] ?? drawn) : drawn;
+}
 const ERRORS: Readonly<Record<Exclude<FinalMessageStatus, "delivered">, readonly string[]>> = {
   undelivered: ["Unknown subscriber", "Handset unreachable", "Carrier violation"],
   expired: ["Message validity period expired"],
@@ -218,7 +239,7 @@ export function buildMessage(at: MessageAt, spec: MessageSpec): SandboxMessage {
     { account: at.account, dayNumber: at.dayNumber, index: at.index, kind: 2 },
     rng,
   );
-  const network = rng.fromTable(CARRIERS);
+  const network = networkOf(rng.fromTable(CARRIERS), spec.direction === "outbound" ? spec.to : spec.from);
   const segments = segmentsOf(spec.type, spec.text);
   const { priceMicros, carrierFeeMicros } = messagePricing(spec.type, spec.direction, segments);
   const { finalStatus } = fate;

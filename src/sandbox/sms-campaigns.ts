@@ -1,4 +1,5 @@
 import type { MessageType } from "../platform/message.js";
+import { NANP_CUSTOMER_AREA_CODES } from "./catalog.js";
 import { hash32, Rng } from "./prng.js";
 
 /** An SMS/MMS campaign of an account: one per distinct `utm_campaign` of its short links. */
@@ -87,7 +88,13 @@ export function recipientPoolSize(callsPerDay: number): number {
   return callsPerDay === 0 ? 0 : Math.max(60, Math.round(callsPerDay / 2));
 }
 
-/** Phone number `n` of an account's recipient pool (digits, US): who receives campaigns and clicks their links. */
+/**
+ * Phone number `n` of an account's recipient pool (digits, US or Canada, a real area code): who
+ * receives campaigns and clicks their links.
+ */
 export function recipientPhone(seed: number, accountIndex: number, n: number): string {
-  return `1${(2_000_000_000 + (hash32(seed, "recipient", accountIndex, n) % 7_000_000_000)).toString()}`;
+  const areaCode = NANP_CUSTOMER_AREA_CODES[hash32(seed, "recipient", accountIndex, n) % NANP_CUSTOMER_AREA_CODES.length]!;
+  // n times a prime coprime to 8,000,000, plus the account's offset: distinct n, distinct local numbers.
+  const offset = hash32(seed, "recipient-offset", accountIndex) % 8_000_000;
+  return `1${areaCode}${2_000_000 + ((n * 104_729 + offset) % 8_000_000)}`;
 }
