@@ -35,6 +35,8 @@ const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   rpt_usage_daily: "usage_date, account, product",
   rpt_call_kpis_daily_local: "call_local_date, account, direction, destination_country, placing_trunk_name",
   rpt_account_concurrency_daily: "call_date, account",
+  fct_messages: "account, message_id",
+  rpt_messages_daily: "submitted_date, account, country_iso2, carrier, status, direction, kind, channel",
 };
 
 it.override({
@@ -153,5 +155,20 @@ describe("incremental marts", () => {
     expect(full.fct_calls?.length).toBeGreaterThan(1000);
     expect(full.fct_link_clicks?.length).toBeGreaterThan(0);
     expect(full.fct_campaign_messages?.length).toBeGreaterThan(0);
+
+    // Upgrade to the numbering plan: a fct_calls built before it (no destination_country_iso2,
+    // every +1 leg one "NANP" country) is re-processed whole by the next nightly build, settled
+    // days included, and ends as the full refresh built it. Both the published table and the one
+    // its publication kept (where the next build continues from) are made old.
+    for (const schema of ["analytics_marts", "analytics_marts__previous"]) {
+      await sql`UPDATE ${sql.table(`${schema}.fct_calls`)}
+                SET destination_country = 'United States / Canada (NANP)'
+                WHERE destination_calling_code = '1'`.execute(database.warehouse.db);
+      await sql`ALTER TABLE ${sql.table(`${schema}.fct_calls`)} DROP COLUMN destination_country_iso2`.execute(
+        database.warehouse.db,
+      );
+    }
+    await build(database.warehouse, []);
+    expect((await readMarts(database.warehouse)).fct_calls).toEqual(full.fct_calls);
   });
 });
