@@ -48,14 +48,21 @@ with legs as (
     {% endif %}
 ),
 destination_codes as (
-    -- The numbering-plan prefix of the dialled number (macro number_country: longest prefix of the
-    -- seed numbering_plan_prefixes, NANP split by area code), then its row once per leg.
-    select d.account, d.direction, d.call_uuid, p.calling_code, p.country_name, p.country_iso2
+    -- The dialled number's country by the numbering plan (macros number_plan_joins and
+    -- number_country: longest prefix of seed numbering_plan_prefixes, NANP split by area code),
+    -- one hash join per prefix length, so it stays cheap on large loads.
+    select
+        d.account,
+        d.direction,
+        d.call_uuid,
+        {{ number_country('np', 'calling_code') }} as calling_code,
+        {{ number_country('np', 'country_name') }} as country_name,
+        {{ number_country('np', 'country_iso2') }} as country_iso2
     from (
-        select account, direction, call_uuid, {{ number_country('to_number', 'prefix') }} as prefix
+        select account, direction, call_uuid, regexp_replace(to_number, '\D', '', 'g') as digits
         from legs
     ) as d
-    left join {{ ref('numbering_plan_prefixes') }} as p on p.prefix = d.prefix
+    {{- number_plan_joins('d.digits', 'np') | indent(4) }}
 ),
 roots as (
     -- The walk up parent_call_uuid (macro call_roots), started from this build's legs only.

@@ -1,4 +1,4 @@
--- Known numbers map to their country through macro number_country (seed numbering_plan_prefixes):
+-- Known numbers map to their country through macros number_plan_joins / number_country (seed numbering_plan_prefixes):
 -- the NANP split by area code (+1 212 New York -> US, +1 416 Toronto -> CA, +1 242 -> Bahamas,
 -- +1 787 -> Puerto Rico, toll-free +1 800 -> US), a calling code (+44 20 London -> GB, +49 30
 -- Berlin -> DE), a shared code split by leading digits (+7 727 Almaty -> KZ, +7 495 Moscow -> RU),
@@ -20,6 +20,7 @@ with known (number, expected_iso2) as (
         ('ACME', null),
         ('+999 123', null)
 )
-select number, expected_iso2, {{ number_country('number') }} as mapped_iso2
-from known
-where {{ number_country('number') }} is distinct from expected_iso2
+select k.number, k.expected_iso2, {{ number_country('np', 'country_iso2') }} as mapped_iso2
+from known as k
+{{- number_plan_joins("regexp_replace(k.number, '\\D', '', 'g')", 'np') }}
+where {{ number_country('np', 'country_iso2') }} is distinct from k.expected_iso2

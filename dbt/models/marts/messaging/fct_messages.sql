@@ -1,7 +1,7 @@
 -- One row per SMS/MMS message, every direction and kind: outbound campaign (tagged), outbound
 -- transactional (untagged) and inbound. Country and carrier of the other party come from the
 -- message's mcc/mnc (seed mobile_networks, npm mcc-mnc-list) and, for the country, from the other
--- party's number (macro number_country, seed numbering_plan_prefixes, libphonenumber's plan).
+-- party's number (macros number_plan_joins / number_country, seed numbering_plan_prefixes, libphonenumber's plan).
 -- Cost is the charge plus carrier fees, USD (a fee the platform did not send counts 0 and is
 -- flagged: is_carrier_fees_missing).
 --
@@ -26,15 +26,18 @@
 with window_messages as (
     select
         *,
-        case when direction = 'outbound' then to_number else from_number end as other_party_number
+        case when direction = 'outbound' then to_number else from_number end as other_party_number,
+        {{ phone_digits("case when direction = 'outbound' then to_number else from_number end") }} as other_party_digits
     from {{ ref('stg_platform__messages') }}
     {% if is_incremental() %}
     where submitted_at >= ({{ settle_window_start(this, 'submitted_date') }})::timestamp at time zone 'UTC'
     {% endif %}
 ),
 messages as (
-    select *, {{ number_country('other_party_number') }} as number_country_iso2
-    from window_messages
+    -- The other party's country by the numbering plan (macros number_plan_joins, number_country).
+    select m.*, {{ number_country('np', 'country_iso2') }} as number_country_iso2
+    from window_messages as m
+    {{- number_plan_joins('m.other_party_digits', 'np') | indent(4) }}
 )
 select
     m.account,
