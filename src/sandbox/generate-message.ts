@@ -92,7 +92,8 @@ function networkOf(
   otherParty: string,
 ): { readonly mcc: string | null; readonly mnc: string | null } {
   const digits = otherParty.replace(/\D/g, "");
-  const canadian = digits.length === 11 && digits.startsWith("1") && CANADIAN_AREA_CODES.has(digits.slice(1, 4));
+  const canadian =
+    digits.length === 11 && digits.startsWith("1") && CANADIAN_AREA_CODES.has(digits.slice(1, 4));
   return canadian && drawn.mcc !== null ? (CANADIAN_NETWORK[`${drawn.mcc}-${drawn.mnc}`] ?? drawn) : drawn;
 }
 const ERRORS: Readonly<Record<Exclude<FinalMessageStatus, "delivered">, readonly string[]>> = {

@@ -93,7 +93,8 @@ export function recipientPoolSize(callsPerDay: number): number {
  * receives campaigns and clicks their links.
  */
 export function recipientPhone(seed: number, accountIndex: number, n: number): string {
-  const areaCode = NANP_CUSTOMER_AREA_CODES[hash32(seed, "recipient", accountIndex, n) % NANP_CUSTOMER_AREA_CODES.length]!;
+  const areaCode =
+    NANP_CUSTOMER_AREA_CODES[hash32(seed, "recipient", accountIndex, n) % NANP_CUSTOMER_AREA_CODES.length]!;
   // n times a prime coprime to 8,000,000, plus the account's offset: distinct n, distinct local numbers.
   const offset = hash32(seed, "recipient-offset", accountIndex) % 8_000_000;
   return `1${areaCode}${2_000_000 + ((n * 104_729 + offset) % 8_000_000)}`;

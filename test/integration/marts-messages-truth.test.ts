@@ -158,14 +158,20 @@ describe("messaging marts and the split NANP against the sandbox's truth", () =>
 
     // Counts per direction and kind: every message, not only campaigns.
     const byKind = tally(truth, (m) => `${m.direction} ${m.kind}`);
-    expect([...byKind.keys()].sort()).toEqual(["inbound inbound", "outbound campaign", "outbound transactional"]);
+    expect([...byKind.keys()].sort()).toEqual([
+      "inbound inbound",
+      "outbound campaign",
+      "outbound transactional",
+    ]);
     const kinds = await bi(sql<{ key: string; messages: number }>`
       SELECT direction || ' ' || kind AS key, sum(messages)::int AS messages
       FROM analytics_marts.rpt_messages_daily GROUP BY 1`);
     expect(new Map(kinds.map((r) => [r.key, r.messages]))).toEqual(
       new Map([...byKind].map(([k, v]) => [k, v.messages])),
     );
-    const [facts] = await bi(sql<{ rows: number }>`SELECT count(*)::int AS rows FROM analytics_marts.fct_messages`);
+    const [facts] = await bi(
+      sql<{ rows: number }>`SELECT count(*)::int AS rows FROM analytics_marts.fct_messages`,
+    );
     expect(facts?.rows).toBe(truth.length);
 
     // Delivery rate per carrier, and per country; cost per country (charge + carrier fees).
@@ -177,13 +183,21 @@ describe("messaging marts and the split NANP against the sandbox's truth", () =>
       ["country_iso2", (m: Message) => m.country],
     ] as const) {
       const expected = tally(truth, key);
-      const mart = await bi(sql<{ key: string; messages: number; delivered: number; cost: string; rate: string }>`
+      const mart = await bi(sql<{
+        key: string;
+        messages: number;
+        delivered: number;
+        cost: string;
+        rate: string;
+      }>`
         SELECT ${sql.ref(dimension)} AS key, sum(messages)::int AS messages,
                sum(delivered_messages)::int AS delivered, sum(cost_usd)::text AS cost,
                (sum(delivered_messages)::numeric / sum(messages))::text AS rate
         FROM analytics_marts.rpt_messages_daily GROUP BY 1`);
       expect(
-        new Map(mart.map((r) => [r.key, { messages: r.messages, delivered: r.delivered, cost: micros(r.cost) }])),
+        new Map(
+          mart.map((r) => [r.key, { messages: r.messages, delivered: r.delivered, cost: micros(r.cost) }]),
+        ),
       ).toEqual(expected);
       for (const r of mart) {
         const e = expected.get(r.key)!;
@@ -192,7 +206,11 @@ describe("messaging marts and the split NANP against the sandbox's truth", () =>
       figures[dimension] = Object.fromEntries(
         [...expected].map(([k, v]) => [
           k,
-          { messages: v.messages, delivery_rate: +(v.delivered / v.messages).toFixed(4), cost_usd: v.cost / 1e6 },
+          {
+            messages: v.messages,
+            delivery_rate: +(v.delivered / v.messages).toFixed(4),
+            cost_usd: v.cost / 1e6,
+          },
         ]),
       );
     }
@@ -223,7 +241,9 @@ describe("messaging marts and the split NANP against the sandbox's truth", () =>
       FROM analytics_marts.fct_calls
       WHERE direction = 'placed' AND destination_country_iso2 IN ('US', 'CA')
       GROUP BY 1`);
-    expect(new Map(calls.map((r) => [r.country, { cost: micros(r.cost), minutes: r.minutes }]))).toEqual(perMinute);
+    expect(new Map(calls.map((r) => [r.country, { cost: micros(r.cost), minutes: r.minutes }]))).toEqual(
+      perMinute,
+    );
     for (const r of calls) {
       const e = perMinute.get(r.country)!;
       expect(Number(r.per_minute)).toBeCloseTo(e.cost / e.minutes / 1e6, 12);
@@ -241,7 +261,12 @@ describe("messaging marts and the split NANP against the sandbox's truth", () =>
     const answer = await queryMetrics({
       databaseUrl: database.url,
       query: {
-        metrics: ["all_messages", "all_messages_delivered", "all_messages_delivery_rate", "all_messages_cost_usd"],
+        metrics: [
+          "all_messages",
+          "all_messages_delivered",
+          "all_messages_delivery_rate",
+          "all_messages_cost_usd",
+        ],
         groupBy: ["message__carrier"],
       },
     });
