@@ -23,13 +23,16 @@
         ],
     )
 }}
+{#- Every day is re-built when an account's time zone changed since the last build (macro
+    time_zones_changed_since; delete+insert replaces whole days), as in fct_campaign_messages. -#}
+{%- set rebuild_all = is_incremental() and time_zones_changed_since(this) %}
 with window_messages as (
     select
         *,
         case when direction = 'outbound' then to_number else from_number end as other_party_number,
         {{ phone_digits("case when direction = 'outbound' then to_number else from_number end") }} as other_party_digits
     from {{ ref('stg_platform__messages') }}
-    {% if is_incremental() %}
+    {% if is_incremental() and not rebuild_all %}
     where submitted_at >= ({{ settle_window_start(this, 'submitted_date') }})::timestamp at time zone 'UTC'
     {% endif %}
 ),
@@ -73,6 +76,10 @@ select
     m.submitted_at,
     m.submitted_date,
     extract(hour from m.submitted_at at time zone 'UTC')::integer  as submitted_hour,
+    coalesce(tz.time_zone, 'UTC')                                  as time_zone,
+    (m.submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::date as submitted_local_date,
+    extract(hour from m.submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::integer
+                                                                   as submitted_local_hour,
     m.sent_at,
     m.delivered_at,
     m.error_message,
@@ -80,3 +87,5 @@ select
 from messages as m
 left join {{ ref('mobile_networks') }} as n
     on n.mcc = m.mcc and n.mnc = m.mnc
+left join {{ ref('stg_etl__account_time_zones') }} as tz
+    on tz.account = m.account
