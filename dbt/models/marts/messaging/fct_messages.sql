@@ -16,11 +16,8 @@
         unique_key='submitted_date',
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
-        indexes=[
-            {'columns': ['account', 'message_id'], 'unique': True},
-            {'columns': ['submitted_date']},
-            {'columns': ['built_at']},
-        ],
+        indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false}],
     )
 }}
 {#- Every day is re-built when an account's time zone changed since the last build (macro
