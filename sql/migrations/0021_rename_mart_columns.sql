@@ -1,9 +1,11 @@
 -- One name per concept (README, "Glossary: one name per concept"): the trunk that placed a call
 -- leg is `placing_trunk_name` in every mart (it was `sip_trunk`, the CDR's own name, next to
 -- `trunk_name` for the trunk that carried the leg), and a loader window's day is `window_date`
--- (it was `day`). dbt builds the renamed columns, but an incremental mart continues from the
--- published table (dbt macro copy_published_incremental_marts) or the one the last publication
--- kept (analytics_marts__previous): renamed here, those keep their rows and the next nightly build
+-- (it was `day`), and a count of call legs says legs (`calls` / `answered_calls` /
+-- `carried_in_calls` / `peak_concurrent_calls` counted legs in rpt_call_cost_daily and
+-- rpt_call_volume_hourly, where rpt_call_kpis_daily's `answered_calls` counts root calls). dbt
+-- builds the renamed columns, but an incremental mart continues from the published table (dbt
+-- macro copy_published_incremental_marts) or the one the last publication kept (analytics_marts__previous): renamed here, those keep their rows and the next nightly build
 -- re-builds only its settle window, instead of dbt adding the new column beside the old one (empty
 -- on every settled day) or needing a --full-refresh. Table marts get the new name on their next
 -- build anyway; they are renamed too so BI sees one name from the moment of the upgrade. A
@@ -19,7 +21,13 @@ BEGIN
       ('rpt_call_kpis_daily', 'sip_trunk', 'placing_trunk_name'),
       ('rpt_call_kpis_daily_local', 'sip_trunk', 'placing_trunk_name'),
       ('audit_call_rates', 'sip_trunk', 'placing_trunk_name'),
-      ('rpt_load_completeness', 'day', 'window_date')
+      ('rpt_load_completeness', 'day', 'window_date'),
+      ('rpt_call_cost_daily', 'calls', 'legs'),
+      ('rpt_call_cost_daily', 'answered_calls', 'answered_legs'),
+      ('rpt_call_volume_hourly', 'calls', 'legs'),
+      ('rpt_call_volume_hourly', 'answered_calls', 'answered_legs'),
+      ('rpt_call_volume_hourly', 'carried_in_calls', 'carried_in_legs'),
+      ('rpt_call_volume_hourly', 'peak_concurrent_calls', 'peak_concurrent_legs')
     ) AS r (table_name, old_name, new_name)
     JOIN pg_catalog.pg_class AS c ON c.relname = r.table_name AND c.relkind = 'r'
     JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace

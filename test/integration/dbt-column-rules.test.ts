@@ -72,7 +72,7 @@ describe("column_rules: a model's grain, not-null and non-negative columns in on
         }>`SELECT ctid::text AS ctid FROM ${sql.table(MART)} ORDER BY ctid LIMIT 3`.execute(db)
       ).rows.map((r) => r.ctid);
       expect(third).toBeDefined();
-      await sql`UPDATE ${sql.table(MART)} SET calls = NULL WHERE ctid = ${first}::tid`.execute(db);
+      await sql`UPDATE ${sql.table(MART)} SET legs = NULL WHERE ctid = ${first}::tid`.execute(db);
       await sql`UPDATE ${sql.table(MART)} SET total_cost_usd = -0.01 WHERE ctid = ${second}::tid`.execute(db);
       await sql`INSERT INTO ${sql.table(MART)} SELECT * FROM ${sql.table(MART)} WHERE ctid = ${third}::tid`.execute(
         db,
@@ -83,7 +83,7 @@ describe("column_rules: a model's grain, not-null and non-negative columns in on
       expect(failing.failures.map((f) => f.name)).toEqual([TEST]);
       expect(await storedFailures(database.warehouse)).toEqual([
         { column_name: "total_cost_usd", rule: "non_negative", broken_rows: 1 },
-        { column_name: "calls", rule: "not_null", broken_rows: 1 },
+        { column_name: "legs", rule: "not_null", broken_rows: 1 },
         {
           column_name: "account, call_date, direction, destination",
           rule: "unique_combination",

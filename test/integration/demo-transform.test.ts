@@ -53,10 +53,10 @@ describe("demo + dbt build", () => {
       const cents = (value: unknown) => Math.round(Number(value ?? 0) * 10_000);
       const expectedCalls = cdrs.length;
       const expectedCost = cdrs.reduce((sum, row) => sum + cents(row.charge) + cents(row.forward_fee), 0);
-      const mart = await sql<{ calls: number; cost: string }>`
-        SELECT sum(calls)::int AS calls, coalesce(sum(total_cost_usd), 0)::text AS cost
+      const mart = await sql<{ legs: number; cost: string }>`
+        SELECT sum(legs)::int AS legs, coalesce(sum(total_cost_usd), 0)::text AS cost
         FROM analytics_marts.rpt_call_cost_daily WHERE account = ${account}`.execute(db);
-      expect(mart.rows[0]?.calls, account).toBe(expectedCalls);
+      expect(mart.rows[0]?.legs, account).toBe(expectedCalls);
       expect(cents(mart.rows[0]?.cost), account).toBe(expectedCost);
 
       const invoices = await truth(sandbox, "invoices", account);

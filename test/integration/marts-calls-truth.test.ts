@@ -240,7 +240,7 @@ describe("call marts against the sandbox's truth", () => {
     const [hourly] = await rows(
       warehouse,
       sql<{ erlangs: string; call_seconds: string; peak: number }>`
-        SELECT erlangs::text, call_seconds::text, peak_concurrent_calls AS peak
+        SELECT erlangs::text, call_seconds::text, peak_concurrent_legs AS peak
         FROM analytics_marts.rpt_call_volume_hourly
         WHERE account = ${ACCOUNT} AND trunk_name = ${busiest.trunk}
           AND hour_start_at = ${new Date(busiest.hourMs).toISOString()}::timestamptz`,

@@ -267,9 +267,9 @@ describe("local time and account concurrency against the sandbox's truth", () =>
       const hourlyPeaks = await rows(
         warehouse,
         sql<{ key: string; peak: number }>`
-          SELECT call_date::text || ' ' || trunk_name AS key, max(peak_concurrent_calls)::int AS peak
+          SELECT call_date::text || ' ' || trunk_name AS key, max(peak_concurrent_legs)::int AS peak
           FROM analytics_marts.rpt_call_volume_hourly WHERE account = ${account.name}
-          GROUP BY call_date, trunk_name HAVING max(peak_concurrent_calls) > 0`,
+          GROUP BY call_date, trunk_name HAVING max(peak_concurrent_legs) > 0`,
       );
       expect(new Map(hourlyPeaks.map((r) => [r.key, r.peak]))).toEqual(trunkPeaks);
       const ratios = [...sweep].map(([day, r]) => {

@@ -33,6 +33,12 @@ const RENAMED = [
   { table: "rpt_call_kpis_daily_local", from: "sip_trunk", to: "placing_trunk_name" },
   { table: "audit_call_rates", from: "sip_trunk", to: "placing_trunk_name" },
   { table: "rpt_load_completeness", from: "day", to: "window_date" },
+  { table: "rpt_call_cost_daily", from: "calls", to: "legs" },
+  { table: "rpt_call_cost_daily", from: "answered_calls", to: "answered_legs" },
+  { table: "rpt_call_volume_hourly", from: "calls", to: "legs" },
+  { table: "rpt_call_volume_hourly", from: "answered_calls", to: "answered_legs" },
+  { table: "rpt_call_volume_hourly", from: "carried_in_calls", to: "carried_in_legs" },
+  { table: "rpt_call_volume_hourly", from: "peak_concurrent_calls", to: "peak_concurrent_legs" },
 ] as const;
 
 it.override({ sandboxOptions: { seed: 23, start: START, days: 6, accounts: 1, callsPerDay: 60 } });

@@ -44,7 +44,7 @@ describe("non-additive report columns", () => {
   it("finds the ones it must (the scan reads the ymls)", () => {
     const columns = nonAdditiveColumns().map((c) => c.column);
     expect(columns).toContain("rpt_account_concurrency_daily.peak_concurrent_legs");
-    expect(columns).toContain("rpt_call_volume_hourly.peak_concurrent_calls");
+    expect(columns).toContain("rpt_call_volume_hourly.peak_concurrent_legs");
     expect(columns).toContain("rpt_campaign_daily.unique_clickers");
   });
 

@@ -1,5 +1,5 @@
 -- Daily call volume and cost per account, direction and destination. Numerators and denominators
--- are stored (answered_calls and calls) so BI can re-aggregate ratios correctly. Costs sum the
+-- are stored (answered_legs and legs) so BI can re-aggregate ratios correctly. Costs sum the
 -- legs whose cost is known; missing_charge_count counts the billable legs that came without a
 -- charge (macro charge_is_missing: their cost is unknown and not in the sums) and
 -- estimated_missing_charge_usd what they would have cost at their rate. Read from fct_calls (the
@@ -23,8 +23,8 @@ select
     call_date,
     direction,
     coalesce(destination, '(none)')                 as destination,
-    count(*)                                        as calls,
-    count(*) filter (where is_answered)             as answered_calls,
+    count(*)                                        as legs,
+    count(*) filter (where is_answered)             as answered_legs,
     sum(duration_seconds)                           as duration_seconds,
     sum(billed_minutes)                             as billed_minutes,
     coalesce(sum(charge_usd), 0)                    as charge_usd,

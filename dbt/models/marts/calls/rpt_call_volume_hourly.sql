@@ -2,13 +2,13 @@
 -- trunk, received calls on the trunk they were forwarded to; '(none)' otherwise). A leg occupies a
 -- channel from called_at for duration_seconds; a leg crossing an hour boundary is split, so
 -- call_seconds of an hour are exactly the seconds of talk inside it and erlangs = call_seconds / 3600.
--- peak_concurrent_calls: the most legs in progress at one instant of the hour (legs carried in
+-- peak_concurrent_legs: the most legs in progress at one instant of the hour (legs carried in
 -- from the hour before included).
 --
 -- Incremental (delete+insert by call_date): a build re-builds the hours of the days from macro
 -- settle_window_start — the latest day with calls started in it (a leg crossing midnight adds an
 -- hour to the next day) − var settle_days — every day fct_calls can have re-processed since; it
--- reads the legs still in progress at that day's start too, so carried-in calls, split seconds
+-- reads the legs still in progress at that day's start too, so carried-in legs, split seconds
 -- and peaks of its first hours are whole. Those legs are found by the call_date index among the
 -- legs started at most var max_call_hours (default 24) before the window; fct_calls' tests fail
 -- on a longer leg. `--full-refresh` rebuilds every hour.
@@ -23,7 +23,7 @@
     )
 }}
 {%- if is_incremental() -%}
-{%- set window_start = settle_window_start(this, filter='calls > 0') -%}
+{%- set window_start = settle_window_start(this, filter='legs > 0') -%}
 {%- set window_start_at -%}
     ({{ window_start }})::timestamp at time zone 'UTC'
 {%- endset -%}
@@ -91,9 +91,9 @@ hours as (
         account,
         trunk_name,
         hour_start_at,
-        count(*) filter (where started_at >= hour_start_at)                         as calls,
-        count(*) filter (where started_at >= hour_start_at and is_answered)         as answered_calls,
-        count(*) filter (where started_at < hour_start_at)                          as carried_in_calls,
+        count(*) filter (where started_at >= hour_start_at)                         as legs,
+        count(*) filter (where started_at >= hour_start_at and is_answered)         as answered_legs,
+        count(*) filter (where started_at < hour_start_at)                          as carried_in_legs,
         sum(seconds_in_hour)                                                        as call_seconds
     from segments
     group by 1, 2, 3
@@ -104,13 +104,13 @@ select
     extract(hour from h.hour_start_at at time zone 'UTC')::integer as call_hour,
     h.account,
     h.trunk_name,
-    h.calls,
-    h.answered_calls,
-    h.carried_in_calls,
+    h.legs,
+    h.answered_legs,
+    h.carried_in_legs,
     h.call_seconds,
     h.call_seconds / 60.0                                       as minutes,
     h.call_seconds / 3600.0                                     as erlangs,
-    greatest(h.carried_in_calls, coalesce(p.peak, 0))           as peak_concurrent_calls
+    greatest(h.carried_in_legs, coalesce(p.peak, 0))            as peak_concurrent_legs
 from hours as h
 left join event_peaks as p
     on p.account = h.account and p.trunk_name = h.trunk_name and p.hour_start_at = h.hour_start_at

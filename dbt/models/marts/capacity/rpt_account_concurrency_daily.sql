@@ -7,7 +7,7 @@
 -- talk seconds (legs split at midnight) / 86,400; the busy hour is the clock hour with the most
 -- talk seconds, busy_hour_erlangs = its seconds / 3,600.
 --
--- Summing rpt_call_volume_hourly.peak_concurrent_calls over trunks (or hours) overstates this peak:
+-- Summing rpt_call_volume_hourly.peak_concurrent_legs over trunks (or hours) overstates this peak:
 -- trunks peak at different instants.
 --
 -- Incremental (delete+insert by call_date): a build re-builds the days from macro
