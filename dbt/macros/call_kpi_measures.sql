@@ -1,6 +1,6 @@
 {#- The measures of the daily call KPI reports, over legs of fct_calls with `is_root` (not
-    is_child_leg): the same list as rpt_call_kpis_daily (copied from it; the UTC report can call this
-    macro too), so the account-local report (rpt_call_kpis_daily_local) means the same by each name. -#}
+    is_child_leg): rpt_call_kpis_daily (UTC days) and rpt_call_kpis_daily_local (account-local days)
+    both select them, so each name means the same in both. -#}
 {% macro call_kpi_measures() -%}
     count(*) filter (where is_root)                                             as root_call_attempts,
     count(*)                                                                    as leg_attempts,

@@ -34,39 +34,6 @@ select
     direction,
     destination_country,
     coalesce(placing_trunk_name, '(none)')                                      as placing_trunk_name,
-    count(*) filter (where is_root)                                             as root_call_attempts,
-    count(*)                                                                    as leg_attempts,
-    count(*) filter (where is_root and is_answered)                             as answered_calls,
-    count(*) filter (where is_answered)                                         as answered_legs,
-    count(*) filter (where is_root and disposition in ('answered', 'busy', 'noanswer'))
-                                                                                as network_effective_calls,
-    count(*) filter (where is_root and disposition = 'failed')                  as failed_calls,
-    count(*) filter (where is_root and is_answered)::numeric
-        / nullif(count(*) filter (where is_root), 0)                            as asr,
-    count(*) filter (where is_root and disposition in ('answered', 'busy', 'noanswer'))::numeric
-        / nullif(count(*) filter (where is_root), 0)                            as ner,
-    coalesce(sum(duration_seconds) filter (where is_root and is_answered), 0)   as answered_duration_seconds,
-    sum(duration_seconds) filter (where is_root and is_answered)::numeric
-        / nullif(count(*) filter (where is_root and is_answered), 0)            as acd_seconds,
-    coalesce(sum(duration_seconds), 0)                                          as duration_seconds,
-    coalesce(sum(duration_seconds), 0) / 60.0                                   as minutes,
-    coalesce(sum(billed_minutes), 0)                                            as billed_minutes,
-    coalesce(sum(billed_minutes) filter (where not is_charge_missing), 0)       as costed_billed_minutes,
-    count(*) filter (where is_charge_missing)                                   as missing_charge_count,
-    coalesce(sum(estimated_missing_charge_usd), 0)                              as estimated_missing_charge_usd,
-    coalesce(sum(charge_usd), 0)                                                as charge_usd,
-    coalesce(sum(forward_fee_usd), 0)                                           as forward_fee_usd,
-    coalesce(sum(total_cost_usd), 0)                                            as cost_usd,
-    sum(total_cost_usd)
-        / nullif(sum(billed_minutes) filter (where not is_charge_missing), 0)   as cost_per_minute_usd,
-    sum(total_cost_usd)
-        / nullif(count(*) filter (where is_root and is_answered), 0)            as cost_per_answered_call_usd,
-    count(*) filter (where answered_by is not null)                             as machine_detection_checked_calls,
-    count(*) filter (where answered_by = 'machine')                             as machine_answered_calls,
-    count(*) filter (where answered_by = 'machine')::numeric
-        / nullif(count(*) filter (where answered_by is not null), 0)            as machine_detection_rate,
-    count(*) filter (where has_recording)                                       as recorded_legs,
-    count(*) filter (where has_recording)::numeric
-        / nullif(count(*) filter (where is_answered), 0)                        as recording_rate
+    {{ call_kpi_measures() | indent(4) | trim }}
 from calls
 group by 1, 2, 3, 4, 5
