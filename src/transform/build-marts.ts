@@ -19,6 +19,20 @@ export interface MartsBuild {
   readonly publication: Publication | undefined;
 }
 
+/**
+ * A build that failed only because Postgres broke a deadlock (SQLSTATE 40P01, "deadlock detected"):
+ * transient by nature (Postgres' advice is to retry the transaction), unlike a failing model or test.
+ * Seen between a model's transaction and autovacuum analyzing a table dbt had just written.
+ */
+export function failedOnlyByDeadlock(result: DbtResult): boolean {
+  return (
+    !result.ok &&
+    result.generalError === undefined &&
+    result.failures.length > 0 &&
+    result.failures.every((f) => f.status !== "warn" && /deadlock detected/i.test(f.detail ?? ""))
+  );
+}
+
 /** Options of {@link buildAndPublishMarts}. */
 export interface MartsBuildOptions {
   /** dbt's arguments, `build` first (`--select`, `--full-refresh`, ...). */
@@ -40,23 +54,36 @@ export interface MartsBuildOptions {
  * Discards what an earlier build left in the build schema, builds and tests the marts there, and
  * publishes them when dbt passed and was not interrupted, keeping the incremental marts it replaces
  * as the next build's starting point (unless it was a `--full-refresh`). A failure publishes nothing: BI keeps the
- * marts it had. Throws PublishError when the publication cannot be committed.
+ * marts it had. A build that failed only by a deadlock ({@link failedOnlyByDeadlock}) is made once
+ * more, from a discarded build schema as after any failed build. Throws PublishError when the
+ * publication cannot be committed.
  */
 export async function buildAndPublishMarts(
   warehouse: Warehouse,
   options: MartsBuildOptions,
 ): Promise<MartsBuild> {
-  await discardMartsBuild(warehouse.db);
-  const dbt = await runDbt({
-    databaseUrl: warehouse.url,
-    log: options.log,
-    args: options.args,
-    signal: options.signal,
-    workDir: options.workDir,
-    martsBuildSchema: MARTS_BUILD_SCHEMA,
-    ...(options.biReaderRole === undefined ? {} : { biReaderRole: options.biReaderRole }),
-    ...(options.onNode === undefined ? {} : { onNode: options.onNode }),
-  });
+  const build = async (): Promise<DbtResult> => {
+    await discardMartsBuild(warehouse.db);
+    return runDbt({
+      databaseUrl: warehouse.url,
+      log: options.log,
+      args: options.args,
+      signal: options.signal,
+      workDir: options.workDir,
+      martsBuildSchema: MARTS_BUILD_SCHEMA,
+      ...(options.biReaderRole === undefined ? {} : { biReaderRole: options.biReaderRole }),
+      ...(options.onNode === undefined ? {} : { onNode: options.onNode }),
+    });
+  };
+  let dbt = await build();
+  if (failedOnlyByDeadlock(dbt) && !options.signal?.aborted) {
+    options.log.warn(
+      { failures: dbt.failures.map((f) => `${f.resourceType} ${f.name}`) },
+      "dbt build: Postgres broke a deadlock (40P01) between two of its statements and a concurrent one " +
+        "(autovacuum's analyze, another model); nothing was published, building once more",
+    );
+    dbt = await build();
+  }
   if (!dbt.ok || options.signal?.aborted) return { dbt, publication: undefined };
   // A --full-refresh build's marts do not descend from the published ones: keep nothing for the next.
   const fullRefresh = options.args.includes("--full-refresh") || options.args.includes("-f");
