@@ -71,11 +71,19 @@ async function truthCdrs(sandbox: RunningSandbox): Promise<Json[]> {
 }
 
 /** A per-day figure of a mart, as the oracle's map. */
+/** A daily cost mart's missing charges of the account per day (its day column named), days with none left out. */
 async function martByDay(
   warehouse: Warehouse,
-  query: ReturnType<typeof sql<{ day: string; count: number; usd: string }>>,
+  mart: string,
+  dayColumn: string,
 ): Promise<Map<string, { count: number; micros: number }>> {
-  const found = await rows(warehouse, query);
+  const found = await rows(
+    warehouse,
+    sql<{ day: string; count: number; usd: string }>`
+      SELECT ${sql.ref(dayColumn)}::text AS day, sum(missing_charge_count)::int AS count,
+             sum(estimated_missing_charge_usd)::text AS usd
+      FROM ${sql.table(`analytics_marts.${mart}`)} WHERE account = ${ACCOUNT} GROUP BY 1`,
+  );
   return new Map(
     found.filter((r) => r.count > 0).map((r) => [r.day, { count: r.count, micros: micros(r.usd) }]),
   );
@@ -142,36 +150,15 @@ describe("missing charges against the sandbox's truth", () => {
 
     // Per day, in every daily cost mart.
     const marts = {
-      rpt_call_kpis_daily: await martByDay(
-        warehouse,
-        sql`SELECT call_date::text AS day, sum(missing_charge_count)::int AS count,
-                   sum(estimated_missing_charge_usd)::text AS usd
-            FROM analytics_marts.rpt_call_kpis_daily WHERE account = ${ACCOUNT} GROUP BY 1`,
-      ),
+      rpt_call_kpis_daily: await martByDay(warehouse, "rpt_call_kpis_daily", "call_date"),
       // The account's time zone is the default UTC: its local days are the UTC days.
-      rpt_call_kpis_daily_local: await martByDay(
-        warehouse,
-        sql`SELECT call_local_date::text AS day, sum(missing_charge_count)::int AS count,
-                   sum(estimated_missing_charge_usd)::text AS usd
-            FROM analytics_marts.rpt_call_kpis_daily_local WHERE account = ${ACCOUNT} GROUP BY 1`,
-      ),
-      rpt_call_cost_daily: await martByDay(
-        warehouse,
-        sql`SELECT call_date::text AS day, sum(missing_charge_count)::int AS count,
-                   sum(estimated_missing_charge_usd)::text AS usd
-            FROM analytics_marts.rpt_call_cost_daily WHERE account = ${ACCOUNT} GROUP BY 1`,
-      ),
-      rpt_usage_daily: await martByDay(
-        warehouse,
-        sql`SELECT usage_date::text AS day, sum(missing_charge_count)::int AS count,
-                   sum(estimated_missing_charge_usd)::text AS usd
-            FROM analytics_marts.rpt_usage_daily WHERE account = ${ACCOUNT} GROUP BY 1`,
-      ),
+      rpt_call_kpis_daily_local: await martByDay(warehouse, "rpt_call_kpis_daily_local", "call_local_date"),
+      rpt_call_cost_daily: await martByDay(warehouse, "rpt_call_cost_daily", "call_date"),
+      rpt_usage_daily: await martByDay(warehouse, "rpt_usage_daily", "usage_date"),
       rpt_destination_cost_anomalies: await martByDay(
         warehouse,
-        sql`SELECT call_date::text AS day, sum(missing_charge_count)::int AS count,
-                   sum(estimated_missing_charge_usd)::text AS usd
-            FROM analytics_marts.rpt_destination_cost_anomalies WHERE account = ${ACCOUNT} GROUP BY 1`,
+        "rpt_destination_cost_anomalies",
+        "call_date",
       ),
     };
     const placedExpected = missingByDay(cdrs.filter((c) => c.direction === "placed"));
