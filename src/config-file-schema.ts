@@ -165,6 +165,23 @@ export const configFileSchema = z.strictObject({
     .optional(),
   /** A Prometheus Pushgateway to push the run's metrics to (job `telecom_etl`). */
   metrics_pushgateway_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  /** Scale-out: `nightly`/`backfill` hand accounts to `telecom-etl worker` processes through a queue in the warehouse. */
+  distributed: z
+    .strictObject({
+      /** Default of `--distributed`: plan and enqueue the work, let workers load it. */
+      enabled: z.boolean().default(false),
+      /** Tries of a unit after its first failure (a worker that died, a failed load) before the run gives it up. */
+      retry_limit: z.number().int().min(0).max(20).default(2),
+      /** A working unit's lease: a worker silent this long (killed, cut off) loses it and another worker takes the unit. */
+      heartbeat_seconds: z.number().int().min(10).max(3600).default(30),
+      /** How long a unit waits for the stream locks a vanished worker's session may still hold. */
+      unit_lock_timeout_seconds: z.number().int().min(0).max(86_400).default(300),
+      /** Units (accounts) one worker process loads at once. */
+      worker_units: z.number().int().min(1).max(64).default(2),
+      /** The coordinator warns when no worker has taken any unit for this long. */
+      idle_warning_seconds: z.number().int().min(5).max(86_400).default(120),
+    })
+    .prefault({}),
 });
 
 /** The config file as written. */

@@ -131,7 +131,35 @@ export interface EtlConfig {
   readonly source: string | undefined;
   /** Alerts and metrics (`alert_webhook_url`, `metrics_textfile`, `metrics_pushgateway_url`); absent in configs built in code. */
   readonly monitoring?: MonitoringConfig;
+  /** Scale-out through the warehouse's job queue; absent in configs built in code: {@link DEFAULT_DISTRIBUTED}. */
+  readonly distributed?: DistributedConfig;
 }
+
+/** How `nightly`/`backfill --distributed` and `telecom-etl worker` share the work (config `distributed`). */
+export interface DistributedConfig {
+  /** `--distributed` by default. */
+  readonly enabled: boolean;
+  /** Tries of a unit after its first failure before the run gives it up. */
+  readonly retryLimit: number;
+  /** A worker silent this long loses its unit's lease. */
+  readonly heartbeatSeconds: number;
+  /** How long a unit waits for stream locks still held by a vanished worker's session. */
+  readonly unitLockTimeoutSeconds: number;
+  /** Units one worker process loads at once. */
+  readonly workerUnits: number;
+  /** The coordinator warns when no worker has taken a unit for this long. */
+  readonly idleWarningSeconds: number;
+}
+
+/** The `distributed` settings of a config that says nothing. */
+export const DEFAULT_DISTRIBUTED: DistributedConfig = {
+  enabled: false,
+  retryLimit: 2,
+  heartbeatSeconds: 30,
+  unitLockTimeoutSeconds: 300,
+  workerUnits: 2,
+  idleWarningSeconds: 120,
+};
 
 /** Where a run's alerts and metrics go; URLs are secrets (a Slack webhook's path is its key). */
 export interface MonitoringConfig {
@@ -188,6 +216,14 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
       metricsTextfile: cfg.metrics_textfile,
       metricsPushgatewayUrl:
         cfg.metrics_pushgateway_url === undefined ? undefined : new Secret(cfg.metrics_pushgateway_url),
+    },
+    distributed: {
+      enabled: cfg.distributed.enabled,
+      retryLimit: cfg.distributed.retry_limit,
+      heartbeatSeconds: cfg.distributed.heartbeat_seconds,
+      unitLockTimeoutSeconds: cfg.distributed.unit_lock_timeout_seconds,
+      workerUnits: cfg.distributed.worker_units,
+      idleWarningSeconds: cfg.distributed.idle_warning_seconds,
     },
   };
 }
@@ -443,6 +479,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     alert_webhook_url: config.monitoring?.alertWebhookUrl === undefined ? "(none)" : "*** (set)",
     metrics_textfile: config.monitoring?.metricsTextfile ?? "(none)",
     metrics_pushgateway_url: config.monitoring?.metricsPushgatewayUrl === undefined ? "(none)" : "*** (set)",
+    distributed: distributedFile(config.distributed ?? DEFAULT_DISTRIBUTED),
     start_date: config.startDate ?? "(30 days before the first run)",
     window_days: config.windowDays,
     lookback_days: config.lookbackDays,
@@ -492,5 +529,17 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
       validation_tokens: sourcesOf(a).validationTokens.length,
       number_catalog: sourcesOf(a).numberCatalog,
     })),
+  };
+}
+
+/** The `distributed` settings as the config file writes them. */
+function distributedFile(d: DistributedConfig): Record<string, unknown> {
+  return {
+    enabled: d.enabled,
+    retry_limit: d.retryLimit,
+    heartbeat_seconds: d.heartbeatSeconds,
+    unit_lock_timeout_seconds: d.unitLockTimeoutSeconds,
+    worker_units: d.workerUnits,
+    idle_warning_seconds: d.idleWarningSeconds,
   };
 }
