@@ -49,6 +49,8 @@ export type PipelineRequest =
       readonly lockTimeoutMs?: number;
       /** Holds the operator confirmed (`--accept-shrink`, `--accept-drift`). */
       readonly accepted?: AcceptedHolds;
+      /** Only the accounts named (a master without its sub-accounts): a distributed work unit. */
+      readonly exactAccounts?: boolean;
     }
   | {
       readonly command: "backfill";
@@ -62,6 +64,8 @@ export type PipelineRequest =
       readonly lockTimeoutMs?: number;
       /** Holds the operator confirmed (`--accept-shrink`, `--accept-drift`). */
       readonly accepted?: AcceptedHolds;
+      /** Only the accounts named (a master without its sub-accounts): a distributed work unit. */
+      readonly exactAccounts?: boolean;
     };
 
 /** Side effects and process facts the pipeline works with. */
@@ -85,6 +89,8 @@ export interface PipelineDeps {
    * logger); default a set of the run's own. The accounts' keys are added at the start.
    */
   readonly secrets?: KnownSecrets;
+  /** The distributed run this run is a work unit of (recorded in `etl.runs.arguments.unit_of_run`). */
+  readonly unitOfRun?: number;
 }
 
 /** Rate a key's budget settled on. */
@@ -113,7 +119,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   const clock = deps.clock ?? systemClock;
   const runStartedAt = new Date(deps.runStartedAt ?? clock.now());
   const today = utcDayOf(runStartedAt.getTime());
-  const targets = selectRunTargets(deps.config, request.accounts, request.streams);
+  const targets = selectRunTargets(deps.config, request.accounts, request.streams, request.exactAccounts);
   checkAcceptedHolds(
     request.accepted ?? NOTHING_ACCEPTED,
     deps.config.accounts.map((a) => a.name),
@@ -141,7 +147,11 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     },
     {
       command: request.command,
-      arguments: { ...recordedArguments(request), today },
+      arguments: {
+        ...recordedArguments(request),
+        today,
+        ...(deps.unitOfRun === undefined ? {} : { unit_of_run: deps.unitOfRun }),
+      },
       locks: targets.flatMap((t) => t.streams.map((s) => ({ account: t.account.name, stream: s.name }))),
       lockTimeoutMs: request.lockTimeoutMs ?? 0,
     },
@@ -400,7 +410,7 @@ function requestNotes(request: PipelineRequest, targets: readonly RunTarget[]): 
 }
 
 /** The request as recorded in `etl.runs.arguments`: names and dates only, never a secret. */
-function recordedArguments(request: PipelineRequest): Record<string, unknown> {
+export function recordedArguments(request: PipelineRequest): Record<string, unknown> {
   const base = {
     accounts: request.accounts ?? null,
     streams: request.streams ?? null,

@@ -18,12 +18,14 @@ export interface RunTarget {
 /**
  * Accounts named in `accounts` (all when absent), each with its enabled streams among `streams`
  * (all when absent). The sub-accounts an account lists come right after it, as accounts of their
- * own (see sub-account-fan-out.ts): selected with their master, or by their own name.
+ * own (see sub-account-fan-out.ts): selected with their master, or by their own name; with
+ * `exactAccounts` (a distributed work unit) a master selects itself only.
  */
 export function selectRunTargets(
   config: EtlConfig,
   accounts?: readonly string[],
   streams?: readonly string[],
+  exactAccounts = false,
 ): RunTarget[] {
   const all = config.accounts.flatMap((account) => [account, ...subAccountsOf(account)]);
   requireKnownAccounts(
@@ -38,7 +40,7 @@ export function selectRunTargets(
     const selected =
       accounts === undefined ||
       accounts.includes(account.name) ||
-      (selectedBy !== undefined && accounts.includes(selectedBy));
+      (!exactAccounts && selectedBy !== undefined && accounts.includes(selectedBy));
     if (!selected) continue;
     const names = account.streams.filter((name) => wanted === undefined || wanted.includes(name));
     for (const name of names) requirePrerequisites(account, getStream(name));
