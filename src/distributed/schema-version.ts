@@ -1,0 +1,44 @@
+/**
+ * The warehouse schema a process was built for, and the refusal to work on another one: a worker
+ * of another release would load with other landing tables, merges and states than the
+ * coordinator that planned its units.
+ */
+import { sql } from "kysely";
+import { UsageError } from "../errors.js";
+import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import { defaultMigrationsDir, readMigrationFiles } from "../warehouse/migrate.js";
+
+/** The newest migration this build ships (its file name without `.sql`), e.g. `0022_share_key_rate_buckets`. */
+export async function shippedSchemaVersion(dir = defaultMigrationsDir()): Promise<string> {
+  const files = await readMigrationFiles(dir);
+  return files.at(-1)?.name ?? "none";
+}
+
+/** The newest migration the warehouse has applied (`none` before the first). */
+export async function warehouseSchemaVersion(warehouse: Warehouse): Promise<string> {
+  const found = await sql<{ found: boolean }>`SELECT to_regclass('etl.migrations') IS NOT NULL AS found`.execute(
+    warehouse.db,
+  );
+  if (found.rows[0]?.found !== true) return "none";
+  const rows = await sql<{ name: string | null }>`SELECT max(name) AS name FROM etl.migrations`.execute(
+    warehouse.db,
+  );
+  return rows.rows[0]?.name ?? "none";
+}
+
+/**
+ * Resolves to the schema version both this build and the warehouse are at; throws a UsageError
+ * (exit 2) saying which side to upgrade when they differ.
+ */
+export async function requireSameSchema(warehouse: Warehouse, dir?: string): Promise<string> {
+  const [mine, theirs] = await Promise.all([shippedSchemaVersion(dir), warehouseSchemaVersion(warehouse)]);
+  if (mine === theirs) return mine;
+  if (theirs === "none" || theirs < mine) {
+    throw new UsageError(
+      `the warehouse is at schema ${theirs}, this worker needs ${mine}: run \`telecom-etl migrate\` (or a nightly of this version) first`,
+    );
+  }
+  throw new UsageError(
+    `the warehouse is at schema ${theirs}, newer than this worker's ${mine}: deploy the coordinator's release to this worker`,
+  );
+}
