@@ -41,6 +41,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
       what: "child fan-out: transcriptions at a 20 req/s limit, nightly child requests",
     },
     {
+      file: "distributed-throughput.js",
+      args: quick ? ["--days", "1"] : [],
+      what: "distributed: 40 keys at 5 req/s, 200 ms latency, loaded by 1, 2 and 4 worker processes",
+    },
+    {
       file: "dbt-incremental.js",
       args: quick ? ["--days", "30", "--calls-per-day", "5000"] : [],
       what: "reporting layer: dbt full refresh vs nightly incremental build (90 days x 20k calls/day)",

@@ -3,7 +3,7 @@ import { checkReportPath } from "../report/report-path.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { reportAfterNight, reportFileOption } from "./report-command.js";
-import { nowOverridesFrom, runPipelineCommand, runRequestFrom, withRunFlags } from "./run-command.js";
+import { loadOptionsFrom, runPipelineCommand, runRequestFrom, withRunFlags } from "./run-command.js";
 import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
 /**
@@ -29,7 +29,7 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
         runtime,
         cmd,
         request,
-        nowOverridesFrom(options),
+        loadOptionsFrom(options),
         async (ctx, load, dbtSteps) => {
           const code = await transformAfterLoad(
             ctx,

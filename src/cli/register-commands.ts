@@ -18,6 +18,7 @@ import { registerStatusCommand } from "./status-command.js";
 import { registerTrackCommand } from "./track-command.js";
 import { registerTransformCommand } from "./transform-command.js";
 import { registerWarehouseCommand } from "./warehouse-command.js";
+import { registerWorkerCommand } from "./worker-command.js";
 
 /** Adds every command to the program; one line per command file. */
 export function registerCommands(program: Command, runtime: Runtime): void {
@@ -39,4 +40,5 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerDocsCommand(program, runtime);
   registerSandboxCommand(program, runtime);
   registerDemoCommand(program, runtime);
+  registerWorkerCommand(program, runtime);
 }

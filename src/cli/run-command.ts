@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { describeError, UsageError } from "../errors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
+import { runDistributed } from "../distributed/run-distributed.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { systemClock } from "../ports.js";
@@ -20,6 +21,11 @@ export const FUTURE_NOW_LIMIT_MS = 86_400_000;
 export interface NowOverrides {
   readonly allowFutureNow?: boolean;
   readonly allowPastNow?: boolean;
+}
+
+/** How a load runs: its clock overrides, and `--distributed` / `--no-distributed` (default: config `distributed.enabled`). */
+export interface LoadOptions extends NowOverrides {
+  readonly distributed?: boolean;
 }
 
 /**
@@ -67,7 +73,7 @@ export interface LoadOutcome {
 export async function executePipeline(
   ctx: CommandContext,
   request: PipelineRequest,
-  options: NowOverrides = {},
+  options: LoadOptions = {},
   argv?: readonly string[],
 ): Promise<PipelineResult> {
   const runStartedAt = runStartInstant(process.env, {
@@ -75,19 +81,23 @@ export async function executePipeline(
     allowPast: options.allowPastNow,
   });
   const bars = process.stderr.isTTY === true && !ctx.json;
-  const result = await runPipeline(
-    {
-      config: ctx.config,
-      warehouse: ctx.warehouse,
-      log: ctx.log,
-      signal: ctx.signal,
-      host: ctx.host,
-      runStartedAt,
-      progress: bars ? barProgress(systemClock) : logProgress(ctx.log),
-      secrets: ctx.secrets,
-    },
-    request,
-  );
+  const distributed = options.distributed ?? ctx.config.distributed?.enabled ?? false;
+  const deps = {
+    config: ctx.config,
+    warehouse: ctx.warehouse,
+    log: ctx.log,
+    signal: ctx.signal,
+    host: ctx.host,
+    runStartedAt,
+    secrets: ctx.secrets,
+  };
+  // Distributed: one bar of units on a terminal; elsewhere the coordinator logs each unit's end.
+  const result = distributed
+    ? await runDistributed({ ...deps, ...(bars ? { progress: barProgress(systemClock) } : {}) }, request)
+    : await runPipeline(
+        { ...deps, progress: bars ? barProgress(systemClock) : logProgress(ctx.log) },
+        request,
+      );
   // With bars on a terminal the summary below is on stdout already; logs keep it for cron and k8s.
   ctx.log[bars ? "debug" : "info"](
     {
@@ -128,7 +138,7 @@ export async function runPipelineCommand(
   runtime: Runtime,
   cmd: Command,
   request: PipelineRequest,
-  options: NowOverrides = {},
+  options: LoadOptions = {},
   after: (ctx: CommandContext, load: LoadOutcome, dbtSteps: DbtStepRecord[]) => Promise<ExitCode> = async (
     _ctx,
     load,
@@ -172,12 +182,18 @@ export function withRunFlags(command: Command): Command {
     .option("--until <date>", "load nothing after this day (YYYY-MM-DD, inclusive)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
-    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock");
+    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
+    .option("--distributed", "queue the work for `telecom-etl worker` processes and wait for them (default: config distributed.enabled)")
+    .option("--no-distributed", "load in this process even when the config enables distributed runs");
 }
 
-/** The clock overrides the flags of a loading command allow. */
-export function nowOverridesFrom(options: Readonly<Record<string, unknown>>): NowOverrides {
-  return { allowFutureNow: options.allowFutureNow === true, allowPastNow: options.allowPastNow === true };
+/** The clock overrides and the `--distributed` choice of a loading command's flags. */
+export function loadOptionsFrom(options: Readonly<Record<string, unknown>>): LoadOptions {
+  return {
+    allowFutureNow: options.allowFutureNow === true,
+    allowPastNow: options.allowPastNow === true,
+    ...(typeof options.distributed === "boolean" ? { distributed: options.distributed } : {}),
+  };
 }
 
 /** The `run` request the flags of {@link withRunFlags} ask for. */
@@ -203,7 +219,7 @@ export function registerRunCommand(program: Command, runtime: Runtime): void {
         "load every enabled stream of every account: open windows since the start date, the last lookback days again, and today (left open)",
       ),
   ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
-    await runPipelineCommand(runtime, cmd, runRequestFrom(options), nowOverridesFrom(options));
+    await runPipelineCommand(runtime, cmd, runRequestFrom(options), loadOptionsFrom(options));
   });
   withExample(
     command,

@@ -160,6 +160,28 @@ describe("Kubernetes CronJob (deploy/kubernetes/cronjob.yaml)", () => {
   });
 });
 
+describe("Kubernetes workers (deploy/kubernetes/worker-deployment.yaml)", () => {
+  it("runs `telecom-etl worker` from the CronJob's Secret and ConfigMap, with time to hand units back", () => {
+    const deployment = parse(read("deploy/kubernetes/worker-deployment.yaml")) as {
+      kind: string;
+      spec: {
+        template: {
+          spec: {
+            terminationGracePeriodSeconds: number;
+            containers: { command: string[]; envFrom: { secretRef: { name: string } }[] }[];
+          };
+        };
+      };
+    };
+    const pod = deployment.spec.template.spec;
+    expect(deployment.kind).toBe("Deployment");
+    expect(pod.containers[0]!.command).toEqual(["telecom-etl", "worker"]);
+    expect(pod.containers[0]!.envFrom[0]!.secretRef.name).toBe("telecom-etl");
+    // The worker's own grace (60 s for units to reach a safe point) fits in the pod's.
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(60);
+  });
+});
+
 describe("Python lock (dbt/requirements.lock)", () => {
   it("pins every package with its hashes, the direct pins of requirements.txt included; make installs with --require-hashes", () => {
     const lock = read("dbt/requirements.lock");

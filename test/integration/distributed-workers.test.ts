@@ -1,0 +1,154 @@
+/**
+ * Issue 17: a distributed run on three worker processes. One is killed (SIGKILL) in the middle of a
+ * unit, one starts late; the run completes, the warehouse equals the sandbox's truth, no unit is
+ * done twice, the sandbox never throttled a key; a worker of another schema refuses to start.
+ */
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { type CliResult, collect, runCli, spawnCli } from "../helpers/cli.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
+
+const ACCOUNTS = 6;
+const STREAMS = ["cdrs", "short_link_metrics"];
+
+/** Resolves once the child's stderr holds a line matching `pattern`; with that line. */
+function stderrLine(child: ReturnType<typeof spawnCli>, pattern: RegExp): Promise<string> {
+  let seen = "";
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const line = seen.split("\n").find((l) => pattern.test(l));
+      if (line !== undefined) resolve(line);
+    });
+    child.on("close", () => reject(new Error(`exited before writing ${pattern}: ${seen.slice(-1500)}`)));
+  });
+}
+
+const it = fixtureTest.extend("options", { scope: "file" }, async ({ rig }) => {
+  const { sandbox, db } = rig;
+  const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-workers-"));
+  await chmod(cwd, 0o755);
+  const accounts = sandbox.world.accounts.map(
+    (a, i) =>
+      `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: WORKER_TEST_KEY_${i}\n    rate: { requests_per_second: 8, burst: 1, concurrency: 2 }\n`,
+  );
+  await writeFile(
+    path.join(cwd, "telecom-etl.yaml"),
+    [
+      `accounts:\n${accounts.join("")}`,
+      `start_date: "2026-08-01"\nstreams: [${STREAMS.join(", ")}]\n`,
+      "distributed:\n  heartbeat_seconds: 10\n  retry_limit: 2\n  worker_units: 1\n  unit_lock_timeout_seconds: 60\n",
+    ].join(""),
+  );
+  const env: Record<string, string> = {
+    DATABASE_URL: db.url,
+    TELECOM_ETL_NOW: "2026-08-06T00:00:00Z",
+  };
+  sandbox.world.accounts.forEach((a, i) => {
+    env[`WORKER_TEST_KEY_${i}`] = a.apiKey;
+  });
+  return { env, cwd };
+});
+it.override({
+  sandboxOptions: {
+    seed: 17,
+    start: "2026-08-01",
+    days: 5,
+    accounts: ACCOUNTS,
+    callsPerDay: 300,
+    latencyMs: 120,
+    rateLimit: 10,
+  },
+});
+
+describe("distributed run on worker processes", () => {
+  it("survives a worker killed mid-unit and a late worker: truth, each unit done once, no 429", async ({
+    rig,
+    options,
+  }) => {
+    const { sandbox, db } = rig;
+    const first = spawnCli(["worker"], options);
+    const second = spawnCli(["worker"], options);
+    const workerDone = [collect(first, 300_000), collect(second, 300_000)];
+    await Promise.all([
+      stderrLine(first, /"msg":"worker started/),
+      stderrLine(second, /"msg":"worker started/),
+    ]);
+    const coordinator = spawnCli(["run", "--distributed"], options);
+    const coordinated = collect(coordinator, 300_000);
+
+    // Kill the first worker in the middle of a unit: after its first window of that unit loaded.
+    await stderrLine(first, /"msg":"window loaded"/);
+    first.kill("SIGKILL");
+    const late = spawnCli(["worker"], options);
+    const lateDone = collect(late, 300_000);
+
+    const result: CliResult = await coordinated;
+    expect(result.code, result.stderr.slice(-3000)).toBe(0);
+    second.kill("SIGTERM");
+    late.kill("SIGTERM");
+    const [killed, stopped, lateResult] = await Promise.all([...workerDone, lateDone]);
+    expect(killed!.signal).toBe("SIGKILL");
+    expect(stopped!.code, stopped!.stderr.slice(-1500)).toBe(0);
+    expect(lateResult!.code, lateResult!.stderr.slice(-1500)).toBe(0);
+
+    // Warehouse == truth, without a duplicate.
+    for (const account of sandbox.world.accounts) {
+      for (const stream of STREAMS) {
+        expect(await loadedRows(db.warehouse, stream, account.name), `${account.name}/${stream}`).toEqual(
+          await expectedRows(sandbox, stream, account.name, { from: "2026-08-01", to: "2026-08-06" }),
+        );
+      }
+    }
+    expect(await duplicateKeys(db.warehouse, "cdrs")).toBe(0);
+
+    // Each unit done once: one succeeded unit run per account; the killed worker's run never succeeded.
+    const coordinatorRun = await db.warehouse.db
+      .selectFrom("etl.runs")
+      .select(["id", "status", "exit_code"])
+      .where(sql<boolean>`arguments->>'distributed' = 'true'`)
+      .executeTakeFirstOrThrow();
+    expect(coordinatorRun).toMatchObject({ status: "succeeded", exit_code: 0 });
+    const unitRuns = await sql<{ account: string; status: string; pid: number }>`
+      SELECT arguments->'accounts'->>0 AS account, status, pid FROM etl.runs
+      WHERE arguments->>'unit_of_run' = ${String(coordinatorRun.id)} ORDER BY id`.execute(db.warehouse.db);
+    const succeeded = unitRuns.rows.filter((r) => r.status === "succeeded");
+    expect(succeeded.map((r) => r.account).sort()).toEqual(sandbox.world.accounts.map((a) => a.name).sort());
+    const killedRuns = unitRuns.rows.filter((r) => r.pid === first.pid);
+    expect(killedRuns.some((r) => r.status !== "succeeded")).toBe(true);
+    expect(succeeded.some((r) => r.pid === late.pid), "the late worker took a unit").toBe(true);
+    const jobs = await sql<{ state: string; retry_count: number }>`
+      SELECT state, retry_count FROM etl_queue.job
+      WHERE data->>'coordinatorRunId' = ${String(coordinatorRun.id)}`.execute(db.warehouse.db);
+    expect(jobs.rows.map((j) => j.state)).toEqual(Array(ACCOUNTS).fill("completed"));
+    expect(jobs.rows.filter((j) => j.retry_count > 0)).toHaveLength(1);
+    expect(result.stderr).toMatch(/work unit attempt failed/);
+
+    // No key was throttled: the sandbox limits each key to 10 requests/s.
+    const stats = (await fetch(`${sandbox.url}/_sandbox/stats`).then((r) => r.json())) as {
+      faults: Record<string, number>;
+    };
+    expect(stats.faults.rateLimited ?? 0).toBe(0);
+    for (const output of [result, stopped!, lateResult!])
+      for (const account of sandbox.world.accounts) expect(output.stdout + output.stderr).not.toContain(account.apiKey);
+  });
+
+  it("a worker of another schema version refuses to start, in one line, exit 2", async ({ rig, options }) => {
+    const { db } = rig;
+    await sql`INSERT INTO etl.migrations (name, timestamp) VALUES ('9999_from_a_newer_release', now()::text)`.execute(
+      db.warehouse.db,
+    );
+    try {
+      const refused = await runCli(["worker"], { ...options, timeoutMs: 60_000 });
+      expect(refused.code).toBe(2);
+      const lines = refused.stderr.split("\n").filter((l) => l.startsWith("telecom-etl:"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/schema 9999_from_a_newer_release, newer than this worker's 00\d\d_/);
+    } finally {
+      await sql`DELETE FROM etl.migrations WHERE name = '9999_from_a_newer_release'`.execute(db.warehouse.db);
+    }
+  });
+});
