@@ -11,7 +11,7 @@
  * though never more than one bucket's rate per second between them.
  */
 import pLimit, { type LimitFunction } from "p-limit";
-import { describeError, EtlError } from "../errors.js";
+import { describeError, EtlError, RetryableError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Clock, Sleep } from "../ports.js";
 import { AdaptiveRate, type CallStart } from "./adaptive-rate.js";
@@ -170,13 +170,24 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   /**
-   * Takes a token of the shared bucket. Follows the rate found there unless a change of our own
-   * was on its way meanwhile: the bucket's answer may predate it, and would undo it.
+   * Takes a token of the shared bucket (a RetryableError when it cannot be read). Follows the rate
+   * found there unless a change of our own was on its way meanwhile: the bucket's answer may
+   * predate it, and would undo it.
    */
   async #reserveShared(shared: SharedTokenBucket): Promise<number> {
     const queued = this.#ratesQueued;
     const settled = queued === this.#ratesPublished;
-    const waitMs = await shared.take();
+    let waitMs: number;
+    try {
+      waitMs = await shared.take();
+    } catch (error) {
+      // The warehouse is away for a moment: worth another attempt, after the retry policy's backoff.
+      throw new RetryableError(
+        `rate budget: the key's shared token bucket could not be read: ${describeError(error)}`,
+        {},
+        { cause: error },
+      );
+    }
     const rate = shared.sharedRate;
     if (settled && queued === this.#ratesQueued && rate !== undefined) {
       if (this.#adaptive.follow(rate, this.#options.clock.now())) this.#bucketRate = this.#adaptive.rate;

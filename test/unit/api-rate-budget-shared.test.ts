@@ -96,6 +96,20 @@ describe("a rate budget on a shared token bucket", () => {
     expect(other.currentRate).toBe(bucket.sharedRate);
   });
 
+  it("a bucket that cannot be read fails the request as retryable, before it is sent", async () => {
+    const time = virtualTime();
+    const away: SharedTokenBucket = {
+      sharedRate: undefined,
+      take: () => Promise.reject(new Error("Connection terminated unexpectedly")),
+      publishRate: async () => {},
+    };
+    let sent = 0;
+    const attempt = budgetOn(time, away).schedule(async () => void sent++);
+    await expect(time.run(attempt)).rejects.toBeInstanceOf(RetryableError);
+    await expect(attempt).rejects.toThrow(/shared token bucket could not be read: Connection terminated/);
+    expect(sent).toBe(0);
+  });
+
   it("does not follow a shared rate read while its own change was still on its way", async () => {
     const time = virtualTime();
     /** A bucket that never takes the change in: its answers all predate it. */
