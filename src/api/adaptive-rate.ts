@@ -111,6 +111,29 @@ export class AdaptiveRate {
     return true;
   }
 
+  /**
+   * Another process sharing the key set the shared rate to `rate` (see shared-token-bucket.ts):
+   * adopt it, within this budget's bounds; returns true when that changed the rate. A lower rate
+   * is taken as that process's cut: calls sent before it say nothing of the new rate, and recovery
+   * aims no higher than it (beyond it only by probes), as after a cut of our own.
+   */
+  follow(rate: number, now: number): boolean {
+    const { minRatePerSecond: min, maxRatePerSecond: max } = this.#options;
+    const adopted = Math.min(max, Math.max(min, rate));
+    if (Math.abs(adopted - this.#rate) <= adopted * 1e-9) return false;
+    if (adopted < this.#rate) {
+      this.#ceiling = Math.min(this.#ceiling ?? Number.POSITIVE_INFINITY, adopted / BELOW_LIMIT);
+      this.#probes = 0;
+      this.#epoch++;
+      this.#window.forgetRefusals();
+      this.#successRun = 0;
+      this.#lastCutAt = now;
+    }
+    this.#rate = adopted;
+    this.#lastChangeAt = now;
+    return true;
+  }
+
   /** A call sent with `start` was answered 429 at `now`: cuts the rate only if that looks like a limit. */
   throttled(start: CallStart, now: number): ThrottleVerdict {
     if (start.epoch !== this.#epoch) return "stale";

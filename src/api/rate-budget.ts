@@ -3,12 +3,19 @@
  * (requests per second + burst) and a concurrency limit, at an adaptive rate (`adaptive-rate.ts`)
  * that is cut to just under what the platform accepts when its 429s look like a limit, ignores 429s
  * that look random, and recovers after runs of successes, never above the configured maximum.
+ *
+ * With a `sharedBucket` (distributed workers, see shared-token-bucket.ts) the tokens come from the
+ * key's bucket in the warehouse instead, shared by every process using the key; this budget's cuts
+ * and raises are published to it, and a rate another process published is followed. The
+ * concurrency limit stays per process: N processes may have N × `concurrency` requests in flight,
+ * though never more than one bucket's rate per second between them.
  */
 import pLimit, { type LimitFunction } from "p-limit";
-import { EtlError } from "../errors.js";
+import { describeError, EtlError, RetryableError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Clock, Sleep } from "../ports.js";
 import { AdaptiveRate, type CallStart } from "./adaptive-rate.js";
+import type { SharedTokenBucket } from "./shared-token-bucket.js";
 
 /** Knobs of a {@link RateBudget}; only `maxRatePerSecond`, `clock` and `sleep` are required. */
 export interface RateBudgetOptions {
@@ -28,6 +35,11 @@ export interface RateBudgetOptions {
   readonly successesPerIncrease?: number;
   /** Which failures of a scheduled call mean "slow down". Default: an EtlError whose context.status is 429. */
   readonly isThrottle?: (error: unknown) => boolean;
+  /**
+   * The key's token bucket shared with other processes (in the warehouse); default: a bucket in
+   * this process's memory. Concurrency stays a limit of this process either way.
+   */
+  readonly sharedBucket?: SharedTokenBucket;
   /** Label used in log lines (for example the account name; never the key). */
   readonly label?: string;
   readonly clock: Clock;
@@ -87,6 +99,11 @@ class AdaptiveRateBudget implements RateBudget {
   #throttled = 0;
   #decreases = 0;
   #increases = 0;
+  /** Rate changes of this budget handed to the shared bucket, and how many of them it has applied. */
+  #ratesQueued = 0;
+  #ratesPublished = 0;
+  /** Publishes in order, one at a time: a raise never overtakes the cut before it. */
+  #publishing: Promise<void> = Promise.resolve();
 
   constructor(options: RateBudgetOptions) {
     const max = options.maxRatePerSecond;
@@ -118,7 +135,8 @@ class AdaptiveRateBudget implements RateBudget {
     this.#scheduled++;
     return this.#limit(async () => {
       signal?.throwIfAborted();
-      const waitMs = this.#reserve();
+      const shared = this.#options.sharedBucket;
+      const waitMs = shared === undefined ? this.#reserve() : await this.#reserveShared(shared);
       if (waitMs > 0) await this.#options.sleep(waitMs, signal);
       const start = this.#adaptive.start();
       try {
@@ -151,6 +169,51 @@ class AdaptiveRateBudget implements RateBudget {
     return this.#tokens >= 0 ? 0 : Math.ceil((-this.#tokens / this.#bucketRate) * 1000);
   }
 
+  /**
+   * Takes a token of the shared bucket (a RetryableError when it cannot be read). Follows the rate
+   * found there unless a change of our own was on its way meanwhile: the bucket's answer may
+   * predate it, and would undo it.
+   */
+  async #reserveShared(shared: SharedTokenBucket): Promise<number> {
+    const queued = this.#ratesQueued;
+    const settled = queued === this.#ratesPublished;
+    let waitMs: number;
+    try {
+      waitMs = await shared.take();
+    } catch (error) {
+      // The warehouse is away for a moment: worth another attempt, after the retry policy's backoff.
+      throw new RetryableError(
+        `rate budget: the key's shared token bucket could not be read: ${describeError(error)}`,
+        {},
+        { cause: error },
+      );
+    }
+    const rate = shared.sharedRate;
+    if (settled && queued === this.#ratesQueued && rate !== undefined) {
+      if (this.#adaptive.follow(rate, this.#options.clock.now())) this.#bucketRate = this.#adaptive.rate;
+    }
+    return waitMs;
+  }
+
+  /** Hands a change of the adaptive rate to the shared bucket (a raise from `from`, or a cut). */
+  #publish(from: number): void {
+    const shared = this.#options.sharedBucket;
+    if (shared === undefined) return;
+    const rate = this.#adaptive.rate;
+    this.#ratesQueued++;
+    this.#publishing = this.#publishing
+      .then(() => shared.publishRate(rate, from))
+      .catch((error: unknown) => {
+        this.#options.log?.warn(
+          { budget: this.#options.label, rate: round(rate), error: describeError(error) },
+          "rate budget: could not publish the rate to the shared bucket (the next change tries again)",
+        );
+      })
+      .finally(() => {
+        this.#ratesPublished++;
+      });
+  }
+
   #refill(): void {
     const now = this.#options.clock.now();
     const elapsed = Math.max(0, now - this.#refilledAt);
@@ -162,9 +225,11 @@ class AdaptiveRateBudget implements RateBudget {
   #onSuccess(start: CallStart): void {
     this.#succeeded++;
     this.#refill();
+    const from = this.#adaptive.rate;
     if (!this.#adaptive.succeeded(start, this.#options.clock.now())) return;
     this.#bucketRate = this.#adaptive.rate;
     this.#increases++;
+    this.#publish(from);
     this.#options.log?.debug(
       { budget: this.#options.label, rate: round(this.#adaptive.rate) },
       "rate budget: raised rate",
@@ -189,6 +254,7 @@ class AdaptiveRateBudget implements RateBudget {
     // Saved-up burst would defeat the cut: the next request waits a full interval of the new rate.
     this.#tokens = Math.min(this.#tokens, 0);
     this.#decreases++;
+    this.#publish(start.rate);
     this.#options.log?.info(
       {
         budget: this.#options.label,

@@ -2,9 +2,11 @@
  * The platform clients of a run: one per account, each on the rate budget of its API key (shared
  * by every account and stream using that key). A sub-account read as an account of its own gets
  * its key fetched first, with its master's client (see sub-account-fan-out.ts), and a budget of
- * its own key.
+ * its own key. With `sharedBuckets`, each key's tokens come from its bucket in the warehouse,
+ * shared with the other worker processes using the key.
  */
 import { type ApiClient, createApiClient } from "../api/http-client.js";
+import type { SharedRateBuckets } from "../api/shared-token-bucket.js";
 import type { AccountConfig, EtlConfig } from "../config.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
@@ -18,18 +20,25 @@ export type AccountClient =
   /** A sub-account whose key could not be fetched: nothing of it is read. */
   | { readonly account: AccountConfig; readonly failure: Error };
 
+/** What the clients of a run work with; `sharedBuckets`: one token bucket per key in the warehouse (default in memory). */
+export interface AccountClientsDeps {
+  readonly config: EtlConfig;
+  readonly clock: Clock;
+  readonly sleep: Sleep;
+  readonly log: Logger;
+  readonly secrets: KnownSecrets;
+  readonly sharedBuckets?: SharedRateBuckets | undefined;
+}
+
 /** Clients and budgets of one run; `close` when it ends. */
 export class AccountClients {
   /** Every budget created so far (for the run's summary). */
   readonly budgets: KeyBudget[];
-  readonly #deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger; secrets: KnownSecrets };
+  readonly #deps: AccountClientsDeps;
   readonly #clients = new Map<string, ApiClient>();
 
   /** `accounts`: the run's accounts with keys of their own (not sub-accounts); their budgets are made now. */
-  constructor(
-    deps: { config: EtlConfig; clock: Clock; sleep: Sleep; log: Logger; secrets: KnownSecrets },
-    accounts: readonly AccountConfig[],
-  ) {
+  constructor(deps: AccountClientsDeps, accounts: readonly AccountConfig[]) {
     this.#deps = deps;
     this.budgets = createKeyBudgets(accounts, deps);
   }

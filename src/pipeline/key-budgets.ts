@@ -2,10 +2,12 @@
  * One rate budget per API key, shared by every account whose key is that key, whichever env vars
  * hold it. Keys are told apart by their SHA-256 digest, kept in memory only: neither the key nor
  * its digest is ever logged or returned. Accounts sharing a key with different rate settings get
- * the most conservative of them, with a warning.
+ * the most conservative of them, with a warning. With `sharedBuckets` (distributed workers), each
+ * budget takes its tokens from its key's bucket in the warehouse, shared with the other processes.
  */
 import { createHash } from "node:crypto";
 import { createRateBudget, type RateBudget } from "../api/rate-budget.js";
+import type { SharedRateBuckets } from "../api/shared-token-bucket.js";
 import { type AccountConfig, DEFAULT_MIN_RATE_SHARE } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Clock, Sleep } from "../ports.js";
@@ -56,10 +58,13 @@ export function groupAccountsByKey(accounts: readonly AccountConfig[]): KeyGroup
   });
 }
 
-/** Creates the budget of every key the accounts use; warns where accounts sharing a key disagree on rates. */
+/**
+ * Creates the budget of every key the accounts use; warns where accounts sharing a key disagree on
+ * rates. `sharedBuckets`: one token bucket per key shared with other processes; default in memory.
+ */
 export function createKeyBudgets(
   accounts: readonly AccountConfig[],
-  deps: { clock: Clock; sleep: Sleep; log: Logger },
+  deps: { clock: Clock; sleep: Sleep; log: Logger; sharedBuckets?: SharedRateBuckets | undefined },
 ): KeyBudget[] {
   return groupAccountsByKey(accounts).map((group) => {
     if (group.mixedRates) {
@@ -68,6 +73,11 @@ export function createKeyBudgets(
         "accounts sharing one API key have different rate settings; their shared budget uses the lowest of each",
       );
     }
+    const key = accounts.find((a) => a.name === group.accounts[0])!.apiKey.reveal();
+    const sharedBucket = deps.sharedBuckets?.bucketFor(key, {
+      maxRatePerSecond: group.rate.requestsPerSecond,
+      burst: group.rate.burst,
+    });
     const budget = createRateBudget({
       maxRatePerSecond: group.rate.requestsPerSecond,
       burst: group.rate.burst,
@@ -77,6 +87,7 @@ export function createKeyBudgets(
       clock: deps.clock,
       sleep: deps.sleep,
       log: deps.log,
+      sharedBucket,
     });
     return { ...group, budget };
   });

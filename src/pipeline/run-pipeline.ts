@@ -6,6 +6,7 @@
  */
 import pLimit from "p-limit";
 import type { ApiClient } from "../api/http-client.js";
+import type { SharedRateBuckets } from "../api/shared-token-bucket.js";
 import { type AccountConfig, type EtlConfig, settingsOf } from "../config.js";
 import { AuthError, describeError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
@@ -91,6 +92,8 @@ export interface PipelineDeps {
   readonly secrets?: KnownSecrets;
   /** The distributed run this run is a work unit of (recorded in `etl.runs.arguments.unit_of_run`). */
   readonly unitOfRun?: number;
+  /** One token bucket per key in the warehouse, for distributed workers; default: in memory. */
+  readonly sharedRateBuckets?: SharedRateBuckets;
 }
 
 /** Rate a key's budget settled on. */
@@ -157,7 +160,14 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     },
     async ({ runId, locks }) => {
       const clients = new AccountClients(
-        { config: deps.config, clock, sleep: deps.sleep ?? realSleep, log: deps.log, secrets },
+        {
+          config: deps.config,
+          clock,
+          sleep: deps.sleep ?? realSleep,
+          log: deps.log,
+          secrets,
+          sharedBuckets: deps.sharedRateBuckets,
+        },
         targets.map((t) => t.account).filter((a) => a.subAccountOf === undefined),
       );
       try {

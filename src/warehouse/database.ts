@@ -162,6 +162,21 @@ export interface AccountTimeZonesTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** etl.key_rate_buckets: the token bucket of one API key, shared by worker processes (migration 0022). */
+export interface KeyRateBucketsTable {
+  /** Salted SHA-256 hex of the key (never the key). */
+  bucket_id: string;
+  /** Requests per second now. */
+  rate: number;
+  burst: number;
+  /** As of `refilled_at`; negative: reservations handed out. */
+  tokens: number;
+  refilled_at: Timestamp;
+  /** The configured maximum, requests per second. */
+  max_rate: number;
+  updated_at: Timestamp;
+}
+
 /** The control tables of schema `etl`. */
 export interface EtlTables {
   "etl.runs": RunsTable;
@@ -173,6 +188,7 @@ export interface EtlTables {
   "etl.published_marts": PublishedMartsTable;
   "etl.unknown_fields": UnknownFieldsTable;
   "etl.account_time_zones": AccountTimeZonesTable;
+  "etl.key_rate_buckets": KeyRateBucketsTable;
 }
 
 /** Every table the code queries through Kysely. Landing tables are reached through `sql` by stream name. */

@@ -7,6 +7,7 @@
 import { sql } from "kysely";
 import { pino } from "pino";
 import { expect } from "vitest";
+import type { SharedRateBuckets } from "../../src/api/shared-token-bucket.js";
 import { defaultFileSettings, type EtlConfig } from "../../src/config.js";
 import type { KnownSecrets } from "../../src/known-secrets.js";
 import type { Logger } from "../../src/log.js";
@@ -71,7 +72,13 @@ export async function runAt(
   config: EtlConfig,
   sandbox: RunningSandbox,
   request: PipelineRequest,
-  options: { log?: Logger; signal?: AbortSignal; progress?: ProgressReporter; secrets?: KnownSecrets } = {},
+  options: {
+    log?: Logger;
+    signal?: AbortSignal;
+    progress?: ProgressReporter;
+    secrets?: KnownSecrets;
+    sharedRateBuckets?: SharedRateBuckets;
+  } = {},
 ): Promise<PipelineResult> {
   return runPipeline(
     {
@@ -83,6 +90,7 @@ export async function runAt(
       runStartedAt: sandbox.runtime.clock.now(),
       ...(options.progress === undefined ? {} : { progress: options.progress }),
       ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+      ...(options.sharedRateBuckets === undefined ? {} : { sharedRateBuckets: options.sharedRateBuckets }),
     },
     request,
   );
