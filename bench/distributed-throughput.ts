@@ -72,7 +72,16 @@ async function measure(
     const before = await sandbox.stats();
     const started = performance.now();
     const run = cli(
-      ["backfill", "--distributed", "--streams", "cdrs", "--from", sandbox.start, "--to", addDays(sandbox.start, DAYS - 1)],
+      [
+        "backfill",
+        "--distributed",
+        "--streams",
+        "cdrs",
+        "--from",
+        sandbox.start,
+        "--to",
+        addDays(sandbox.start, DAYS - 1),
+      ],
       env,
       cwd,
     );

@@ -24,7 +24,10 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
     .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
-    .option("--distributed", "queue the work for `telecom-etl worker` processes and wait for them (default: config distributed.enabled)")
+    .option(
+      "--distributed",
+      "queue the work for `telecom-etl worker` processes and wait for them (default: config distributed.enabled)",
+    )
     .option("--no-distributed", "load in this process even when the config enables distributed runs")
     .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
       const { from, to } = parseDateRange(

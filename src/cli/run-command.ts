@@ -1,8 +1,8 @@
 import type { Command } from "commander";
+import { runDistributed } from "../distributed/run-distributed.js";
 import { describeError, UsageError } from "../errors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
-import { runDistributed } from "../distributed/run-distributed.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { systemClock } from "../ports.js";
@@ -183,7 +183,10 @@ export function withRunFlags(command: Command): Command {
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
     .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
-    .option("--distributed", "queue the work for `telecom-etl worker` processes and wait for them (default: config distributed.enabled)")
+    .option(
+      "--distributed",
+      "queue the work for `telecom-etl worker` processes and wait for them (default: config distributed.enabled)",
+    )
     .option("--no-distributed", "load in this process even when the config enables distributed runs");
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { sharedRateBuckets } from "../api/shared-token-bucket.js";
 import { DEFAULT_DISTRIBUTED } from "../config.js";
 import { requireSameSchema } from "../distributed/schema-version.js";
 import { openUnitQueue } from "../distributed/unit-queue.js";
@@ -15,7 +16,8 @@ const STOP_GRACE_MS = 60_000;
 /** `--units N`: a whole number from 1 to 64. */
 function parseUnits(text: string | undefined): number | undefined {
   const n = parsePositiveInteger("--units", text, "a whole number from 1 to 64");
-  if (n !== undefined && n > 64) throw new UsageError(`--units: expected a whole number from 1 to 64, got "${text}"`);
+  if (n !== undefined && n > 64)
+    throw new UsageError(`--units: expected a whole number from 1 to 64, got "${text}"`);
   return n;
 }
 
@@ -58,6 +60,8 @@ export function registerWorkerCommand(program: Command, runtime: Runtime): void 
                 secrets: ctx.secrets,
                 signal: ctx.signal,
                 settings,
+                // One token bucket per key across every worker: N workers never send more than one would.
+                pipeline: { sharedRateBuckets: sharedRateBuckets(ctx.warehouse.db) },
               },
               queue,
             );
@@ -69,7 +73,10 @@ export function registerWorkerCommand(program: Command, runtime: Runtime): void 
               if (ctx.signal.aborted) resolve();
               ctx.signal.addEventListener("abort", () => resolve(), { once: true });
             });
-            ctx.log.info({ queue: queue.name }, "worker stopping: units in hand stop at their next safe point");
+            ctx.log.info(
+              { queue: queue.name },
+              "worker stopping: units in hand stop at their next safe point",
+            );
           } finally {
             await queue.close({ graceful: true, timeoutMs: STOP_GRACE_MS });
           }
@@ -78,5 +85,10 @@ export function registerWorkerCommand(program: Command, runtime: Runtime): void 
       );
       runtime.setExitCode(code);
     });
-  withExample(command, "telecom-etl worker", "telecom-etl worker --units 4", "DATABASE_URL=postgres://etl@warehouse/etl telecom-etl worker");
+  withExample(
+    command,
+    "telecom-etl worker",
+    "telecom-etl worker --units 4",
+    "DATABASE_URL=postgres://etl@warehouse/etl telecom-etl worker",
+  );
 }

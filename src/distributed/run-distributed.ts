@@ -69,7 +69,11 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
         instanceName: `telecom-etl ${request.command} run ${runId} ${deps.pid ?? process.pid}@${deps.host}`,
       });
       try {
-        const units = planWorkUnits(request, targets, { coordinatorRunId: runId, runStartedAt, schemaVersion });
+        const units = planWorkUnits(request, targets, {
+          coordinatorRunId: runId,
+          runStartedAt,
+          schemaVersion,
+        });
         const followed = await enqueue(queue, units, targets, settings);
         deps.log.info({ runId, units: followed.length, queue: queue.name }, "work units queued");
         await followUnits(deps, queue, runId, followed, settings.idleWarningSeconds * 1000);
@@ -132,7 +136,9 @@ async function followUnits(
   const clock = deps.clock ?? systemClock;
   const sleep = deps.sleep ?? realSleep;
   const progress: ProgressReporter | undefined = deps.progress;
-  progress?.begin([{ id: "units", account: `${units.length} account(s)`, stream: "work units", windows: units.length }]);
+  progress?.begin([
+    { id: "units", account: `${units.length} account(s)`, stream: "work units", windows: units.length },
+  ]);
   const byId = new Map(units.map((u) => [u.id, u]));
   let lastActivity = clock.now();
   let warned = false;
@@ -235,6 +241,7 @@ function summariesOf(unit: FollowedUnit): StreamSummary[] {
 /** A unit's notes, and a note when it needed more than one attempt. */
 function notesOf(unit: FollowedUnit): string[] {
   const notes = [...(unit.outcome?.notes ?? [])];
-  if (unit.attempts > 1) notes.push(`${unit.target.account.name}: work unit done in ${unit.attempts} attempts`);
+  if (unit.attempts > 1)
+    notes.push(`${unit.target.account.name}: work unit done in ${unit.attempts} attempts`);
   return notes;
 }

@@ -16,9 +16,9 @@ export async function shippedSchemaVersion(dir = defaultMigrationsDir()): Promis
 
 /** The newest migration the warehouse has applied (`none` before the first). */
 export async function warehouseSchemaVersion(warehouse: Warehouse): Promise<string> {
-  const found = await sql<{ found: boolean }>`SELECT to_regclass('etl.migrations') IS NOT NULL AS found`.execute(
-    warehouse.db,
-  );
+  const found = await sql<{
+    found: boolean;
+  }>`SELECT to_regclass('etl.migrations') IS NOT NULL AS found`.execute(warehouse.db);
   if (found.rows[0]?.found !== true) return "none";
   const rows = await sql<{ name: string | null }>`SELECT max(name) AS name FROM etl.migrations`.execute(
     warehouse.db,

@@ -7,7 +7,11 @@ import { z } from "zod";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import type { RunTarget } from "../pipeline/select-targets.js";
 
-const acceptSpec = z.strictObject({ account: z.string(), stream: z.string(), windowStart: z.string().nullable() });
+const acceptSpec = z.strictObject({
+  account: z.string(),
+  stream: z.string(),
+  windowStart: z.string().nullable(),
+});
 const accepted = z.strictObject({ shrink: z.array(acceptSpec), drift: z.array(acceptSpec) });
 
 const common = {

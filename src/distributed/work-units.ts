@@ -36,7 +36,10 @@ function attemptFailure(message: string, secrets: KnownSecrets): Error {
 }
 
 /** Loads one unit; resolves to its outcome, or throws so that another attempt is made. */
-export async function loadUnit(deps: UnitDeps, job: Pick<Job<unknown>, "id" | "data" | "signal">): Promise<UnitOutcome> {
+export async function loadUnit(
+  deps: UnitDeps,
+  job: Pick<Job<unknown>, "id" | "data" | "signal">,
+): Promise<UnitOutcome> {
   const parsed = workUnitSchema.safeParse(job.data);
   if (!parsed.success) {
     throw attemptFailure(`unit ${job.id} is not a work unit this release understands`, deps.secrets);

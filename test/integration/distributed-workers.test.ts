@@ -119,7 +119,10 @@ describe("distributed run on worker processes", () => {
     expect(succeeded.map((r) => r.account).sort()).toEqual(sandbox.world.accounts.map((a) => a.name).sort());
     const killedRuns = unitRuns.rows.filter((r) => r.pid === first.pid);
     expect(killedRuns.some((r) => r.status !== "succeeded")).toBe(true);
-    expect(succeeded.some((r) => r.pid === late.pid), "the late worker took a unit").toBe(true);
+    expect(
+      succeeded.some((r) => r.pid === late.pid),
+      "the late worker took a unit",
+    ).toBe(true);
     const jobs = await sql<{ state: string; retry_count: number }>`
       SELECT state, retry_count FROM etl_queue.job
       WHERE data->>'coordinatorRunId' = ${String(coordinatorRun.id)}`.execute(db.warehouse.db);
@@ -133,7 +136,8 @@ describe("distributed run on worker processes", () => {
     };
     expect(stats.faults.rateLimited ?? 0).toBe(0);
     for (const output of [result, stopped!, lateResult!])
-      for (const account of sandbox.world.accounts) expect(output.stdout + output.stderr).not.toContain(account.apiKey);
+      for (const account of sandbox.world.accounts)
+        expect(output.stdout + output.stderr).not.toContain(account.apiKey);
   });
 
   it("a worker of another schema version refuses to start, in one line, exit 2", async ({ rig, options }) => {
