@@ -11,11 +11,13 @@ CLI     := node dist/src/cli/bin.js
 # Node's name for this machine's processor (x64, arm64, ...), known without a node installed.
 ARCH    := $(patsubst x86_64,x64,$(patsubst aarch64,arm64,$(shell uname -m)))
 node_bin = $(STAMPS)/node$(1)/node_modules/node-linux-$(ARCH)/bin/node
-# Node 22 is the minimum (JSON.parse hands a reviver each number's source text: exact money). A
-# machine whose node is older (or missing) gets Node 22 from the npm registry (the `node` package's
-# binary for this platform, `node-linux-<arch>`) in .make/node22/, first on PATH for every recipe.
+# Node 22.12 is the minimum (JSON.parse hands a reviver each number's source text: exact money;
+# pg-boss, the distributed load's queue, needs 22.12). A machine whose node is older (or missing)
+# gets the newest Node 22 from the npm registry (the `node` package's binary for this platform,
+# `node-linux-<arch>`) in .make/node22/, first on PATH for every recipe.
 SYSTEM_NODE_MAJOR := $(shell node -p "process.versions.node.split('.')[0]" 2>/dev/null || echo 0)
-ifeq ($(shell test $(SYSTEM_NODE_MAJOR) -ge 22 && echo yes),yes)
+SYSTEM_NODE_OK    := $(shell node -p "const [a, b] = process.versions.node.split('.').map(Number); a > 22 || (a === 22 && b >= 12) ? 'yes' : 'no'" 2>/dev/null)
+ifeq ($(SYSTEM_NODE_OK),yes)
 RUNTIME_NODE :=
 NODE_MAJOR   := $(SYSTEM_NODE_MAJOR)
 else

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 import { EXIT } from "../exit-codes.js";
 
-// Node 22 is the minimum: its JSON.parse hands a reviver each number's source text, which the
-// billing ledger's amounts are read from exactly. Checked before anything else is loaded.
-const major = Number(process.versions.node.split(".")[0]);
-if (major < 22) {
+// Node 22.12 is the minimum: its JSON.parse hands a reviver each number's source text, which the
+// billing ledger's amounts are read from exactly, and pg-boss (the distributed load's queue) needs
+// 22.12. Checked before anything else is loaded.
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
   process.stderr.write(
-    `telecom-etl needs Node.js 22 or newer (this is ${process.version}): run it with the Node 22 that ` +
-      "`make setup` installs (.make/node22/node_modules/node-linux-*/bin/node) or install Node 22+\n",
+    `telecom-etl needs Node.js 22.12 or newer (this is ${process.version}): run it with the Node 22 that ` +
+      "`make setup` installs (.make/node22/node_modules/node-linux-*/bin/node) or install Node 22.12+\n",
   );
   process.exit(EXIT.usage);
 }

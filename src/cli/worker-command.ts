@@ -3,9 +3,10 @@ import { sharedRateBuckets } from "../api/shared-token-bucket.js";
 import { DEFAULT_DISTRIBUTED } from "../config.js";
 import { requireSameSchema } from "../distributed/schema-version.js";
 import { openUnitQueue } from "../distributed/unit-queue.js";
-import { workUnits } from "../distributed/work-units.js";
+import { connectionsForUnits, workUnits } from "../distributed/work-units.js";
 import { UsageError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
+import { connectWarehouse } from "../warehouse/connect-warehouse.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parsePositiveInteger } from "./parse-flags.js";
@@ -50,18 +51,22 @@ export function registerWorkerCommand(program: Command, runtime: Runtime): void 
             schemaVersion,
             instanceName: `telecom-etl worker ${process.pid}@${ctx.host}`,
           });
+          // A pool sized for the units in hand (the command's own pool is for one run).
+          const warehouse = await connectWarehouse(ctx.warehouse.url, {
+            max: connectionsForUnits(settings.workerUnits),
+          });
           try {
             await workUnits(
               {
                 config: ctx.config,
-                warehouse: ctx.warehouse,
+                warehouse,
                 host: ctx.host,
                 log: ctx.log,
                 secrets: ctx.secrets,
                 signal: ctx.signal,
                 settings,
                 // One token bucket per key across every worker: N workers never send more than one would.
-                pipeline: { sharedRateBuckets: sharedRateBuckets(ctx.warehouse.db) },
+                pipeline: { sharedRateBuckets: sharedRateBuckets(warehouse.db) },
               },
               queue,
             );
@@ -79,6 +84,7 @@ export function registerWorkerCommand(program: Command, runtime: Runtime): void 
             );
           } finally {
             await queue.close({ graceful: true, timeoutMs: STOP_GRACE_MS });
+            await warehouse.close();
           }
           return EXIT.ok;
         },

@@ -82,6 +82,15 @@ export async function loadUnit(
   }
 }
 
+/**
+ * Warehouse connections a worker taking `units` at once needs: per unit its run's lock session and
+ * up to two windows loading at once (see `windowsInFlight`), and two for run records and sweeps.
+ * A smaller pool makes units wait for connections until they time out.
+ */
+export function connectionsForUnits(units: number): number {
+  return 3 * units + 2;
+}
+
 /** Starts taking units from `queue` (`worker_units` at a time); resolves to pg-boss's worker id. */
 export function workUnits(deps: UnitDeps, queue: UnitQueue): Promise<string> {
   return queue.boss.work<unknown, UnitOutcome>(

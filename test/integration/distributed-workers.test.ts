@@ -3,7 +3,7 @@
  * unit, one starts late; the run completes, the warehouse equals the sandbox's truth, no unit is
  * done twice, the sandbox never throttled a key; a worker of another schema refuses to start.
  */
-import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
@@ -138,6 +138,40 @@ describe("distributed run on worker processes", () => {
     for (const output of [result, stopped!, lateResult!])
       for (const account of sandbox.world.accounts)
         expect(output.stdout + output.stderr).not.toContain(account.apiKey);
+  });
+
+  it("a unit that fails on every attempt ends the run with exit 1 and its reason, after its retries", async ({
+    rig,
+    options,
+  }) => {
+    const { sandbox } = rig;
+    // A worker deployed with an older config, which lacks the last account: its unit fails each time.
+    const stale = await mkdtemp(path.join(tmpdir(), "telecom-etl-stale-worker-"));
+    await chmod(stale, 0o755);
+    const known = sandbox.world.accounts.slice(0, 1);
+    await writeFile(
+      path.join(stale, "telecom-etl.yaml"),
+      `accounts:\n${known.map((a) => `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: WORKER_TEST_KEY_0\n`).join("")}start_date: "2026-08-01"\nstreams: [${STREAMS.join(", ")}]\ndistributed:\n  heartbeat_seconds: 10\n`,
+    );
+    const worker = spawnCli(["worker"], { ...options, cwd: stale });
+    const workerDone = collect(worker, 120_000);
+    await stderrLine(worker, /"msg":"worker started/);
+    const last = sandbox.world.accounts.at(-1)!.name;
+    const coordinatorConfig = path.join(options.cwd, "retry-once.yaml");
+    await writeFile(
+      coordinatorConfig,
+      (await readFile(path.join(options.cwd, "telecom-etl.yaml"), "utf8")).replace("retry_limit: 2", "retry_limit: 1"),
+    );
+    const result = await runCli(
+      ["--config", coordinatorConfig, "run", "--distributed", "--accounts", last, "--streams", "cdrs"],
+      { ...options, timeoutMs: 120_000 },
+    );
+    worker.kill("SIGTERM");
+    await workerDone;
+    expect(result.code, result.stderr.slice(-2000)).toBe(1);
+    expect(result.stdout).toContain(`unknown account "${last}"`);
+    expect(result.stderr).toMatch(/"msg":"work unit attempt failed/);
+    expect(result.stderr).toMatch(/"msg":"work unit failed for good"/);
   });
 
   it("a worker of another schema version refuses to start, in one line, exit 2", async ({ rig, options }) => {
