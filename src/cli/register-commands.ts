@@ -7,6 +7,7 @@ import { registerDemoCommand } from "./demo-command.js";
 import { registerDocsCommand } from "./docs-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerNightlyCommand } from "./nightly-command.js";
+import { registerQueueCommand } from "./queue-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
 import { registerReportCommand } from "./report-command.js";
 import { registerRunCommand } from "./run-command.js";
@@ -41,4 +42,5 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerSandboxCommand(program, runtime);
   registerDemoCommand(program, runtime);
   registerWorkerCommand(program, runtime);
+  registerQueueCommand(program, runtime);
 }

@@ -5,6 +5,7 @@
  * It takes no stream lock itself: each unit is a run of its own, with its account's locks.
  */
 import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import type { JobWithMetadata } from "pg-boss";
 import { DEFAULT_DISTRIBUTED } from "../config.js";
 import { checkAcceptedHolds, NOTHING_ACCEPTED } from "../pipeline/accepted-holds.js";
@@ -69,6 +70,7 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
         instanceName: `telecom-etl ${request.command} run ${runId} ${deps.pid ?? process.pid}@${deps.host}`,
       });
       try {
+        await cancelOrphanedUnits(deps, queue);
         const units = planWorkUnits(request, targets, {
           coordinatorRunId: runId,
           runStartedAt,
@@ -94,6 +96,31 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
         await queue.close();
       }
     },
+  );
+}
+
+/**
+ * Cancels the units still waiting whose coordinator is no longer running (it was killed: the sweep
+ * at this run's start recorded it `abandoned`), so workers do not load for a run nobody waits for.
+ * Units in hand finish: their loads are as good as any run's.
+ */
+async function cancelOrphanedUnits(deps: PipelineDeps, queue: UnitQueue): Promise<void> {
+  const orphans = await sql<{ id: string }>`
+    SELECT j.id::text AS id FROM etl_queue.job j
+    WHERE j.name = ${queue.name} AND j.state IN ('created', 'retry')
+      AND NOT EXISTS (
+        SELECT 1 FROM etl.runs r
+        WHERE r.id = (j.data->>'coordinatorRunId')::bigint AND r.status = 'running')`.execute(
+    deps.warehouse.db,
+  );
+  if (orphans.rows.length === 0) return;
+  await queue.boss.cancel(
+    queue.name,
+    orphans.rows.map((r) => r.id),
+  );
+  deps.log.warn(
+    { units: orphans.rows.length, queue: queue.name },
+    "cancelled waiting work units of distributed runs that ended without them (their coordinator was stopped)",
   );
 }
 

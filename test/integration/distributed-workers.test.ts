@@ -160,7 +160,10 @@ describe("distributed run on worker processes", () => {
     const coordinatorConfig = path.join(options.cwd, "retry-once.yaml");
     await writeFile(
       coordinatorConfig,
-      (await readFile(path.join(options.cwd, "telecom-etl.yaml"), "utf8")).replace("retry_limit: 2", "retry_limit: 1"),
+      (await readFile(path.join(options.cwd, "telecom-etl.yaml"), "utf8")).replace(
+        "retry_limit: 2",
+        "retry_limit: 1",
+      ),
     );
     const result = await runCli(
       ["--config", coordinatorConfig, "run", "--distributed", "--accounts", last, "--streams", "cdrs"],
@@ -172,6 +175,40 @@ describe("distributed run on worker processes", () => {
     expect(result.stdout).toContain(`unknown account "${last}"`);
     expect(result.stderr).toMatch(/"msg":"work unit attempt failed/);
     expect(result.stderr).toMatch(/"msg":"work unit failed for good"/);
+
+    // `queue` shows the unit given up, with its attempts and reason.
+    const queue = await runCli(["queue"], options);
+    expect(queue.code, queue.stderr).toBe(0);
+    expect(queue.stdout).toMatch(/^load-units-\d{4}: .*\b1 failed\b/m);
+    expect(queue.stdout).toMatch(new RegExp(`failed: ${last} \\(run \\d+, 2 attempts\\): .*unknown account`));
+  });
+
+  it("units left waiting by a killed coordinator are cancelled by the next distributed run", async ({
+    rig,
+    options,
+  }) => {
+    const { sandbox, db } = rig;
+    const orphaning = spawnCli(["run", "--distributed", "--streams", "cdrs"], options);
+    const orphaned = collect(orphaning, 60_000);
+    await stderrLine(orphaning, /"msg":"work units queued"/);
+    orphaning.kill("SIGKILL");
+    await orphaned;
+    const first = sandbox.world.accounts[0]!.name;
+    const coordinator = spawnCli(["run", "--distributed", "--accounts", first, "--streams", "cdrs"], options);
+    const coordinated = collect(coordinator, 120_000);
+    // The worker starts once the orphans are cancelled: it must not take one of them first.
+    await stderrLine(coordinator, /"msg":"work units queued"/);
+    const worker = spawnCli(["worker"], options);
+    const workerDone = collect(worker, 120_000);
+    const next = await coordinated;
+    worker.kill("SIGTERM");
+    await workerDone;
+    expect(next.code, next.stderr.slice(-2000)).toBe(0);
+    expect(next.stderr).toMatch(/"units":6,.*"msg":"cancelled waiting work units/);
+    const states = await sql<{ state: string }>`
+      SELECT j.state::text AS state FROM etl_queue.job j JOIN etl.runs r ON r.id = (j.data->>'coordinatorRunId')::bigint
+      WHERE r.pid = ${orphaning.pid!}`.execute(db.warehouse.db);
+    expect(states.rows.map((r) => r.state)).toEqual(Array(ACCOUNTS).fill("cancelled"));
   });
 
   it("a worker of another schema version refuses to start, in one line, exit 2", async ({ rig, options }) => {
