@@ -4,9 +4,10 @@
  * `telecom-etl worker` processes (real CLI processes, one warehouse, `backfill --distributed`).
  * Prints requests/s as a share of the sum of the key limits (200 req/s) and each throughput as a
  * multiple of one worker's, with the per-worker unit slots `--units` (a process's capacity) fixed,
- * then one worker given a slot for every account, to show what a single process reaches alone.
+ * then one worker given a slot for every account, and the in-process load (no worker), to show what
+ * a single process reaches alone.
  * Targets: share >= 0.9 with 4 workers; >= 1.8x / 3.2x one worker's for 2 / 4 workers.
- * Usage: node dist/bench/distributed-throughput.js [--days 3] [--calls-per-day 1500] [--units 10]
+ * Usage: node dist/bench/distributed-throughput.js [--days 10] [--calls-per-day 400] [--units 10] [--per-page 20]
  */
 import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -19,13 +20,16 @@ import { type ForkedSandbox, forkSandbox, startBenchWarehouse } from "./e2e-harn
 
 const { values: args } = parseArgs({
   options: {
-    days: { type: "string", default: "3" },
-    "calls-per-day": { type: "string", default: "1500" },
+    days: { type: "string", default: "10" },
+    "calls-per-day": { type: "string", default: "400" },
     units: { type: "string", default: "10" },
+    "per-page": { type: "string", default: "20" },
   },
 });
 const DAYS = Number(args.days);
 const UNITS = Number(args.units);
+/** Small pages: many requests of little data each, so the load is bound by latency and the keys' limits. */
+const PER_PAGE = Number(args["per-page"]);
 const ACCOUNTS = 40;
 const KEY_LIMIT = 5;
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../src/cli/bin.js");
@@ -64,30 +68,19 @@ async function measure(
   });
   await writeFile(
     path.join(cwd, "telecom-etl.yaml"),
-    `accounts:\n${accounts.join("")}start_date: "${sandbox.start}"\nstreams: [cdrs]\ndistributed:\n  heartbeat_seconds: 30\n`,
+    `accounts:\n${accounts.join("")}start_date: "${sandbox.start}"\nstreams: [cdrs]\nper_page: ${PER_PAGE}\ndistributed:\n  heartbeat_seconds: 30\n`,
   );
   const pool = Array.from({ length: workers }, () => cli(["worker", "--units", String(units)], env, cwd));
   try {
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    if (workers > 0) await new Promise((resolve) => setTimeout(resolve, 3_000));
     const before = await sandbox.stats();
     const started = performance.now();
-    const run = cli(
-      [
-        "backfill",
-        "--distributed",
-        "--streams",
-        "cdrs",
-        "--from",
-        sandbox.start,
-        "--to",
-        addDays(sandbox.start, DAYS - 1),
-      ],
-      env,
-      cwd,
-    );
+    const range = ["--streams", "cdrs", "--from", sandbox.start, "--to", addDays(sandbox.start, DAYS - 1)];
+    // No workers: the in-process load, every account in this one process.
+    const run = cli(["backfill", ...(workers > 0 ? ["--distributed"] : []), ...range], env, cwd);
     const code = await run.done;
     const seconds = (performance.now() - started) / 1000;
-    if (code !== 0) throw new Error(`backfill --distributed exited ${code}: ${run.stderr()}`);
+    if (code !== 0) throw new Error(`backfill exited ${code}: ${run.stderr()}`);
     const after = await sandbox.stats();
     return {
       seconds,
@@ -114,7 +107,7 @@ const sandbox = await forkSandbox({
 try {
   const limit = ACCOUNTS * KEY_LIMIT;
   console.log(
-    `${ACCOUNTS} accounts, each key limited to ${KEY_LIMIT} req/s (sum ${limit} req/s), 200 ms latency, ${DAYS} days of cdrs; ${UNITS} unit slots per worker`,
+    `${ACCOUNTS} accounts, each key limited to ${KEY_LIMIT} req/s (sum ${limit} req/s), 200 ms latency, ${DAYS} days of cdrs, ${PER_PAGE} rows a page; ${UNITS} unit slots per worker`,
   );
   let one = 0;
   for (const [workers, units] of [
@@ -122,12 +115,14 @@ try {
     [2, UNITS],
     [4, UNITS],
     [1, ACCOUNTS],
+    [0, 0],
   ] as const) {
     const m = await measure(sandbox, workers, units);
     const rate = m.requests / m.seconds;
     if (workers === 1 && units === UNITS) one = rate;
+    const who = workers === 0 ? "in-process (no worker)" : `${workers} worker(s) x ${units} slots`;
     console.log(
-      `  ${workers} worker(s) x ${units} slots: ${m.requests} requests in ${m.seconds.toFixed(1)} s = ${rate.toFixed(1)} req/s, ${(rate / limit).toFixed(2)} of the key limits, ${(rate / one).toFixed(2)}x one worker, ${m.throttled} throttled (429)`,
+      `  ${who}: ${m.requests} requests in ${m.seconds.toFixed(1)} s = ${rate.toFixed(1)} req/s, ${(rate / limit).toFixed(2)} of the key limits, ${(rate / one).toFixed(2)}x one worker, ${m.throttled} throttled (429)`,
     );
   }
 } finally {

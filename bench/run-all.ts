@@ -42,7 +42,7 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
     },
     {
       file: "distributed-throughput.js",
-      args: quick ? ["--days", "1"] : [],
+      args: quick ? ["--days", "3"] : [],
       what: "distributed: 40 keys at 5 req/s, 200 ms latency, loaded by 1, 2 and 4 worker processes",
     },
     {

@@ -22,8 +22,9 @@ import type { ProgressReporter } from "../pipeline/run-progress.js";
 import { newTally, type StreamSummary } from "../pipeline/run-stream.js";
 import { type RunTarget, selectRunTargets } from "../pipeline/select-targets.js";
 import { realSleep, systemClock } from "../ports.js";
-import { STREAM_NAMES } from "../streams/registry.js";
+import { getStream, STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
+import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
 import { requireSameSchema } from "./schema-version.js";
 import { failureReason, type UnitOutcome } from "./unit-outcome.js";
 import { openUnitQueue, type UnitQueue } from "./unit-queue.js";
@@ -80,6 +81,9 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
         deps.log.info({ runId, units: followed.length, queue: queue.name }, "work units queued");
         await followUnits(deps, queue, runId, followed, settings.idleWarningSeconds * 1000);
         const streams = followed.flatMap(summariesOf);
+        // Once for the whole run, as an in-process run does (the units leave it to the coordinator).
+        if (!deps.signal.aborted)
+          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(streams), deps.log);
         const outcome = runOutcome(streams, deps.signal.aborted);
         const result: PipelineResult = {
           runId,
@@ -263,6 +267,16 @@ function summariesOf(unit: FollowedUnit): StreamSummary[] {
     windowsFailed: status === "failed" ? 1 : 0,
     errors: [`work unit ${unit.state}: ${reason}`],
   }));
+}
+
+/** The landing tables (a stream's own and its children's) of the streams that wrote or deleted rows. */
+function changedTablesOf(streams: readonly StreamSummary[]): string[] {
+  return streams
+    .filter((s) => s.inserted + s.updated + s.deleted > 0)
+    .flatMap((s) => {
+      const stream = getStream(s.stream);
+      return [stream.table.name, ...(stream.children ?? []).map((c) => c.table.name)];
+    });
 }
 
 /** A unit's notes, and a note when it needed more than one attempt. */

@@ -2,20 +2,16 @@
  * What a finished work unit reports back through the queue (stored as the job's output): the
  * unit's own run and its stream summaries, as an in-process run would have summed them.
  */
-import type { BudgetSummary, PipelineResult } from "../pipeline/run-pipeline.js";
-import type { StreamSummary } from "../pipeline/run-stream.js";
+import type { PipelineResult } from "../pipeline/run-pipeline.js";
 
 /** A unit's result: its run, how it ended, its streams, budgets and notes; where it ran. */
-export interface UnitOutcome {
-  readonly runId: number;
-  readonly exitCode: number;
-  readonly status: string;
-  readonly streams: readonly StreamSummary[];
-  readonly budgets: readonly BudgetSummary[];
-  readonly notes: readonly string[];
+export type UnitOutcome = Pick<
+  PipelineResult,
+  "runId" | "exitCode" | "status" | "streams" | "budgets" | "notes"
+> & {
   /** `pid@host` of the worker that did it. */
   readonly worker: string;
-}
+};
 
 /** The outcome of a unit's pipeline result. */
 export function unitOutcomeOf(result: PipelineResult, worker: string): UnitOutcome {

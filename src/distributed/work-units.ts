@@ -64,6 +64,7 @@ export async function loadUnit(
         progress: logProgress(log),
         secrets: deps.secrets,
         unitOfRun: unit.coordinatorRunId,
+        refreshStatistics: false,
       },
       unitRequest(unit, deps.settings.unitLockTimeoutSeconds * 1000),
     );

@@ -92,6 +92,12 @@ export interface PipelineDeps {
   readonly secrets?: KnownSecrets;
   /** The distributed run this run is a work unit of (recorded in `etl.runs.arguments.unit_of_run`). */
   readonly unitOfRun?: number;
+  /**
+   * Refresh the planner statistics of the tables the run changed (default true). A distributed
+   * unit says false: its coordinator refreshes them once, after every unit (40 units analyzing one
+   * table at once would queue on its lock).
+   */
+  readonly refreshStatistics?: boolean;
   /** One token bucket per key in the warehouse, for distributed workers; default: in memory. */
   readonly sharedRateBuckets?: SharedRateBuckets;
 }
@@ -285,7 +291,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         const summaries = jobs.map(summarize);
         await recordFinishedStreams(deps.warehouse.db, runId, summaries);
         // An interrupted run stops as soon as it can; autovacuum analyzes what it loaded.
-        if (!deps.signal.aborted)
+        if (!deps.signal.aborted && deps.refreshStatistics !== false)
           await refreshPlannerStatistics(deps.warehouse.db, changedTables(jobs), deps.log);
         const outcome = runOutcome(summaries, deps.signal.aborted);
         const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {

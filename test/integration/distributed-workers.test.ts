@@ -183,7 +183,7 @@ describe("distributed run on worker processes", () => {
     expect(queue.stdout).toMatch(new RegExp(`failed: ${last} \\(run \\d+, 2 attempts\\): .*unknown account`));
   });
 
-  it("units left waiting by a killed coordinator are cancelled by the next distributed run", async ({
+  it("units left waiting by a killed coordinator are cancelled by the next distributed nightly, which builds the marts", async ({
     rig,
     options,
   }) => {
@@ -194,8 +194,12 @@ describe("distributed run on worker processes", () => {
     orphaning.kill("SIGKILL");
     await orphaned;
     const first = sandbox.world.accounts[0]!.name;
-    const coordinator = spawnCli(["run", "--distributed", "--accounts", first, "--streams", "cdrs"], options);
-    const coordinated = collect(coordinator, 120_000);
+    // The scheduled job itself: nightly --distributed loads through the worker, then builds the marts.
+    const coordinator = spawnCli(
+      ["nightly", "--distributed", "--accounts", first, "--streams", "cdrs"],
+      options,
+    );
+    const coordinated = collect(coordinator, 300_000);
     // The worker starts once the orphans are cancelled: it must not take one of them first.
     await stderrLine(coordinator, /"msg":"work units queued"/);
     const worker = spawnCli(["worker"], options);
@@ -209,6 +213,14 @@ describe("distributed run on worker processes", () => {
       SELECT j.state::text AS state FROM etl_queue.job j JOIN etl.runs r ON r.id = (j.data->>'coordinatorRunId')::bigint
       WHERE r.pid = ${orphaning.pid!}`.execute(db.warehouse.db);
     expect(states.rows.map((r) => r.state)).toEqual(Array(ACCOUNTS).fill("cancelled"));
+    expect(next.stdout).toMatch(/marts published: \d+/);
+    const built = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM analytics_marts.fct_calls WHERE account = ${first}`.execute(
+      db.warehouse.db,
+    );
+    expect(built.rows[0]!.n).toBe(
+      (await expectedRows(sandbox, "cdrs", first, { from: "2026-08-01", to: "2026-08-06" })).length,
+    );
   });
 
   it("a worker of another schema version refuses to start, in one line, exit 2", async ({ rig, options }) => {
