@@ -25,6 +25,7 @@ import { realSleep, systemClock } from "../ports.js";
 import { getStream, STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
+import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
 import { requireSameSchema } from "./schema-version.js";
 import { failureReason, type UnitOutcome } from "./unit-outcome.js";
 import { openUnitQueue, type UnitQueue } from "./unit-queue.js";
@@ -81,6 +82,19 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
         deps.log.info({ runId, units: followed.length, queue: queue.name }, "work units queued");
         await followUnits(deps, queue, runId, followed, settings.idleWarningSeconds * 1000);
         const streams = followed.flatMap(summariesOf);
+        // The run's streams as its units ended them, so `runs show`, `status` and the night's page
+        // read a distributed run as they read an in-process one (its windows are in the units' runs).
+        await recordPlannedStreams(
+          deps.warehouse.db,
+          runId,
+          streams.map((s) => ({
+            account: s.account,
+            stream: s.stream,
+            windowsPlanned: s.windowsPlanned,
+            apiRevision: null,
+          })),
+        );
+        await recordFinishedStreams(deps.warehouse.db, runId, streams);
         // Once for the whole run, as an in-process run does (the units leave it to the coordinator).
         if (!deps.signal.aborted)
           await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(streams), deps.log);

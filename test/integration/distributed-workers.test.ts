@@ -129,6 +129,21 @@ describe("distributed run on worker processes", () => {
     expect(jobs.rows.map((j) => j.state)).toEqual(Array(ACCOUNTS).fill("completed"));
     expect(jobs.rows.filter((j) => j.retry_count > 0)).toHaveLength(1);
     expect(result.stderr).toMatch(/work unit attempt failed/);
+    // The coordinator's run records its streams as the units ended them (what `runs show` reads).
+    const sums = await sql<{ coordinator: number; units: number; streams: number }>`
+      SELECT
+        (SELECT sum(rows_inserted)::int FROM etl.run_streams WHERE run_id = ${coordinatorRun.id}) AS coordinator,
+        (SELECT sum(s.rows_inserted)::int FROM etl.run_streams s JOIN etl.runs r ON r.id = s.run_id
+          WHERE r.arguments->>'unit_of_run' = ${String(coordinatorRun.id)} AND r.status = 'succeeded') AS units,
+        (SELECT count(*)::int FROM etl.run_streams WHERE run_id = ${coordinatorRun.id} AND status = 'succeeded') AS streams`.execute(
+      db.warehouse.db,
+    );
+    expect(sums.rows[0]).toEqual({
+      coordinator: sums.rows[0]!.units,
+      units: expect.any(Number),
+      streams: ACCOUNTS * 2,
+    });
+    expect(sums.rows[0]!.units).toBeGreaterThan(0);
 
     // No key was throttled: the sandbox limits each key to 10 requests/s.
     const stats = (await fetch(`${sandbox.url}/_sandbox/stats`).then((r) => r.json())) as {
