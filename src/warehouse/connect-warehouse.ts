@@ -41,7 +41,7 @@ export function describeDatabaseUrl(url: string): string {
  */
 export async function connectWarehouse(
   given: string,
-  options: { max?: number; password?: string } = {},
+  options: { max?: number; password?: string; connectionTimeoutMs?: number } = {},
 ): Promise<Warehouse> {
   let where: string;
   let url = given;
@@ -61,7 +61,7 @@ export async function connectWarehouse(
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
     // TCP keepalive: a connection whose peer vanished (a dead NAT entry, a crashed host) fails once
     // the system's probes go unanswered, instead of waiting on a read forever.
     keepAlive: true,

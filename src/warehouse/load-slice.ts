@@ -7,6 +7,7 @@ import type { Warehouse } from "./connect-warehouse.js";
 import { writeHistoryFromStage } from "./history-stage.js";
 import { insertIntoNewWindow } from "./insert-new-window.js";
 import type { LandingTable, LoadRow } from "./landing-table.js";
+import { loadSlotsOf } from "./load-slots.js";
 import { type TrackedUpdate, trackedUpdatesQuery } from "./lookup-candidates.js";
 import { appendFromStage, mergeStage, type RowProvenance, replaceWindowFromStage } from "./merge-stage.js";
 import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
@@ -179,7 +180,7 @@ export async function loadSlice(
   for (let attempt = 1; ; attempt++) {
     const connection = { lost: false };
     try {
-      return await loadOnce(warehouse, input, connection, timeoutMs);
+      return await loadSlotsOf(warehouse.pool)(() => loadOnce(warehouse, input, connection, timeoutMs));
     } catch (error) {
       const timedOut = isStatementTimeout(error);
       const retry =

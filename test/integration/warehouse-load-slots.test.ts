@@ -1,0 +1,77 @@
+/**
+ * Loads wait for a load slot of their pool (its connections but two), not in the pool's queue,
+ * where a wait longer than the connection timeout fails the window: many accounts finishing
+ * windows at once on one small pool must all load.
+ */
+import { cdrSchema } from "../../src/platform/index.js";
+import { cdrsStream } from "../../src/streams/cdrs.js";
+import { toLoadRow } from "../../src/streams/load-row.js";
+import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
+import { loadSlice } from "../../src/warehouse/load-slice.js";
+import { loadSlotsOf } from "../../src/warehouse/load-slots.js";
+import { startRun } from "../../src/warehouse/run-records.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
+
+/** A day's window of `rows` placed CDRs of `account`. */
+function windowOf(account: string, runId: number, day: number, rows: number) {
+  const date = `2026-08-${String(day).padStart(2, "0")}`;
+  const next = `2026-08-${String(day + 1).padStart(2, "0")}`;
+  const raws = Array.from({ length: rows }, (_, i) => ({
+    date: `${date}T10:00:00Z`,
+    from: "15551230000",
+    to: "15559870000",
+    disposition: "answered",
+    duration: 61,
+    destination: "United States",
+    per_minute: "0.0100",
+    charge: "0.0200",
+    sip_trunk: "trunk1",
+    uuid: `${account}-${day}-${i}`,
+    parent_uuid: null,
+    answered_by: "human",
+  }));
+  return {
+    stream: cdrsStream,
+    account,
+    runId,
+    extractedAt: new Date(`${next}T01:00:00Z`),
+    slice: { kind: "window" as const, window: { start: date, end: next } },
+    rows: raws.map((raw) => toLoadRow(cdrsStream, cdrSchema.parse(raw), { direction: "placed" })),
+    rejects: [],
+    stats: { requests: 1, retries: 0, rowsFetched: rows, startedAt: new Date(`${next}T01:00:00Z`) },
+    completeWindow: true,
+  };
+}
+
+describe("load slots", () => {
+  it("24 windows loaded at once on a pool of 4 (2 held elsewhere) all load, though its queue times out after 50 ms", async ({
+    database,
+  }) => {
+    // A 50 ms connection timeout: any load left waiting in the pool's own queue that long fails.
+    const warehouse = await connectWarehouse(database.url, { max: 4, connectionTimeoutMs: 50 });
+    const held = [await warehouse.pool.connect(), await warehouse.pool.connect()];
+    try {
+      const runId = await startRun(warehouse.db, {
+        command: "test",
+        arguments: {},
+        host: "test-host",
+        pid: 1,
+      });
+      expect(loadSlotsOf(warehouse.pool).concurrency).toBe(2);
+      const results = await Promise.allSettled(
+        Array.from({ length: 24 }, (_, i) =>
+          loadSlice(warehouse, windowOf(`slots-${i % 6}`, runId, 1 + Math.floor(i / 6), 400)),
+        ),
+      );
+      const failed = results.filter((r) => r.status === "rejected");
+      expect(failed.map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      const loaded = await warehouse.pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM platform.cdrs WHERE _account LIKE 'slots-%'",
+      );
+      expect(Number(loaded.rows[0]!.n)).toBe(24 * 400);
+    } finally {
+      for (const client of held) client.release();
+      await warehouse.close();
+    }
+  });
+});
