@@ -93,7 +93,10 @@ export async function executePipeline(
   };
   // Distributed: one bar of units on a terminal; elsewhere the coordinator logs each unit's end.
   const result = distributed
-    ? await runDistributed({ ...deps, ...(bars ? { progress: barProgress(systemClock) } : {}) }, request)
+    ? await runDistributed(
+        { ...deps, ...(bars ? { progress: barProgress(systemClock, undefined, undefined, "units") } : {}) },
+        request,
+      )
     : await runPipeline(
         { ...deps, progress: bars ? barProgress(systemClock) : logProgress(ctx.log) },
         request,

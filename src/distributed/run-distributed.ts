@@ -248,12 +248,15 @@ function reportUnit(deps: PipelineDeps, progress: ProgressReporter | undefined, 
   const rows = streams.reduce((n, s) => n + s.inserted + s.updated, 0);
   const rejected = streams.reduce((n, s) => n + s.rejected, 0);
   const ok = unit.outcome !== undefined;
+  // The unit's requests, told at its end: the bar's req/s is the run's average so far.
+  const requests = streams.reduce((n, s) => n + s.requests, 0);
+  for (let i = 0; i < requests; i++) progress?.page("units");
   progress?.windowDone("units", {
     window: unit.target.account.name,
     status: ok ? "succeeded" : "failed",
     rows,
     rejected,
-    requests: streams.reduce((n, s) => n + s.requests, 0),
+    requests,
     completed: ok,
     ...(unit.failure === undefined ? {} : { error: unit.failure }),
   });

@@ -66,11 +66,12 @@ export function barProgress(
   clock: Clock,
   lines: StderrLines = processStderr,
   stream: NodeJS.WriteStream = process.stderr,
+  /** What a bar counts: `windows` (a run's), `units` (a distributed run's work units). */
+  counting = "windows",
 ): ProgressReporter {
   const multibar = new cliProgress.MultiBar(
     {
-      format:
-        "{name} |{bar}| {value}/{total} windows | {rows} rows | {failed} failed | {rps} req/s | ETA {eta_formatted}",
+      format: `{name} |{bar}| {value}/{total} ${counting} | {rows} rows | {failed} failed | {rps} req/s | ETA {eta_formatted}`,
       hideCursor: true,
       clearOnComplete: false,
       stopOnComplete: false,

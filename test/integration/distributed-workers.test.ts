@@ -7,8 +7,9 @@ import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { type CliResult, collect, runCli, spawnCli } from "../helpers/cli.js";
+import { CLI_PATH, type CliResult, collect, runCli, spawnCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { onTerminal, replayTerminal } from "../helpers/terminal-screen.js";
 import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
 
 const ACCOUNTS = 6;
@@ -236,6 +237,40 @@ describe("distributed run on worker processes", () => {
     expect(built.rows[0]!.n).toBe(
       (await expectedRows(sandbox, "cdrs", first, { from: "2026-08-01", to: "2026-08-06" })).length,
     );
+  });
+
+  it("on a terminal, the coordinator draws one bar of work units, then prints the summary", async ({
+    options,
+  }) => {
+    const worker = spawnCli(["worker", "--units", "6"], options);
+    const workerDone = collect(worker, 120_000);
+    await stderrLine(worker, /"msg":"worker started/);
+    const shown = await onTerminal(
+      `${process.execPath} ${CLI_PATH} --log-format pretty run --distributed --streams short_link_metrics`,
+      {
+        env: {
+          ...options.env,
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          TERM: "xterm",
+          NO_COLOR: "1",
+          TELECOM_ETL_ALLOW_PAST_NOW: "1",
+        },
+        cwd: options.cwd,
+        columns: 400,
+      },
+    );
+    worker.kill("SIGTERM");
+    await workerDone;
+    expect(shown.code, shown.output.slice(-2000)).toBe(0);
+    const screen = replayTerminal(shown.output, 400).filter((l) => l !== "");
+    const bars = screen.filter((l) => /[█░]/.test(l));
+    expect(bars).toHaveLength(1);
+    expect(bars[0]).toMatch(
+      /^6 account\(s\)\/work units \|[█░]+\| 6\/6 units \| \d+ rows \| 0 failed \| [\d.]+ req\/s \| ETA \S+$/,
+    );
+    const summary = screen.findIndex((l) => /^run \d+ \(succeeded, exit 0\)/.test(l));
+    expect(summary).toBeGreaterThan(screen.indexOf(bars[0]!));
   });
 
   it("a worker of another schema version refuses to start, in one line, exit 2", async ({ rig, options }) => {
