@@ -7,7 +7,7 @@
 import pLimit from "p-limit";
 import type { ApiClient } from "../api/http-client.js";
 import type { SharedRateBuckets } from "../api/shared-token-bucket.js";
-import { type AccountConfig, type EtlConfig, settingsOf } from "../config.js";
+import { type EtlConfig, settingsOf } from "../config.js";
 import { AuthError, describeError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import { KnownSecrets } from "../known-secrets.js";
@@ -123,6 +123,9 @@ export interface PipelineResult {
   readonly notes: readonly string[];
 }
 
+/** Accounts whose clients, API revisions and plans are prepared at once before a run loads. */
+const ACCOUNTS_PREPARED_AT_ONCE = 16;
+
 /** Runs the request; throws UsageError (bad selection) or LockHeldError (exit 4) before loading anything. */
 export async function runPipeline(deps: PipelineDeps, request: PipelineRequest): Promise<PipelineResult> {
   const clock = deps.clock ?? systemClock;
@@ -177,12 +180,12 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         targets.map((t) => t.account).filter((a) => a.subAccountOf === undefined),
       );
       try {
-        const jobs: StreamJob[] = [];
-        const readies: AccountConfig[] = [];
-        const notes = requestNotes(request, targets);
-        for (const target of targets) {
+        // Accounts are prepared (key, API revision, plan) ACCOUNTS_PREPARED_AT_ONCE at a time, not one
+        // after another: 40 accounts behind 200 ms of latency took 8.5 s before the first window.
+        const prepareAccount = async (target: RunTarget) => {
+          const accountJobs: StreamJob[] = [];
+          const accountNotes: string[] = [];
           const ready = await clients.clientFor(target.account, deps.signal);
-          readies.push(ready.account);
           const accountAbort = new AbortController();
           const revision =
             "client" in ready
@@ -203,7 +206,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
               { today, readAt: runStartedAt.getTime(), settleHours: settings.settleHours },
               (skipped) => {
                 if (skipped > 0)
-                  notes.push(
+                  accountNotes.push(
                     `${target.account.name}/${stream.name}: ${skipped} window(s) of the range already settled, not read again (--refetch reads them)`,
                   );
               },
@@ -218,7 +221,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
               tally.windowsFailed = Math.max(1, plan.length);
               tally.errors.push(reader.failure.message);
             }
-            jobs.push({
+            accountJobs.push({
               id: `${target.account.name}/${stream.name}`,
               account: ready.account,
               stream,
@@ -233,7 +236,13 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
             });
           }
           if ("failure" in ready) deps.log.error({ account: target.account.name }, ready.failure.message);
-        }
+          return { ready: ready.account, jobs: accountJobs, notes: accountNotes };
+        };
+        const preparing = pLimit(ACCOUNTS_PREPARED_AT_ONCE);
+        const prepared = await Promise.all(targets.map((target) => preparing(() => prepareAccount(target))));
+        const jobs = prepared.flatMap((p) => p.jobs);
+        const readies = prepared.map((p) => p.ready);
+        const notes = [...requestNotes(request, targets), ...prepared.flatMap((p) => p.notes)];
         // Before anything is planned or loaded: a platform account reached twice is a config error.
         refuseSameAccountTwice(readies, deps.config.accounts);
         await recordPlannedStreams(
