@@ -12,6 +12,7 @@ import { checkAcceptedHolds, NOTHING_ACCEPTED } from "../pipeline/accepted-holds
 import { withRecordedRun } from "../pipeline/recorded-run.js";
 import { runOutcome } from "../pipeline/run-outcome.js";
 import {
+  changedTablesOf,
   cutNotes,
   type PipelineDeps,
   type PipelineRequest,
@@ -22,7 +23,7 @@ import type { ProgressReporter } from "../pipeline/run-progress.js";
 import { newTally, type StreamSummary } from "../pipeline/run-stream.js";
 import { type RunTarget, selectRunTargets } from "../pipeline/select-targets.js";
 import { realSleep, systemClock } from "../ports.js";
-import { getStream, STREAM_NAMES } from "../streams/registry.js";
+import { STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
@@ -284,16 +285,6 @@ function summariesOf(unit: FollowedUnit): StreamSummary[] {
     windowsFailed: status === "failed" ? 1 : 0,
     errors: [`work unit ${unit.state}: ${reason}`],
   }));
-}
-
-/** The landing tables (a stream's own and its children's) of the streams that wrote or deleted rows. */
-function changedTablesOf(streams: readonly StreamSummary[]): string[] {
-  return streams
-    .filter((s) => s.inserted + s.updated + s.deleted > 0)
-    .flatMap((s) => {
-      const stream = getStream(s.stream);
-      return [stream.table.name, ...(stream.children ?? []).map((c) => c.table.name)];
-    });
 }
 
 /** A unit's notes, and a note when it needed more than one attempt. */

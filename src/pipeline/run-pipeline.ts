@@ -14,7 +14,7 @@ import { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
-import { STREAM_NAMES } from "../streams/registry.js";
+import { getStream, STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
@@ -301,7 +301,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         await recordFinishedStreams(deps.warehouse.db, runId, summaries);
         // An interrupted run stops as soon as it can; autovacuum analyzes what it loaded.
         if (!deps.signal.aborted && deps.refreshStatistics !== false)
-          await refreshPlannerStatistics(deps.warehouse.db, changedTables(jobs), deps.log);
+          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(summaries), deps.log);
         const outcome = runOutcome(summaries, deps.signal.aborted);
         const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {
           const stats = budget.stats();
@@ -447,9 +447,12 @@ export function recordedArguments(request: PipelineRequest): Record<string, unkn
     : { ...base, until: request.until ?? null };
 }
 
-/** The landing tables (a stream's own and its children's) of the jobs that wrote or deleted rows. */
-function changedTables(jobs: readonly StreamJob[]): string[] {
-  return jobs
-    .filter((j) => j.tally.inserted + j.tally.updated + j.tally.deleted > 0)
-    .flatMap((j) => [j.stream.table.name, ...(j.stream.children ?? []).map((c) => c.table.name)]);
+/** The landing tables (a stream's own and its children's) of the streams that wrote or deleted rows. */
+export function changedTablesOf(streams: readonly StreamSummary[]): string[] {
+  return streams
+    .filter((s) => s.inserted + s.updated + s.deleted > 0)
+    .flatMap((s) => {
+      const stream = getStream(s.stream);
+      return [stream.table.name, ...(stream.children ?? []).map((c) => c.table.name)];
+    });
 }
