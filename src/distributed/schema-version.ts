@@ -3,10 +3,9 @@
  * of another release would load with other landing tables, merges and states than the
  * coordinator that planned its units.
  */
-import { sql } from "kysely";
 import { UsageError } from "../errors.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { defaultMigrationsDir, readMigrationFiles } from "../warehouse/migrate.js";
+import { appliedMigrations, defaultMigrationsDir, readMigrationFiles } from "../warehouse/migrate.js";
 
 /** The newest migration this build ships (its file name without `.sql`), e.g. `0022_share_key_rate_buckets`. */
 export async function shippedSchemaVersion(dir = defaultMigrationsDir()): Promise<string> {
@@ -16,14 +15,7 @@ export async function shippedSchemaVersion(dir = defaultMigrationsDir()): Promis
 
 /** The newest migration the warehouse has applied (`none` before the first). */
 export async function warehouseSchemaVersion(warehouse: Warehouse): Promise<string> {
-  const found = await sql<{
-    found: boolean;
-  }>`SELECT to_regclass('etl.migrations') IS NOT NULL AS found`.execute(warehouse.db);
-  if (found.rows[0]?.found !== true) return "none";
-  const rows = await sql<{ name: string | null }>`SELECT max(name) AS name FROM etl.migrations`.execute(
-    warehouse.db,
-  );
-  return rows.rows[0]?.name ?? "none";
+  return [...(await appliedMigrations(warehouse.db))].sort().at(-1) ?? "none";
 }
 
 /**

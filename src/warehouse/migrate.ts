@@ -68,7 +68,7 @@ const CHECKSUM_TABLE = "etl.migration_checksums";
 const MIGRATE_LOCK_KEY = 7_420_001;
 
 /** Names of the migrations `etl.migrations` records as applied (none before the first migration). */
-async function appliedMigrations(db: Kysely<Database>): Promise<Set<string>> {
+export async function appliedMigrations(db: Kysely<Database>): Promise<Set<string>> {
   const table = `${MIGRATION_SCHEMA}.${MIGRATION_TABLE}`;
   const exists = await sql<{ found: boolean }>`SELECT to_regclass(${table}) IS NOT NULL AS found`.execute(db);
   if (exists.rows[0]?.found !== true) return new Set();
