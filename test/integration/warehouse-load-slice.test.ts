@@ -11,33 +11,12 @@ import { type LoadSliceInput, loadSlice } from "../../src/warehouse/load-slice.j
 import { pendingRejects } from "../../src/warehouse/rejects.js";
 import { startRun } from "../../src/warehouse/run-records.js";
 import { completedWindows } from "../../src/warehouse/stream-state.js";
+import { cdr, cdrRows } from "../helpers/cdr-rows.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 
 const day = (start: string, end: string): Slice => ({ kind: "window", window: { start, end } });
 const AUG1 = day("2026-08-01", "2026-08-02");
-
-function cdr(uuid: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    date: "2026-08-01T10:00:00Z",
-    from: "15551230000",
-    to: "15559870000",
-    disposition: "answered",
-    duration: 61,
-    destination: "United States",
-    per_minute: "0.0100",
-    charge: "0.0200",
-    sip_trunk: "trunk1",
-    uuid,
-    parent_uuid: null,
-    answered_by: "human",
-    ...overrides,
-  };
-}
-
-function cdrRows(raws: readonly Record<string, unknown>[], direction = "placed"): LoadRow[] {
-  return raws.map((raw) => toLoadRow(cdrsStream, cdrSchema.parse(raw), { direction }));
-}
 
 function click(createdAt: string, overrides: Record<string, unknown> = {}): LoadRow {
   const raw = {

@@ -3,40 +3,28 @@
  * where a wait longer than the connection timeout fails the window: many accounts finishing
  * windows at once on one small pool must all load.
  */
-import { cdrSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
-import { toLoadRow } from "../../src/streams/load-row.js";
 import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
 import { loadSlice } from "../../src/warehouse/load-slice.js";
 import { loadSlotsOf } from "../../src/warehouse/load-slots.js";
 import { startRun } from "../../src/warehouse/run-records.js";
+import { cdr, cdrRows } from "../helpers/cdr-rows.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /** A day's window of `rows` placed CDRs of `account`. */
 function windowOf(account: string, runId: number, day: number, rows: number) {
   const date = `2026-08-${String(day).padStart(2, "0")}`;
   const next = `2026-08-${String(day + 1).padStart(2, "0")}`;
-  const raws = Array.from({ length: rows }, (_, i) => ({
-    date: `${date}T10:00:00Z`,
-    from: "15551230000",
-    to: "15559870000",
-    disposition: "answered",
-    duration: 61,
-    destination: "United States",
-    per_minute: "0.0100",
-    charge: "0.0200",
-    sip_trunk: "trunk1",
-    uuid: `${account}-${day}-${i}`,
-    parent_uuid: null,
-    answered_by: "human",
-  }));
+  const raws = Array.from({ length: rows }, (_, i) =>
+    cdr(`${account}-${day}-${i}`, { date: `${date}T10:00:00Z` }),
+  );
   return {
     stream: cdrsStream,
     account,
     runId,
     extractedAt: new Date(`${next}T01:00:00Z`),
     slice: { kind: "window" as const, window: { start: date, end: next } },
-    rows: raws.map((raw) => toLoadRow(cdrsStream, cdrSchema.parse(raw), { direction: "placed" })),
+    rows: cdrRows(raws),
     rejects: [],
     stats: { requests: 1, retries: 0, rowsFetched: rows, startedAt: new Date(`${next}T01:00:00Z`) },
     completeWindow: true,
