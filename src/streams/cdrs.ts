@@ -66,7 +66,13 @@ export const cdrsStream = defineStream({
     }));
   },
   columns: CDR_COLUMNS,
-  table: { name: "platform.cdrs", key: ["direction", "uuid"], writeMode: "merge", windowColumn: "date" },
+  table: {
+    name: "platform.cdrs",
+    key: ["direction", "uuid"],
+    writeMode: "merge",
+    windowColumn: "date",
+    partitionedByMonth: true,
+  },
   qualityChecks: [
     {
       name: "missing_charge",

@@ -49,5 +49,11 @@ export const messagesStream = defineStream({
     }));
   },
   columns: MESSAGE_COLUMNS,
-  table: { name: "platform.messages", key: ["message_id"], writeMode: "merge", windowColumn: "submitted_at" },
+  table: {
+    name: "platform.messages",
+    key: ["message_id"],
+    writeMode: "merge",
+    windowColumn: "submitted_at",
+    partitionedByMonth: true,
+  },
 });

@@ -30,5 +30,11 @@ export const recordingsStream = defineStream({
   name: "recordings",
   resource: CATALOGUE.recordings,
   columns: RECORDING_COLUMNS,
-  table: { name: "platform.recordings", key: ["id"], writeMode: "merge", windowColumn: "created_at" },
+  table: {
+    name: "platform.recordings",
+    key: ["id"],
+    writeMode: "merge",
+    windowColumn: "created_at",
+    partitionedByMonth: true,
+  },
 });

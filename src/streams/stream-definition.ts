@@ -171,6 +171,8 @@ export interface TableSpec {
   readonly writeMode: WriteMode;
   /** The column whose UTC date places a row in a window (see LandingTable.windowColumn). */
   readonly windowColumn?: string;
+  /** Partitioned by calendar month of the window column (see LandingTable.partitionedByMonth). */
+  readonly partitionedByMonth?: boolean;
 }
 
 /**
@@ -278,6 +280,7 @@ export function defineStream<Schema extends z.ZodType, Envelope = unknown>(
       key: table.key,
       writeMode: table.writeMode,
       ...(table.windowColumn === undefined ? {} : { windowColumn: table.windowColumn }),
+      ...(table.partitionedByMonth === true ? { partitionedByMonth: true } : {}),
     },
   };
 }

@@ -68,5 +68,6 @@ export const transactionsStream = defineStream({
     key: ["ledger_account", "id"],
     writeMode: "merge",
     windowColumn: "date",
+    partitionedByMonth: true,
   },
 });

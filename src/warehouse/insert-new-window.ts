@@ -2,8 +2,8 @@ import type pg from "pg";
 import type { Slice } from "../slices.js";
 import { copyRows } from "./copy-rows.js";
 import { fieldEncoder } from "./copy-text-encoding.js";
-import type { LandingTable, LoadRow } from "./landing-table.js";
-import type { RowProvenance } from "./merge-stage.js";
+import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
+import type { MergeCounts, RowProvenance } from "./merge-stage.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 
 const UNIQUE_VIOLATION = "23505";
@@ -37,7 +37,8 @@ async function windowHasRows(
  * load, a backfill), every row is an insert, so the rows are COPYed straight into the landing table
  * (COPY batches its writes; INSERT … ON CONFLICT cannot). Runs under a savepoint: if a key exists
  * after all (a row filed under another window), it rolls back to it and returns null, and the
- * caller merges through the stage. Returns the number of rows inserted otherwise.
+ * caller merges through the stage. Returns the rows inserted otherwise (a row of a table
+ * partitioned by month that moved here from another window counts as updated).
  */
 export async function insertIntoNewWindow(
   client: pg.PoolClient,
@@ -45,7 +46,7 @@ export async function insertIntoNewWindow(
   provenance: RowProvenance,
   slice: Slice,
   rows: readonly LoadRow[],
-): Promise<number | null> {
+): Promise<MergeCounts | null> {
   if (rows.length === 0 || (await windowHasRows(client, landing, provenance.account, slice))) return null;
   const text = fieldEncoder("text");
   const constants = {
@@ -65,10 +66,38 @@ export async function insertIntoNewWindow(
       constants,
     );
     await client.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-    return inserted;
+    const moved = await deleteRowsMovedInto(client, landing, provenance.account, slice);
+    return { inserted: inserted - moved, updated: moved };
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
     await client.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
     return null;
   }
+}
+
+/**
+ * A table partitioned by month cannot see a key filed under another month as a conflict (its key
+ * holds the window column), so after the COPY the account's rows with a key just inserted into
+ * this window but a window value outside it are deleted: the new read wins, as a merge's update
+ * would. Returns how many; zero for unpartitioned tables (the COPY's unique violation caught it).
+ */
+async function deleteRowsMovedInto(
+  client: pg.PoolClient,
+  landing: LandingTable,
+  account: string,
+  slice: Slice,
+): Promise<number> {
+  const partitionColumn = monthPartitionColumn(landing);
+  if (partitionColumn === null || landing.key === null || slice.kind !== "window") return 0;
+  const column = quoteIdent(partitionColumn);
+  const table = quoteTable(landing.name);
+  const sameKey = landing.key.map((k) => `old.${quoteIdent(k)} = new.${quoteIdent(k)}`).join(" AND ");
+  const deleted = await client.query(
+    `DELETE FROM ${table} old USING ${table} new
+     WHERE new._account = $1 AND new.${column} >= $2::date AND new.${column} < $3::date
+       AND old._account = $1 AND ${sameKey}
+       AND NOT (old.${column} >= $2::date AND old.${column} < $3::date)`,
+    [account, slice.window.start, slice.window.end],
+  );
+  return deleted.rowCount ?? 0;
 }

@@ -86,6 +86,19 @@ export interface LandingTable {
    * for `merge`, where it lets the loader see cheaply that a window holds no rows yet (fast path).
    */
   readonly windowColumn?: string;
+  /**
+   * The table is partitioned by calendar month (UTC) of `windowColumn` (merge tables only): its
+   * primary key then ends with the window column, and the loader keeps the key alone unique.
+   */
+  readonly partitionedByMonth?: boolean;
+}
+
+/** The window column of a table partitioned by month; null when the table is not partitioned. */
+export function monthPartitionColumn(table: LandingTable): string | null {
+  if (table.partitionedByMonth !== true) return null;
+  if (table.writeMode !== "merge" || table.windowColumn === undefined)
+    throw new Error(`${table.name} is partitioned by month but is not a merge table with a window column`);
+  return table.windowColumn;
 }
 
 /** The primary key of a landing table as the migration declares it. */
@@ -98,7 +111,8 @@ export function primaryKeyOf(table: LandingTable): readonly string[] {
   if (table.writeMode === "replace_all" && table.key === null) return ["_account", ROW_ORDINAL];
   if (table.key === null) throw new Error(`${table.name} is written by key but has no key`);
   if (table.writeMode === "history") return ["_account", ...table.key, VALID_FROM];
-  return ["_account", ...table.key];
+  const partitionColumn = monthPartitionColumn(table);
+  return ["_account", ...table.key, ...(partitionColumn === null ? [] : [partitionColumn])];
 }
 
 /** A validated row ready to load: its typed columns, and the fields its schema does not know. */

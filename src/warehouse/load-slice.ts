@@ -10,6 +10,7 @@ import type { LandingTable, LoadRow } from "./landing-table.js";
 import { loadSlotsOf } from "./load-slots.js";
 import { type TrackedUpdate, trackedUpdatesQuery } from "./lookup-candidates.js";
 import { appendFromStage, mergeStage, type RowProvenance, replaceWindowFromStage } from "./merge-stage.js";
+import { ensureMonthPartitions } from "./month-partitions.js";
 import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
 import { replaceSetFromStage } from "./replace-stage.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
@@ -128,8 +129,8 @@ async function writeRows(
   const { table } = target;
   if (table.writeMode === "merge") {
     if (input.insertFastPath !== false) {
-      const inserted = await insertIntoNewWindow(client, table, provenance, slice, rows);
-      if (inserted !== null) return { inserted };
+      const counts = await insertIntoNewWindow(client, table, provenance, slice, rows);
+      if (counts !== null) return counts;
     }
     const staged = await stageRows(client, table.columns, rows);
     const counts = await mergeStage(client, table, provenance);
@@ -180,7 +181,11 @@ export async function loadSlice(
   for (let attempt = 1; ; attempt++) {
     const connection = { lost: false };
     try {
-      return await loadSlotsOf(warehouse.pool)(() => loadOnce(warehouse, input, connection, timeoutMs));
+      return await loadSlotsOf(warehouse.pool)(async () => {
+        if (input.held === undefined)
+          await ensureMonthPartitions(warehouse.pool, stream.table, slice, input.rows);
+        return loadOnce(warehouse, input, connection, timeoutMs);
+      });
     } catch (error) {
       const timedOut = isStatementTimeout(error);
       const retry =

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { DateWindow } from "../slices.js";
-import type { LandingTable } from "./landing-table.js";
+import { type LandingTable, monthPartitionColumn, primaryKeyOf } from "./landing-table.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 import { STAGE_TABLE } from "./stage-rows.js";
 
@@ -28,7 +28,8 @@ export async function mergeStage(
 ): Promise<MergeCounts> {
   const columns = table.columns.map((column) => column.name);
   if (table.key === null) throw new Error(`${table.name} has no key to merge on`);
-  const key = ["_account", ...table.key];
+  if (monthPartitionColumn(table) !== null) return mergeIntoMonthPartitions(client, table, provenance);
+  const key = primaryKeyOf(table);
   const keySet = new Set(key);
   const compared = [...columns.filter((name) => !keySet.has(name)), "_extra"].map(quoteIdent);
   const targetList = ["_account", ...columns, "_run_id", "_extracted_at", "_extra"].map(quoteIdent);
@@ -60,6 +61,70 @@ export async function mergeStage(
   ]);
   const row = result.rows[0]!;
   return { inserted: Number(row.inserted), updated: Number(row.updated) };
+}
+
+/**
+ * The merge into a table partitioned by month: its primary key holds the window column, and
+ * `RETURNING xmax` does not work through partitions, so it runs as three statements in the
+ * load's transaction (the stream's lock keeps the account's rows to this one writer): delete the
+ * rows that moved to another month, update the changed ones in place, insert the new ones. A
+ * moved row counts as updated.
+ */
+async function mergeIntoMonthPartitions(
+  client: pg.PoolClient,
+  table: LandingTable,
+  provenance: RowProvenance,
+): Promise<MergeCounts> {
+  const moved = await deleteMovedRows(client, table, provenance.account);
+  const key = new Set(primaryKeyOf(table));
+  const columns = table.columns.map((column) => column.name);
+  const sameRow = [...key]
+    .filter((name) => name !== "_account")
+    .map((name) => `t.${quoteIdent(name)} = s.${quoteIdent(name)}`)
+    .join(" AND ");
+  const compared = [...columns.filter((name) => !key.has(name)), "_extra"].map(quoteIdent);
+  const sets = [
+    ...compared.map((name) => `${name} = s.${name}`),
+    "_run_id = $2::bigint",
+    "_extracted_at = $3::timestamptz",
+  ];
+  const params = [provenance.account, provenance.runId, provenance.extractedAt];
+  const name = quoteTable(table.name);
+  const updated = await client.query(
+    `UPDATE ${name} t SET ${sets.join(", ")} FROM ${STAGE_TABLE} s
+     WHERE t._account = $1 AND ${sameRow}
+       AND (${compared.map((c) => `t.${c}`).join(", ")}) IS DISTINCT FROM (${compared.map((c) => `s.${c}`).join(", ")})`,
+    params,
+  );
+  const targetList = ["_account", ...columns, "_run_id", "_extracted_at", "_extra"].map(quoteIdent);
+  const inserted = await client.query(
+    `INSERT INTO ${name} (${targetList.join(", ")})
+     SELECT $1::text, ${columns.map((c) => `s.${quoteIdent(c)}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
+     FROM ${STAGE_TABLE} s
+     WHERE NOT EXISTS (SELECT 1 FROM ${name} t WHERE t._account = $1 AND ${sameRow})`,
+    params,
+  );
+  const insertedCount = inserted.rowCount ?? 0;
+  return { inserted: insertedCount - moved, updated: (updated.rowCount ?? 0) + moved };
+}
+
+/**
+ * A table partitioned by month keys its rows by (account, key, window column), so a row whose
+ * window column changed would be inserted a second time into its new month. Before the upsert,
+ * deletes the account's rows that have a staged row's key but another window value (each probe
+ * is an index lookup per partition) and returns how many. Zero for unpartitioned tables.
+ */
+async function deleteMovedRows(client: pg.PoolClient, table: LandingTable, account: string): Promise<number> {
+  const partitionColumn = monthPartitionColumn(table);
+  if (partitionColumn === null || table.key === null) return 0;
+  const sameKey = table.key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(" AND ");
+  const column = quoteIdent(partitionColumn);
+  const deleted = await client.query(
+    `DELETE FROM ${quoteTable(table.name)} t USING ${STAGE_TABLE} s
+     WHERE t._account = $1 AND ${sameKey} AND t.${column} <> s.${column}`,
+    [account],
+  );
+  return deleted.rowCount ?? 0;
 }
 
 /** Rows a window replacement deleted and inserted, and staged rows it skipped as outside the window. */

@@ -239,7 +239,10 @@ describe("loadSlice, merge streams", () => {
         extra_nested: { list: [1, "two", null, { deep: 'a\\b"c\n' }], empty: {}, flag: false },
         extra_null: null,
       });
-      const rows = cdrRows([raw, cdr("weird-2", { date: null, destination: null, parent_uuid: "weird-1" })]);
+      const rows = cdrRows([
+        raw,
+        cdr("weird-2", { date: "2026-08-01T00:00:00Z", destination: null, parent_uuid: "weird-1" }),
+      ]);
       await loadSlice(database.warehouse, input(cdrsStream, account, runId, AUG1, rows, { insertFastPath }));
       const stored = await sql<Record<string, unknown>>`
       SELECT uuid, date, from_number, to_number, destination, sip_trunk, per_minute::text, charge::text,
@@ -265,7 +268,7 @@ describe("loadSlice, merge streams", () => {
       });
       expect(stored.rows[1]).toMatchObject({
         uuid: "weird-2",
-        date: null,
+        date: new Date("2026-08-01T00:00:00Z"),
         destination: null,
         parent_uuid: "weird-1",
         _extra: null,

@@ -1,0 +1,97 @@
+import type pg from "pg";
+import type { Slice } from "../slices.js";
+import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
+
+/**
+ * Month partitions of the tables partitioned by month (see migration 0023): a load makes sure the
+ * months its rows fall in have their partition before its transaction starts, so the load itself
+ * never runs DDL (creating a partition locks the whole table for a moment; inside a load it would
+ * hold that lock until the commit and deadlock against a concurrent load).
+ */
+
+/** Half a day and two hours: a timestamp written without an offset may be any zone's local time. */
+const ZONE_SLACK_MS = 14 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Per pool: partitions seen to exist (`<table> <YYYY-MM-01>`), so each is ensured once per process,
+ * and whether each table is partitioned at all (`<table> partitioned` / `<table> unpartitioned`).
+ */
+const knownPartitions = new WeakMap<pg.Pool, Set<string>>();
+
+function firstOfMonth(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear().toString().padStart(4, "0")}-${String(d.getUTCMonth() + 1).padStart(2, "0")}-01`;
+}
+
+function instantOf(value: unknown): number | null {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value !== "string") return null;
+  const zoned = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(value.trim());
+  const ms = Date.parse(zoned ? value : `${value.trim().replace(" ", "T")}Z`);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * The first days of the months (UTC) a load of `rows` into `table` may write: every month of the
+ * slice's window, and each row's month with 14 hours either side (a value without an offset is
+ * read as UTC by the warehouse, but the margin keeps any reading inside a partition).
+ */
+export function monthsOfLoad(table: LandingTable, slice: Slice, rows: readonly LoadRow[]): string[] {
+  const column = monthPartitionColumn(table);
+  if (column === null) return [];
+  const months = new Set<string>();
+  if (slice.kind === "window") {
+    const end = Date.parse(`${slice.window.end}T00:00:00Z`);
+    for (let ms = Date.parse(`${slice.window.start}T00:00:00Z`); ms < end; ms += DAY_MS)
+      months.add(firstOfMonth(ms));
+  }
+  for (const row of rows) {
+    const ms = instantOf(row.columns[column]);
+    if (ms === null) continue;
+    months.add(firstOfMonth(ms - ZONE_SLACK_MS));
+    months.add(firstOfMonth(ms + ZONE_SLACK_MS));
+  }
+  return [...months].sort();
+}
+
+/**
+ * Creates the month partitions a load of `rows` into `table` needs and does not have yet (one
+ * short transaction each, through `etl.ensure_month_partition`, which concurrent loaders share).
+ */
+export async function ensureMonthPartitions(
+  pool: pg.Pool,
+  table: LandingTable,
+  slice: Slice,
+  rows: readonly LoadRow[],
+): Promise<void> {
+  const months = monthsOfLoad(table, slice, rows);
+  if (months.length === 0) return;
+  let known = knownPartitions.get(pool);
+  if (known === undefined) {
+    known = new Set();
+    knownPartitions.set(pool, known);
+  }
+  if (known.has(`${table.name} unpartitioned`)) return;
+  if (!known.has(`${table.name} partitioned`)) {
+    // A warehouse migrated before 0023 (an upgrade test, a pinned schema) keeps the flat table.
+    const found = await pool.query<{ partitioned: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_partitioned_table WHERE partrelid = to_regclass($1)) AS partitioned",
+      [table.name],
+    );
+    const partitioned = found.rows[0]?.partitioned === true;
+    known.add(`${table.name} ${partitioned ? "partitioned" : "unpartitioned"}`);
+    if (!partitioned) return;
+  }
+  for (const month of months) {
+    const id = `${table.name} ${month}`;
+    if (known.has(id)) continue;
+    await pool.query("SELECT etl.ensure_month_partition($1::regclass, $2::date)", [table.name, month]);
+    known.add(id);
+  }
+}
+
+/** Forgets the partitions a pool has seen (retention dropped some: the next load of such a month creates it again). */
+export function forgetKnownPartitions(pool: pg.Pool): void {
+  knownPartitions.delete(pool);
+}

@@ -1,0 +1,214 @@
+import { sql } from "kysely";
+import pino from "pino";
+import { cdrsStream } from "../../src/streams/cdrs.js";
+import type { LoadRow } from "../../src/streams/load-row.js";
+import type { Slice } from "../../src/streams/stream-definition.js";
+import { loadSlice, type SliceLoadResult } from "../../src/warehouse/load-slice.js";
+import { retentionCutoff, retireMonthPartitions } from "../../src/warehouse/partition-retention.js";
+import { startRun } from "../../src/warehouse/run-records.js";
+import { cdr, cdrRows } from "../helpers/cdr-rows.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
+import type { TestDatabase } from "../helpers/test-database.js";
+
+/**
+ * The large landing tables are partitioned by month of their window column (migration 0023):
+ * rows land in their month's partition (created on first use), a window's reads touch only its
+ * partition, a key stays unique across months (a row whose date moved is not duplicated), and
+ * retention retires old months with their window states.
+ */
+const day = (start: string, end: string): Slice => ({ kind: "window", window: { start, end } });
+
+async function load(
+  database: TestDatabase,
+  account: string,
+  slice: Slice,
+  rows: readonly LoadRow[],
+  insertFastPath = true,
+): Promise<SliceLoadResult> {
+  const runId = await startRun(database.warehouse.db, {
+    command: "test",
+    arguments: {},
+    host: "test",
+    pid: 1,
+  });
+  return loadSlice(database.warehouse, {
+    stream: cdrsStream,
+    account,
+    runId,
+    extractedAt: new Date("2026-09-02T01:00:00Z"),
+    slice,
+    rows,
+    rejects: [],
+    stats: { requests: 1, retries: 0, rowsFetched: rows.length, startedAt: new Date("2026-09-02T01:00:00Z") },
+    completeWindow: true,
+    insertFastPath,
+  });
+}
+
+async function rowsByPartition(database: TestDatabase, account: string) {
+  const result = await sql<{ partition: string; uuid: string; date: Date }>`
+    SELECT tableoid::regclass::text AS partition, uuid, date FROM platform.cdrs
+    WHERE _account = ${account} ORDER BY uuid`.execute(database.warehouse.db);
+  return result.rows.map((r) => ({ partition: r.partition, uuid: r.uuid, date: r.date.toISOString() }));
+}
+
+describe("landing tables partitioned by month", () => {
+  it("puts each row in its month's partition, creating a month on first use, and reads a window from one partition", async ({
+    database,
+  }) => {
+    const account = "months";
+    await load(
+      database,
+      account,
+      day("2019-03-31", "2019-04-01"),
+      cdrRows([cdr("old", { date: "2019-03-31T23:30:00Z" })]),
+    );
+    await load(
+      database,
+      account,
+      day("2026-08-31", "2026-09-01"),
+      cdrRows([cdr("aug", { date: "2026-08-31T23:59:59Z" })]),
+    );
+    await load(
+      database,
+      account,
+      day("2026-09-01", "2026-09-02"),
+      cdrRows([cdr("sep", { date: "2026-09-01T00:00:00Z" })]),
+    );
+    expect(await rowsByPartition(database, account)).toEqual([
+      { partition: "platform.cdrs_p2026_08", uuid: "aug", date: "2026-08-31T23:59:59.000Z" },
+      { partition: "platform.cdrs_p2019_03", uuid: "old", date: "2019-03-31T23:30:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "sep", date: "2026-09-01T00:00:00.000Z" },
+    ]);
+    const plan = await sql<{ "QUERY PLAN": unknown }>`
+      EXPLAIN (FORMAT JSON) SELECT count(*) FROM platform.cdrs
+      WHERE _account = ${account} AND date >= '2026-08-31'::date AND date < '2026-09-01'::date`.execute(
+      database.warehouse.db,
+    );
+    const scanned = [
+      ...JSON.stringify(plan.rows[0]!["QUERY PLAN"]).matchAll(/"Relation Name":"([^"]+)"/g),
+    ].map((m) => m[1]);
+    expect(scanned).toEqual(["cdrs_p2026_08"]);
+  });
+
+  it("keeps a key once when its date moves to another month, through the new-window COPY and through the stage merge", async ({
+    database,
+  }) => {
+    const account = "moves";
+    const first = await load(
+      database,
+      account,
+      day("2026-08-31", "2026-09-01"),
+      cdrRows([cdr("a", { date: "2026-08-31T22:00:00Z" }), cdr("b", { date: "2026-08-31T23:00:00Z" })]),
+    );
+    expect(first).toMatchObject({ inserted: 2, updated: 0 });
+    // A new window (COPY fast path): "a" now says September 1st.
+    const moved = await load(
+      database,
+      account,
+      day("2026-09-01", "2026-09-02"),
+      cdrRows([cdr("a", { date: "2026-09-01T01:00:00Z" }), cdr("c", { date: "2026-09-01T02:00:00Z" })]),
+    );
+    expect(moved).toMatchObject({ inserted: 1, updated: 1 });
+    // A window with rows (stage merge): "b" moves too, "c" is unchanged, "d" is new.
+    const merged = await load(
+      database,
+      account,
+      day("2026-09-01", "2026-09-02"),
+      cdrRows([
+        cdr("a", { date: "2026-09-01T01:00:00Z" }),
+        cdr("b", { date: "2026-09-01T03:00:00Z" }),
+        cdr("c", { date: "2026-09-01T02:00:00Z" }),
+        cdr("d", { date: "2026-09-01T04:00:00Z", duration: 5 }),
+      ]),
+    );
+    expect(merged).toMatchObject({ inserted: 1, updated: 1, unchanged: 2 });
+    expect(await rowsByPartition(database, account)).toEqual([
+      { partition: "platform.cdrs_p2026_09", uuid: "a", date: "2026-09-01T01:00:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "b", date: "2026-09-01T03:00:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "c", date: "2026-09-01T02:00:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "d", date: "2026-09-01T04:00:00.000Z" },
+    ]);
+    // The same key in the other direction is another row; a changed value is an update in place.
+    const again = await load(
+      database,
+      account,
+      day("2026-09-01", "2026-09-02"),
+      cdrRows([cdr("d", { date: "2026-09-01T04:00:00Z", duration: 6 })]),
+      false,
+    );
+    expect(again).toMatchObject({ inserted: 0, updated: 1, unchanged: 0 });
+  });
+
+  it("retires months before the cutoff: rows counted, partition dropped or detached, the month's window states forgotten", async ({
+    createDatabase,
+  }) => {
+    const database = await createDatabase();
+    const db = database.warehouse.db;
+    for (const [account, date] of [
+      ["r1", "2025-01-15T10:00:00Z"],
+      ["r2", "2025-01-20T10:00:00Z"],
+      ["r1", "2025-02-03T10:00:00Z"],
+      ["r1", "2025-03-01T00:00:00Z"],
+    ] as const) {
+      const start = date.slice(0, 10);
+      const end = new Date(Date.parse(`${start}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      await load(database, account, day(start, end), cdrRows([cdr(`${account}-${start}`, { date })]));
+    }
+    expect(retentionCutoff(new Date("2025-05-10T12:00:00Z"), 2)).toBe("2025-03-01");
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const targets = [{ stream: "cdrs", table: cdrsStream.table }];
+    const dropped = await retireMonthPartitions(database.warehouse.pool, targets, "2025-02-01", "drop", log);
+    expect(dropped).toEqual([
+      {
+        table: "platform.cdrs",
+        partition: "platform.cdrs_p2025_01",
+        month: "2025-01-01",
+        rows: 2,
+        action: "drop",
+      },
+    ]);
+    const detached = await retireMonthPartitions(
+      database.warehouse.pool,
+      targets,
+      "2025-03-01",
+      "detach",
+      log,
+    );
+    expect(detached).toEqual([
+      {
+        table: "platform.cdrs",
+        partition: "platform.cdrs_p2025_02",
+        month: "2025-02-01",
+        rows: 1,
+        action: "detach",
+      },
+    ]);
+    expect(lines.map((l) => l.msg)).toEqual([
+      "retention: dropped platform.cdrs_p2025_01 (2 rows)",
+      "retention: detached platform.cdrs_p2025_02 (1 rows)",
+    ]);
+    const left = await sql<{
+      uuid: string;
+    }>`SELECT uuid FROM platform.cdrs WHERE _account IN ('r1', 'r2') ORDER BY 1`.execute(db);
+    expect(left.rows.map((r) => r.uuid)).toEqual(["r1-2025-03-01"]);
+    const kept = await sql<{ n: number }>`SELECT count(*)::int AS n FROM platform.cdrs_p2025_02`.execute(db);
+    expect(kept.rows[0]!.n).toBe(1);
+    const states = await sql<{ window_start: string }>`
+      SELECT window_start::text FROM etl.stream_state WHERE stream = 'cdrs' AND account IN ('r1', 'r2') ORDER BY 1`.execute(
+      db,
+    );
+    expect(states.rows.map((r) => r.window_start)).toEqual(["2025-03-01"]);
+    // A later load of a retired month creates its partition again.
+    await load(
+      database,
+      "r1",
+      day("2025-01-15", "2025-01-16"),
+      cdrRows([cdr("back", { date: "2025-01-15T11:00:00Z" })]),
+    );
+    expect((await rowsByPartition(database, "r1")).map((r) => r.partition)).toContain(
+      "platform.cdrs_p2025_01",
+    );
+  });
+});
