@@ -182,6 +182,18 @@ export const configFileSchema = z.strictObject({
       idle_warning_seconds: z.number().int().min(5).max(86_400).default(120),
     })
     .prefault({}),
+  /** How long the landing tables partitioned by month (cdrs, messages, recordings, transactions) keep their months. */
+  retention: z
+    .strictObject({
+      /**
+       * Keep this many whole months before the current one; older month partitions are retired by
+       * `run` and `nightly` (logged, and listed in the run's `etl.runs.retired_partitions`). Null: keep all.
+       */
+      landing_months: z.number().int().min(1).max(1200).nullable().default(null),
+      /** `drop` deletes a retired month; `detach` keeps it as a plain table that no query reads any more. */
+      action: z.enum(["drop", "detach"]).default("drop"),
+    })
+    .prefault({}),
 });
 
 /** The config file as written. */

@@ -133,7 +133,20 @@ export interface EtlConfig {
   readonly monitoring?: MonitoringConfig;
   /** Scale-out through the warehouse's job queue; absent in configs built in code: {@link DEFAULT_DISTRIBUTED}. */
   readonly distributed?: DistributedConfig;
+  /** Retention of the month partitions of the large landing tables; absent in configs built in code: keep all. */
+  readonly retention?: RetentionConfig;
 }
+
+/** What `run` and `nightly` retire from the landing tables partitioned by month (config `retention`). */
+export interface RetentionConfig {
+  /** Whole months kept before the current one; null keeps every month. */
+  readonly landingMonths: number | null;
+  /** Drop a retired month's partition, or detach it (kept as a plain table, read by nothing). */
+  readonly action: "drop" | "detach";
+}
+
+/** The `retention` settings of a config that says nothing: keep everything. */
+export const DEFAULT_RETENTION: RetentionConfig = { landingMonths: null, action: "drop" };
 
 /** How `nightly`/`backfill --distributed` and `telecom-etl worker` share the work (config `distributed`). */
 export interface DistributedConfig {
@@ -225,6 +238,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
       workerUnits: cfg.distributed.worker_units,
       idleWarningSeconds: cfg.distributed.idle_warning_seconds,
     },
+    retention: { landingMonths: cfg.retention.landing_months, action: cfg.retention.action },
   };
 }
 
@@ -480,6 +494,10 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     metrics_textfile: config.monitoring?.metricsTextfile ?? "(none)",
     metrics_pushgateway_url: config.monitoring?.metricsPushgatewayUrl === undefined ? "(none)" : "*** (set)",
     distributed: distributedFile(config.distributed ?? DEFAULT_DISTRIBUTED),
+    retention: {
+      landing_months: (config.retention ?? DEFAULT_RETENTION).landingMonths ?? "(keep all)",
+      action: (config.retention ?? DEFAULT_RETENTION).action,
+    },
     start_date: config.startDate ?? "(30 days before the first run)",
     window_days: config.windowDays,
     lookback_days: config.lookbackDays,

@@ -102,6 +102,7 @@ export function formatRunDetail(
     for (const step of run.dbt.steps)
       lines.push(`    ${describeDbtStep(step)} (${(step.durationMs / 1000).toFixed(1)} s)`);
   }
+  lines.push(...retentionLines(run.retiredPartitions));
   if (newFields.length > 0) {
     lines.push("  new fields from the platform, first seen in this run (kept in _extra, not in the schema):");
     for (const f of newFields)
@@ -146,4 +147,20 @@ export function unknownFieldsLine(fields: readonly UnknownField[]): string | und
   if (fields.length === 0) return undefined;
   const named = fields.map((f) => `${f.field} (${f.exampleType}, since run ${f.firstSeenRun ?? "?"})`);
   return `  fields not in the schema (kept in _extra; see telecom-etl schema): ${named.join(", ")}`;
+}
+
+/** What retention did after the run's load, as `runs show` prints it (nothing when it did not run). */
+function retentionLines(retired: unknown): string[] {
+  if (retired === null || retired === undefined) return [];
+  if (!Array.isArray(retired)) {
+    const failure = retired as { error?: unknown; cutoff?: unknown };
+    return [`  retention failed (months before ${String(failure.cutoff)} kept): ${String(failure.error)}`];
+  }
+  if (retired.length === 0) return ["  retention: no month old enough to retire"];
+  return [
+    "  retention:",
+    ...(retired as { partition: string; rows: number; action: string }[]).map(
+      (p) => `    ${p.action === "drop" ? "dropped" : "detached"} ${p.partition} (${p.rows} rows)`,
+    ),
+  ];
 }

@@ -29,7 +29,7 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
         runtime,
         cmd,
         request,
-        loadOptionsFrom(options),
+        { ...loadOptionsFrom(options), retireOldMonths: true },
         async (ctx, load, dbtSteps) => {
           const code = await transformAfterLoad(
             ctx,

@@ -13,6 +13,7 @@ import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
 import { reportRunEnd } from "./report-run-end.js";
 import { commandLineOf, resumeLine } from "./resume-command.js";
+import { retireOldMonths } from "./retire-partitions.js";
 
 /** How far ahead of the system clock TELECOM_ETL_NOW may be without `--allow-future-now`. */
 export const FUTURE_NOW_LIMIT_MS = 86_400_000;
@@ -26,6 +27,8 @@ export interface NowOverrides {
 /** How a load runs: its clock overrides, and `--distributed` / `--no-distributed` (default: config `distributed.enabled`). */
 export interface LoadOptions extends NowOverrides {
   readonly distributed?: boolean;
+  /** After the load, retire month partitions past config `retention` (`run` and `nightly`, never a backfill). */
+  readonly retireOldMonths?: boolean;
 }
 
 /**
@@ -163,6 +166,16 @@ export async function runPipelineCommand(
       let result: PipelineResult | undefined;
       try {
         result = await executePipeline(ctx, request, options, commandLineOf(cmd));
+        if (options.retireOldMonths === true && result.exitCode !== EXIT.interrupted) {
+          await retireOldMonths(
+            ctx,
+            result.runId,
+            runStartInstant(process.env, {
+              allowFuture: options.allowFutureNow,
+              allowPast: options.allowPastNow,
+            }),
+          );
+        }
         const exitCode = await after(ctx, result, end.dbtSteps);
         await reportRunEnd(ctx, { ...end, exitCode, endedAt: Date.now(), result });
         return exitCode;
@@ -225,7 +238,10 @@ export function registerRunCommand(program: Command, runtime: Runtime): void {
         "load every enabled stream of every account: open windows since the start date, the last lookback days again, and today (left open)",
       ),
   ).action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
-    await runPipelineCommand(runtime, cmd, runRequestFrom(options), loadOptionsFrom(options));
+    await runPipelineCommand(runtime, cmd, runRequestFrom(options), {
+      ...loadOptionsFrom(options),
+      retireOldMonths: true,
+    });
   });
   withExample(
     command,

@@ -21,6 +21,8 @@ export interface RunsTable {
   pid: number | null;
   /** The dbt steps a `nightly` ran after its load and its final exit code (see NightlyDbtRecord); null for other runs. */
   dbt: ColumnType<unknown, string | null | undefined, string | null>;
+  /** What retention retired after the load (see RetiredPartition), `{error, cutoff}` when it failed; null when it did not run. */
+  retired_partitions: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** etl.run_slices: statistics of one slice (window) of one stream of one account in one run. */

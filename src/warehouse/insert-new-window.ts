@@ -3,7 +3,7 @@ import type { Slice } from "../slices.js";
 import { copyRows } from "./copy-rows.js";
 import { fieldEncoder } from "./copy-text-encoding.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
-import type { MergeCounts, RowProvenance } from "./merge-stage.js";
+import { type MergeCounts, type RowProvenance, withIndexProbes } from "./merge-stage.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 
 const UNIQUE_VIOLATION = "23505";
@@ -92,12 +92,14 @@ async function deleteRowsMovedInto(
   const column = quoteIdent(partitionColumn);
   const table = quoteTable(landing.name);
   const sameKey = landing.key.map((k) => `old.${quoteIdent(k)} = new.${quoteIdent(k)}`).join(" AND ");
-  const deleted = await client.query(
-    `DELETE FROM ${table} old USING ${table} new
+  const deleted = await withIndexProbes(client, () =>
+    client.query(
+      `DELETE FROM ${table} old USING ${table} new
      WHERE new._account = $1 AND new.${column} >= $2::date AND new.${column} < $3::date
        AND old._account = $1 AND ${sameKey}
        AND NOT (old.${column} >= $2::date AND old.${column} < $3::date)`,
-    [account, slice.window.start, slice.window.end],
+      [account, slice.window.start, slice.window.end],
+    ),
   );
   return deleted.rowCount ?? 0;
 }

@@ -65,24 +65,29 @@ export async function mergeStage(
 
 /**
  * The merge into a table partitioned by month: its primary key holds the window column, and
- * `RETURNING xmax` does not work through partitions, so it runs as three statements in the
- * load's transaction (the stream's lock keeps the account's rows to this one writer): delete the
- * rows that moved to another month, update the changed ones in place, insert the new ones. A
- * moved row counts as updated.
+ * `RETURNING xmax` does not work through partitions, so it runs as two statements in the load's
+ * transaction (the stream's lock keeps the account's rows to this one writer). First the changed
+ * rows are updated in place; then the staged rows not found in place are inserted, and the rows
+ * that had their key under another window value (moved to another month) are deleted: a moved row
+ * counts as updated. Joins run as index probes driven by the (small) stage, so an update or an
+ * in-place check touches only the staged rows' partitions, and a new row costs one probe per
+ * month partition (see {@link withIndexProbes}).
  */
 async function mergeIntoMonthPartitions(
   client: pg.PoolClient,
   table: LandingTable,
   provenance: RowProvenance,
 ): Promise<MergeCounts> {
-  const moved = await deleteMovedRows(client, table, provenance.account);
-  const key = new Set(primaryKeyOf(table));
+  if (table.key === null) throw new Error(`${table.name} has no key to merge on`);
+  const primaryKey = new Set(primaryKeyOf(table));
   const columns = table.columns.map((column) => column.name);
-  const sameRow = [...key]
+  const inPlace = [...primaryKey]
     .filter((name) => name !== "_account")
     .map((name) => `t.${quoteIdent(name)} = s.${quoteIdent(name)}`)
     .join(" AND ");
-  const compared = [...columns.filter((name) => !key.has(name)), "_extra"].map(quoteIdent);
+  const sameKey = table.key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(" AND ");
+  const partitionColumn = quoteIdent(monthPartitionColumn(table)!);
+  const compared = [...columns.filter((name) => !primaryKey.has(name)), "_extra"].map(quoteIdent);
   const sets = [
     ...compared.map((name) => `${name} = s.${name}`),
     "_run_id = $2::bigint",
@@ -90,41 +95,49 @@ async function mergeIntoMonthPartitions(
   ];
   const params = [provenance.account, provenance.runId, provenance.extractedAt];
   const name = quoteTable(table.name);
-  const updated = await client.query(
-    `UPDATE ${name} t SET ${sets.join(", ")} FROM ${STAGE_TABLE} s
-     WHERE t._account = $1 AND ${sameRow}
-       AND (${compared.map((c) => `t.${c}`).join(", ")}) IS DISTINCT FROM (${compared.map((c) => `s.${c}`).join(", ")})`,
-    params,
-  );
   const targetList = ["_account", ...columns, "_run_id", "_extracted_at", "_extra"].map(quoteIdent);
-  const inserted = await client.query(
-    `INSERT INTO ${name} (${targetList.join(", ")})
-     SELECT $1::text, ${columns.map((c) => `s.${quoteIdent(c)}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
-     FROM ${STAGE_TABLE} s
-     WHERE NOT EXISTS (SELECT 1 FROM ${name} t WHERE t._account = $1 AND ${sameRow})`,
-    params,
-  );
-  const insertedCount = inserted.rowCount ?? 0;
-  return { inserted: insertedCount - moved, updated: (updated.rowCount ?? 0) + moved };
+  return withIndexProbes(client, async () => {
+    const updated = await client.query(
+      `UPDATE ${name} t SET ${sets.join(", ")} FROM ${STAGE_TABLE} s
+       WHERE t._account = $1 AND ${inPlace}
+         AND (${compared.map((c) => `t.${c}`).join(", ")}) IS DISTINCT FROM (${compared.map((c) => `s.${c}`).join(", ")})`,
+      params,
+    );
+    const written = await client.query<{ inserted: string; moved: string }>(
+      `WITH fresh AS MATERIALIZED (
+         SELECT s.* FROM ${STAGE_TABLE} s
+         WHERE NOT EXISTS (SELECT 1 FROM ${name} t WHERE t._account = $1 AND ${inPlace})
+       ), moved AS (
+         DELETE FROM ${name} t USING fresh s
+         WHERE t._account = $1 AND ${sameKey} AND t.${partitionColumn} <> s.${partitionColumn}
+         RETURNING 1
+       ), inserted AS (
+         INSERT INTO ${name} (${targetList.join(", ")})
+         SELECT $1::text, ${columns.map((c) => `s.${quoteIdent(c)}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
+         FROM fresh s
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM moved) AS moved`,
+      params,
+    );
+    const moved = Number(written.rows[0]!.moved);
+    return { inserted: Number(written.rows[0]!.inserted) - moved, updated: (updated.rowCount ?? 0) + moved };
+  });
 }
 
 /**
- * A table partitioned by month keys its rows by (account, key, window column), so a row whose
- * window column changed would be inserted a second time into its new month. Before the upsert,
- * deletes the account's rows that have a staged row's key but another window value (each probe
- * is an index lookup per partition) and returns how many. Zero for unpartitioned tables.
+ * Runs `work` with hash and merge joins off for the transaction, then back to the defaults: a
+ * stage of one window joined to a partitioned table is best read as one index probe per staged
+ * row (run-time pruning keeps a probe with the window column to one partition), never as a scan
+ * of every partition, which the planner may pick for a stage it has no statistics of.
  */
-async function deleteMovedRows(client: pg.PoolClient, table: LandingTable, account: string): Promise<number> {
-  const partitionColumn = monthPartitionColumn(table);
-  if (partitionColumn === null || table.key === null) return 0;
-  const sameKey = table.key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(" AND ");
-  const column = quoteIdent(partitionColumn);
-  const deleted = await client.query(
-    `DELETE FROM ${quoteTable(table.name)} t USING ${STAGE_TABLE} s
-     WHERE t._account = $1 AND ${sameKey} AND t.${column} <> s.${column}`,
-    [account],
-  );
-  return deleted.rowCount ?? 0;
+export async function withIndexProbes<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off");
+  try {
+    return await work();
+  } finally {
+    await client.query("SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT");
+  }
 }
 
 /** Rows a window replacement deleted and inserted, and staged rows it skipped as outside the window. */

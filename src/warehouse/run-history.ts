@@ -60,6 +60,11 @@ export interface RunRecord {
   readonly pid: number | null;
   readonly streams: readonly RunStreamFigures[];
   readonly dbt: NightlyDbtRecord | null;
+  /**
+   * What retention did after the load (`etl.runs.retired_partitions`): the months it retired
+   * (`[]`: none was old enough), `{error, cutoff}` when it failed, null when it did not run.
+   */
+  readonly retiredPartitions: unknown;
   /** Fields not in the schema first seen by this run. */
   readonly newFields: number;
 }
@@ -209,6 +214,7 @@ export async function readRuns(
         (a, b) => a.account.localeCompare(b.account) || a.stream.localeCompare(b.stream),
       ),
       dbt,
+      retiredPartitions: run.retired_partitions ?? null,
       newFields: fields.rows.find((f) => Number(f.run_id) === id)?.n ?? 0,
     };
   });
