@@ -46,6 +46,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
       what: "distributed: 40 keys at 5 req/s, 200 ms latency, loaded by 1, 2 and 4 worker processes",
     },
     {
+      file: "partitioned-landing.js",
+      args: quick ? ["--sizes", "1000000"] : [],
+      what: "partitioned vs flat platform.cdrs: nightly merge, window read, 7-day scan at 1M, 4M, 12M rows",
+    },
+    {
       file: "dbt-incremental.js",
       args: quick ? ["--days", "30", "--calls-per-day", "5000"] : [],
       what: "reporting layer: dbt full refresh vs nightly incremental build (90 days x 20k calls/day)",

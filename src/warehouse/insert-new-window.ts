@@ -3,7 +3,7 @@ import type { Slice } from "../slices.js";
 import { copyRows } from "./copy-rows.js";
 import { fieldEncoder } from "./copy-text-encoding.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
-import { type MergeCounts, type RowProvenance, withIndexProbes } from "./merge-stage.js";
+import type { MergeCounts, RowProvenance } from "./merge-stage.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 
 const UNIQUE_VIOLATION = "23505";
@@ -77,9 +77,11 @@ export async function insertIntoNewWindow(
 
 /**
  * A table partitioned by month cannot see a key filed under another month as a conflict (its key
- * holds the window column), so after the COPY the account's rows with a key just inserted into
- * this window but a window value outside it are deleted: the new read wins, as a merge's update
- * would. Returns how many; zero for unpartitioned tables (the COPY's unique violation caught it).
+ * holds the window column), so after the COPY each row just inserted into this window is probed
+ * for its key under a window value outside it (a lateral subquery: one index lookup per month
+ * partition, whatever the planner knows of a fresh table), and those rows are deleted: the new
+ * read wins, as a merge's update would. Returns how many; zero for unpartitioned tables (the COPY's
+ * unique violation caught it).
  */
 async function deleteRowsMovedInto(
   client: pg.PoolClient,
@@ -89,17 +91,25 @@ async function deleteRowsMovedInto(
 ): Promise<number> {
   const partitionColumn = monthPartitionColumn(landing);
   if (partitionColumn === null || landing.key === null || slice.kind !== "window") return 0;
-  const column = quoteIdent(partitionColumn);
+  const date = quoteIdent(partitionColumn);
   const table = quoteTable(landing.name);
-  const sameKey = landing.key.map((k) => `old.${quoteIdent(k)} = new.${quoteIdent(k)}`).join(" AND ");
-  const deleted = await withIndexProbes(client, () =>
-    client.query(
-      `DELETE FROM ${table} old USING ${table} new
-     WHERE new._account = $1 AND new.${column} >= $2::date AND new.${column} < $3::date
-       AND old._account = $1 AND ${sameKey}
-       AND NOT (old.${column} >= $2::date AND old.${column} < $3::date)`,
-      [account, slice.window.start, slice.window.end],
-    ),
+  const movedColumns = [...landing.key, partitionColumn];
+  const sameKey = landing.key.map((k) => `o.${quoteIdent(k)} = n.${quoteIdent(k)}`).join(" AND ");
+  await client.query("SET LOCAL jit = off");
+  const moved = await client.query<{ row: unknown[] }>(
+    `SELECT json_build_array(${movedColumns.map((c) => `m.${quoteIdent(c)}`).join(", ")}) AS row
+     FROM ${table} n
+     CROSS JOIN LATERAL (
+       SELECT ${movedColumns.map((c) => `o.${quoteIdent(c)}`).join(", ")} FROM ${table} o
+       WHERE o._account = $1 AND ${sameKey} AND NOT (o.${date} >= $2::date AND o.${date} < $3::date)
+       OFFSET 0
+     ) m
+     WHERE n._account = $1 AND n.${date} >= $2::date AND n.${date} < $3::date`,
+    [account, slice.window.start, slice.window.end],
   );
-  return deleted.rowCount ?? 0;
+  const keyMatch = movedColumns.map((c, i) => `${quoteIdent(c)} = $${i + 2}`).join(" AND ");
+  for (const { row } of moved.rows) {
+    await client.query(`DELETE FROM ${table} WHERE _account = $1 AND ${keyMatch}`, [account, ...row]);
+  }
+  return moved.rows.length;
 }

@@ -18,17 +18,13 @@ export interface MergeCounts {
 }
 
 /**
- * One `INSERT … SELECT … ON CONFLICT (key) DO UPDATE … WHERE` the row actually changed, from the
- * stage (whose keys are already distinct) into the landing table. `xmax = 0` marks a fresh insert.
+ * The `INSERT … SELECT … ON CONFLICT (primary key) DO UPDATE … WHERE` the row actually changed,
+ * from the stage (whose keys are already distinct) into the landing table; parameters $1 account,
+ * $2 run id, $3 extracted at. A conflict is an index lookup by construction, in a flat table or
+ * in the one partition the row routes to.
  */
-export async function mergeStage(
-  client: pg.PoolClient,
-  table: LandingTable,
-  provenance: RowProvenance,
-): Promise<MergeCounts> {
+function upsertFromStage(table: LandingTable): string {
   const columns = table.columns.map((column) => column.name);
-  if (table.key === null) throw new Error(`${table.name} has no key to merge on`);
-  if (monthPartitionColumn(table) !== null) return mergeIntoMonthPartitions(client, table, provenance);
   const key = primaryKeyOf(table);
   const keySet = new Set(key);
   const compared = [...columns.filter((name) => !keySet.has(name)), "_extra"].map(quoteIdent);
@@ -43,35 +39,44 @@ export async function mergeStage(
   const updates = [...compared, quoteIdent("_run_id"), quoteIdent("_extracted_at")].map(
     (name) => `${name} = EXCLUDED.${name}`,
   );
-  const text = `
-    WITH merged AS (
-      INSERT INTO ${quoteTable(table.name)} AS t (${targetList.join(", ")})
+  return `INSERT INTO ${quoteTable(table.name)} AS t (${targetList.join(", ")})
       SELECT ${selectList.join(", ")} FROM ${STAGE_TABLE} s
       ON CONFLICT (${key.map(quoteIdent).join(", ")}) DO UPDATE SET ${updates.join(", ")}
       WHERE (${compared.map((name) => `t.${name}`).join(", ")})
-        IS DISTINCT FROM (${compared.map((name) => `EXCLUDED.${name}`).join(", ")})
-      RETURNING (xmax = 0) AS inserted
-    )
-    SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
-    FROM merged`;
-  const result = await client.query<{ inserted: string | number; updated: string | number }>(text, [
-    provenance.account,
-    provenance.runId,
-    provenance.extractedAt,
-  ]);
+        IS DISTINCT FROM (${compared.map((name) => `EXCLUDED.${name}`).join(", ")})`;
+}
+
+/**
+ * Merges the stage into the landing table by key ({@link upsertFromStage}) and counts what it did;
+ * in a flat table `xmax = 0` marks a fresh insert. Tables partitioned by month merge through
+ * {@link mergeIntoMonthPartitions}.
+ */
+export async function mergeStage(
+  client: pg.PoolClient,
+  table: LandingTable,
+  provenance: RowProvenance,
+): Promise<MergeCounts> {
+  if (table.key === null) throw new Error(`${table.name} has no key to merge on`);
+  if (monthPartitionColumn(table) !== null) return mergeIntoMonthPartitions(client, table, provenance);
+  const result = await client.query<{ inserted: string | number; updated: string | number }>(
+    `WITH merged AS (${upsertFromStage(table)} RETURNING (xmax = 0) AS inserted)
+     SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+     FROM merged`,
+    [provenance.account, provenance.runId, provenance.extractedAt],
+  );
   const row = result.rows[0]!;
   return { inserted: Number(row.inserted), updated: Number(row.updated) };
 }
 
 /**
- * The merge into a table partitioned by month: its primary key holds the window column, and
- * `RETURNING xmax` does not work through partitions, so it runs as two statements in the load's
- * transaction (the stream's lock keeps the account's rows to this one writer). First the changed
- * rows are updated in place; then the staged rows not found in place are inserted, and the rows
- * that had their key under another window value (moved to another month) are deleted: a moved row
- * counts as updated. Joins run as index probes driven by the (small) stage, so an update or an
- * in-place check touches only the staged rows' partitions, and a new row costs one probe per
- * month partition (see {@link withIndexProbes}).
+ * The merge into a table partitioned by month, whose primary key holds the window column
+ * (`RETURNING xmax` does not work through partitions, so inserts are told from updates by a probe
+ * first). One probe per staged row (a lateral subquery: always an index lookup, whatever the
+ * planner knows of a fresh table) finds whether the row is in place (same key and window value:
+ * one partition, pruned at run time) and, if not, whether its key sits under another window value
+ * (moved to another month: one lookup per month partition). Moved rows are deleted from their old
+ * month, then one `INSERT … ON CONFLICT DO UPDATE … WHERE` the row changed writes the rest. A moved
+ * row counts as updated. JIT is off: it compiles for longer than these probes run.
  */
 async function mergeIntoMonthPartitions(
   client: pg.PoolClient,
@@ -79,65 +84,46 @@ async function mergeIntoMonthPartitions(
   provenance: RowProvenance,
 ): Promise<MergeCounts> {
   if (table.key === null) throw new Error(`${table.name} has no key to merge on`);
-  const primaryKey = new Set(primaryKeyOf(table));
-  const columns = table.columns.map((column) => column.name);
-  const inPlace = [...primaryKey]
-    .filter((name) => name !== "_account")
-    .map((name) => `t.${quoteIdent(name)} = s.${quoteIdent(name)}`)
-    .join(" AND ");
-  const sameKey = table.key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(" AND ");
-  const partitionColumn = quoteIdent(monthPartitionColumn(table)!);
-  const compared = [...columns.filter((name) => !primaryKey.has(name)), "_extra"].map(quoteIdent);
-  const sets = [
-    ...compared.map((name) => `${name} = s.${name}`),
-    "_run_id = $2::bigint",
-    "_extracted_at = $3::timestamptz",
-  ];
-  const params = [provenance.account, provenance.runId, provenance.extractedAt];
+  const partitionColumn = monthPartitionColumn(table)!;
   const name = quoteTable(table.name);
-  const targetList = ["_account", ...columns, "_run_id", "_extracted_at", "_extra"].map(quoteIdent);
-  return withIndexProbes(client, async () => {
-    const updated = await client.query(
-      `UPDATE ${name} t SET ${sets.join(", ")} FROM ${STAGE_TABLE} s
-       WHERE t._account = $1 AND ${inPlace}
-         AND (${compared.map((c) => `t.${c}`).join(", ")}) IS DISTINCT FROM (${compared.map((c) => `s.${c}`).join(", ")})`,
-      params,
-    );
-    const written = await client.query<{ inserted: string; moved: string }>(
-      `WITH fresh AS MATERIALIZED (
-         SELECT s.* FROM ${STAGE_TABLE} s
-         WHERE NOT EXISTS (SELECT 1 FROM ${name} t WHERE t._account = $1 AND ${inPlace})
-       ), moved AS (
-         DELETE FROM ${name} t USING fresh s
-         WHERE t._account = $1 AND ${sameKey} AND t.${partitionColumn} <> s.${partitionColumn}
-         RETURNING 1
-       ), inserted AS (
-         INSERT INTO ${name} (${targetList.join(", ")})
-         SELECT $1::text, ${columns.map((c) => `s.${quoteIdent(c)}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra
-         FROM fresh s
-         RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM moved) AS moved`,
-      params,
-    );
-    const moved = Number(written.rows[0]!.moved);
-    return { inserted: Number(written.rows[0]!.inserted) - moved, updated: (updated.rowCount ?? 0) + moved };
-  });
-}
-
-/**
- * Runs `work` with hash and merge joins off for the transaction, then back to the defaults: a
- * stage of one window joined to a partitioned table is best read as one index probe per staged
- * row (run-time pruning keeps a probe with the window column to one partition), never as a scan
- * of every partition, which the planner may pick for a stage it has no statistics of.
- */
-export async function withIndexProbes<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
-  await client.query("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off");
-  try {
-    return await work();
-  } finally {
-    await client.query("SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT");
+  const same = (alias: string, columns: readonly string[]) =>
+    columns.map((k) => `${alias}.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(" AND ");
+  const date = quoteIdent(partitionColumn);
+  const movedColumns = [...table.key, partitionColumn];
+  await client.query("SET LOCAL jit = off");
+  const probed = await client.query<{ staged: string; in_place: string; moved: unknown[][] }>(
+    `SELECT count(*) AS staged, count(f.found) AS in_place,
+       COALESCE(json_agg(json_build_array(${movedColumns.map((c) => `m.${quoteIdent(c)}`).join(", ")}))
+         FILTER (WHERE m.${date} IS NOT NULL), '[]') AS moved
+     FROM ${STAGE_TABLE} s
+     LEFT JOIN LATERAL (
+       SELECT true AS found FROM ${name} t WHERE t._account = $1 AND ${same("t", [...table.key, partitionColumn])}
+       OFFSET 0
+     ) f ON true
+     LEFT JOIN LATERAL (
+       SELECT ${movedColumns.map((c) => `o.${quoteIdent(c)}`).join(", ")} FROM ${name} o
+       WHERE f.found IS NULL AND o._account = $1 AND ${same("o", table.key)} AND o.${date} <> s.${date}
+       OFFSET 0
+     ) m ON true`,
+    [provenance.account],
+  );
+  const { moved } = probed.rows[0]!;
+  const keyMatch = movedColumns.map((c, i) => `${quoteIdent(c)} = $${i + 2}`).join(" AND ");
+  for (const values of moved) {
+    await client.query(`DELETE FROM ${name} WHERE _account = $1 AND ${keyMatch}`, [
+      provenance.account,
+      ...values,
+    ]);
   }
+  const written = await client.query<{ written: string }>(
+    `WITH merged AS (${upsertFromStage(table)} RETURNING 1) SELECT count(*) AS written FROM merged`,
+    [provenance.account, provenance.runId, provenance.extractedAt],
+  );
+  // Every staged row not in place was inserted (a moved one into its new month); the rest of the
+  // written rows were updated in place.
+  const inserted = Number(probed.rows[0]!.staged) - Number(probed.rows[0]!.in_place);
+  const updated = Number(written.rows[0]!.written) - inserted;
+  return { inserted: inserted - moved.length, updated: updated + moved.length };
 }
 
 /** Rows a window replacement deleted and inserted, and staged rows it skipped as outside the window. */
