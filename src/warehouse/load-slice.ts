@@ -182,9 +182,9 @@ export async function loadSlice(
     const connection = { lost: false };
     try {
       return await loadSlotsOf(warehouse.pool)(async () => {
-        if (input.held === undefined)
-          await ensureMonthPartitions(warehouse.pool, stream.table, slice, input.rows);
-        return loadOnce(warehouse, input, connection, timeoutMs);
+        if (input.held !== undefined) return loadOnce(warehouse, input, connection, timeoutMs);
+        const table = await ensureMonthPartitions(warehouse.pool, stream.table, slice, input.rows);
+        return loadOnce(warehouse, { ...input, stream: { ...stream, table } }, connection, timeoutMs);
       });
     } catch (error) {
       const timedOut = isStatementTimeout(error);

@@ -58,37 +58,36 @@ export function monthsOfLoad(table: LandingTable, slice: Slice, rows: readonly L
 /**
  * Creates the month partitions a load of `rows` into `table` needs and does not have yet (one
  * short transaction each, through `etl.ensure_month_partition`, which concurrent loaders share).
+ * Returns the table as the warehouse holds it: a table declared partitioned that a warehouse still
+ * has flat (migrated before 0023: an upgrade test, a pinned schema) is written as a flat table.
  */
 export async function ensureMonthPartitions(
   pool: pg.Pool,
   table: LandingTable,
   slice: Slice,
   rows: readonly LoadRow[],
-): Promise<void> {
-  const months = monthsOfLoad(table, slice, rows);
-  if (months.length === 0) return;
+): Promise<LandingTable> {
+  if (monthPartitionColumn(table) === null) return table;
   let known = knownPartitions.get(pool);
   if (known === undefined) {
     known = new Set();
     knownPartitions.set(pool, known);
   }
-  if (known.has(`${table.name} unpartitioned`)) return;
-  if (!known.has(`${table.name} partitioned`)) {
-    // A warehouse migrated before 0023 (an upgrade test, a pinned schema) keeps the flat table.
+  if (!known.has(`${table.name} partitioned`) && !known.has(`${table.name} unpartitioned`)) {
     const found = await pool.query<{ partitioned: boolean }>(
       "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_partitioned_table WHERE partrelid = to_regclass($1)) AS partitioned",
       [table.name],
     );
-    const partitioned = found.rows[0]?.partitioned === true;
-    known.add(`${table.name} ${partitioned ? "partitioned" : "unpartitioned"}`);
-    if (!partitioned) return;
+    known.add(`${table.name} ${found.rows[0]?.partitioned === true ? "partitioned" : "unpartitioned"}`);
   }
-  for (const month of months) {
+  if (known.has(`${table.name} unpartitioned`)) return { ...table, partitionedByMonth: false };
+  for (const month of monthsOfLoad(table, slice, rows)) {
     const id = `${table.name} ${month}`;
     if (known.has(id)) continue;
     await pool.query("SELECT etl.ensure_month_partition($1::regclass, $2::date)", [table.name, month]);
     known.add(id);
   }
+  return table;
 }
 
 /** Forgets the partitions a pool has seen (retention dropped some: the next load of such a month creates it again). */

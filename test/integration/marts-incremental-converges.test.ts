@@ -156,6 +156,23 @@ describe("incremental marts", () => {
     expect(full.fct_link_clicks?.length).toBeGreaterThan(0);
     expect(full.fct_campaign_messages?.length).toBeGreaterThan(0);
 
+    // The nightly's read of the landing CDRs (fct_calls' incremental filter on called_at, through
+    // the staging and intermediate views) touches only the months from its window on: an earlier
+    // month's partition of platform.cdrs is pruned.
+    await sql`SELECT etl.ensure_month_partition('platform.cdrs'::regclass, '2026-07-01')`.execute(
+      database.warehouse.db,
+    );
+    const plan = await sql<{ "QUERY PLAN": unknown }>`
+      EXPLAIN (FORMAT JSON) SELECT * FROM analytics_intermediate.int_calls_costed
+      WHERE called_at IS NULL OR called_at >= '2026-08-04'::timestamp AT TIME ZONE 'UTC'`.execute(
+      database.warehouse.db,
+    );
+    const scanned = [
+      ...JSON.stringify(plan.rows[0]!["QUERY PLAN"]).matchAll(/"Relation Name":"([^"]+)"/g),
+    ].map((m) => m[1]);
+    expect(scanned).toContain("cdrs_p2026_08");
+    expect(scanned).not.toContain("cdrs_p2026_07");
+
     // Upgrade to the numbering plan: a fct_calls built before it (no destination_country_iso2,
     // every +1 leg one "NANP" country) is re-processed whole by the next nightly build, settled
     // days included, and ends as the full refresh built it. The published table is made old, and
