@@ -1,10 +1,8 @@
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
 import { isCredentialName } from "../../src/known-secrets.js";
-import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
+import { migrateToLatest } from "../../src/warehouse/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { migrateBefore } from "../helpers/migrate-before.js";
 
 /**
  * Migration 0016 (issue 18 item 12): rejects stored before credentials were masked by name in any
@@ -16,15 +14,7 @@ describe("migration 0016: credentials in stored rejects", () => {
   }) => {
     const database = await createDatabase({ migrate: false });
     const db = database.warehouse.db;
-    const before = await mkdtemp(path.join(tmpdir(), "migrations-before-0016-"));
-    try {
-      for (const file of await readdir(defaultMigrationsDir())) {
-        if (file < "0016") await cp(path.join(defaultMigrationsDir(), file), path.join(before, file));
-      }
-      await migrateToLatest(db, before);
-    } finally {
-      await rm(before, { recursive: true, force: true });
-    }
+    await migrateBefore(db, "0016");
     const names = [
       "apiKey",
       "api-key",

@@ -1,9 +1,7 @@
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
-import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
+import { migrateToLatest } from "../../src/warehouse/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { migrateBefore } from "../helpers/migrate-before.js";
 
 /**
  * Migration 0023 on a warehouse loaded before partitioning: every dated row moves into its month's
@@ -16,15 +14,7 @@ describe("migration 0023: the large landing tables become partitioned by month",
   }) => {
     const database = await createDatabase({ migrate: false });
     const db = database.warehouse.db;
-    const before = await mkdtemp(path.join(tmpdir(), "migrations-before-0023-"));
-    try {
-      for (const file of await readdir(defaultMigrationsDir())) {
-        if (file < "0023") await cp(path.join(defaultMigrationsDir(), file), path.join(before, file));
-      }
-      await migrateToLatest(db, before);
-    } finally {
-      await rm(before, { recursive: true, force: true });
-    }
+    await migrateBefore(db, "0023");
     await sql`
       INSERT INTO platform.cdrs (_account, direction, uuid, date, from_number, to_number, disposition, duration, _run_id, _extracted_at)
       VALUES ('acme', 'placed', 'u1', '2024-02-29T23:59:59Z', '1', '2', 'answered', 10, 1, now()),

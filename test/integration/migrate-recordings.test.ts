@@ -1,9 +1,7 @@
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
-import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
+import { migrateToLatest } from "../../src/warehouse/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { migrateBefore } from "../helpers/migrate-before.js";
 
 /**
  * Migration 0011 on a warehouse the recordings lookup had written: the old table (call uuid, date,
@@ -16,15 +14,7 @@ describe("migration 0011: recordings become a windowed list", () => {
   }) => {
     const database = await createDatabase({ migrate: false });
     const db = database.warehouse.db;
-    const before = await mkdtemp(path.join(tmpdir(), "migrations-before-0011-"));
-    try {
-      for (const file of await readdir(defaultMigrationsDir())) {
-        if (file < "0011") await cp(path.join(defaultMigrationsDir(), file), path.join(before, file));
-      }
-      await migrateToLatest(db, before);
-    } finally {
-      await rm(before, { recursive: true, force: true });
-    }
+    await migrateBefore(db, "0011");
     await sql`INSERT INTO etl.runs (command, status, started_at, host, pid) VALUES ('run', 'succeeded', now(), 'test', 1)`.execute(
       db,
     );

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
@@ -9,6 +9,7 @@ import { setUpBiReaderRole } from "../../src/warehouse/bi-reader-role.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { migrateBefore } from "../helpers/migrate-before.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 
 /**
@@ -92,17 +93,9 @@ describe("migration 0021: mart columns renamed to the glossary", () => {
     const database = await createDatabase({ migrate: false });
     const warehouse = database.warehouse;
     const db = warehouse.db;
-    const before = await mkdtemp(path.join(tmpdir(), "migrations-before-0021-"));
-    try {
-      for (const file of await readdir(defaultMigrationsDir())) {
-        if (file < "0021") await cp(path.join(defaultMigrationsDir(), file), path.join(before, file));
-      }
-      await migrateToLatest(db, before);
-      // As every command that migrates does: dbt grants the marts to this role.
-      await setUpBiReaderRole(db, { log: pino({ level: "silent" }) });
-    } finally {
-      await rm(before, { recursive: true, force: true });
-    }
+    await migrateBefore(db, "0021");
+    // As every command that migrates does: dbt grants the marts to this role.
+    await setUpBiReaderRole(db, { log: pino({ level: "silent" }) });
     const base = sandboxConfig(sandbox);
     const config = {
       ...base,
