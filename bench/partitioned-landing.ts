@@ -5,7 +5,9 @@
  * (account, direction, uuid) as before 0023. At each size, the nightly's warehouse work is timed on
  * both: a new day's window per account through the loader (COPY fast path), the same windows merged
  * again with 10% changed rows (stage merge), a settled re-read's window count per account, and the
- * incremental scan a dbt model runs (the last 7 days). Then retiring the oldest month: a partition
+ * incremental scan a dbt model runs (the last 7 days); and the planner statistics' refresh: ANALYZE
+ * of the whole partitioned table (every month sampled) vs of the month a nightly wrote vs of the
+ * flat table. Then retiring the oldest month: a partition
  * drop vs a DELETE. The history is generated in SQL (not read through the API): this measures the
  * warehouse, not the extract. Medians of 3 rounds; the ratio is partitioned / flat at each size.
  * Usage: node dist/bench/partitioned-landing.js [--sizes 1000000,4000000,12000000] [--rows-per-window 1000]
@@ -183,6 +185,16 @@ async function main(): Promise<void> {
           `${String(size).padEnd(11)} ${layout.label.padEnd(13)} ${row.map((v) => v.toFixed(0).padStart(10)).join("  ")}`,
         );
       }
+      const analyze = async (table: string) => {
+        const times: number[] = [];
+        for (let round = 0; round < ROUNDS; round += 1)
+          times.push(await timed(() => sql`ANALYZE ${sql.raw(table)}`.execute(warehouse.db)));
+        return median(times);
+      };
+      console.log(
+        `${String(size).padEnd(11)} ANALYZE: whole partitioned table ${(await analyze("platform.cdrs")).toFixed(0)} ms, ` +
+          `its nightly month ${(await analyze("platform.cdrs_p2026_11")).toFixed(0)} ms, flat table ${(await analyze("bench.cdrs_flat")).toFixed(0)} ms`,
+      );
       const ratio = figures.partitioned!.map((v, i) => v / figures.flat![i]!);
       console.log(
         `${String(size).padEnd(11)} ${"ratio p/f".padEnd(13)} ${ratio.map((v) => v.toFixed(2).padStart(10)).join("  ")}`,

@@ -98,7 +98,7 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
         await recordFinishedStreams(deps.warehouse.db, runId, streams);
         // Once for the whole run, as an in-process run does (the units leave it to the coordinator).
         if (!deps.signal.aborted)
-          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(streams), deps.log);
+          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(streams), deps.log, runId);
         const outcome = runOutcome(streams, deps.signal.aborted);
         const result: PipelineResult = {
           runId,

@@ -301,7 +301,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         await recordFinishedStreams(deps.warehouse.db, runId, summaries);
         // An interrupted run stops as soon as it can; autovacuum analyzes what it loaded.
         if (!deps.signal.aborted && deps.refreshStatistics !== false)
-          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(summaries), deps.log);
+          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(summaries), deps.log, runId);
         const outcome = runOutcome(summaries, deps.signal.aborted);
         const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {
           const stats = budget.stats();
