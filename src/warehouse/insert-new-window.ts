@@ -3,7 +3,7 @@ import type { Slice } from "../slices.js";
 import { copyRows } from "./copy-rows.js";
 import { fieldEncoder } from "./copy-text-encoding.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
-import type { MergeCounts, RowProvenance } from "./merge-stage.js";
+import { deleteMovedRows, type MergeCounts, movedKeyJson, type RowProvenance } from "./merge-stage.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 
 const UNIQUE_VIOLATION = "23505";
@@ -97,7 +97,7 @@ async function deleteRowsMovedInto(
   const sameKey = landing.key.map((k) => `o.${quoteIdent(k)} = n.${quoteIdent(k)}`).join(" AND ");
   await client.query("SET LOCAL jit = off");
   const moved = await client.query<{ row: unknown[] }>(
-    `SELECT json_build_array(${movedColumns.map((c) => `m.${quoteIdent(c)}`).join(", ")}) AS row
+    `SELECT ${movedKeyJson(landing, "m")} AS row
      FROM ${table} n
      CROSS JOIN LATERAL (
        SELECT ${movedColumns.map((c) => `o.${quoteIdent(c)}`).join(", ")} FROM ${table} o
@@ -107,9 +107,11 @@ async function deleteRowsMovedInto(
      WHERE n._account = $1 AND n.${date} >= $2::date AND n.${date} < $3::date`,
     [account, slice.window.start, slice.window.end],
   );
-  const keyMatch = movedColumns.map((c, i) => `${quoteIdent(c)} = $${i + 2}`).join(" AND ");
-  for (const { row } of moved.rows) {
-    await client.query(`DELETE FROM ${table} WHERE _account = $1 AND ${keyMatch}`, [account, ...row]);
-  }
+  await deleteMovedRows(
+    client,
+    landing,
+    account,
+    moved.rows.map((r) => r.row),
+  );
   return moved.rows.length;
 }

@@ -93,7 +93,7 @@ async function mergeIntoMonthPartitions(
   await client.query("SET LOCAL jit = off");
   const probed = await client.query<{ staged: string; in_place: string; moved: unknown[][] }>(
     `SELECT count(*) AS staged, count(f.found) AS in_place,
-       COALESCE(json_agg(json_build_array(${movedColumns.map((c) => `m.${quoteIdent(c)}`).join(", ")}))
+       COALESCE(json_agg(${movedKeyJson(table, "m")})
          FILTER (WHERE m.${date} IS NOT NULL), '[]') AS moved
      FROM ${STAGE_TABLE} s
      LEFT JOIN LATERAL (
@@ -108,13 +108,7 @@ async function mergeIntoMonthPartitions(
     [provenance.account],
   );
   const { moved } = probed.rows[0]!;
-  const keyMatch = movedColumns.map((c, i) => `${quoteIdent(c)} = $${i + 2}`).join(" AND ");
-  for (const values of moved) {
-    await client.query(`DELETE FROM ${name} WHERE _account = $1 AND ${keyMatch}`, [
-      provenance.account,
-      ...values,
-    ]);
-  }
+  await deleteMovedRows(client, table, provenance.account, moved);
   const written = await client.query<{ written: string }>(
     `WITH merged AS (${upsertFromStage(table)} RETURNING 1) SELECT count(*) AS written FROM merged`,
     [provenance.account, provenance.runId, provenance.extractedAt],
@@ -124,6 +118,36 @@ async function mergeIntoMonthPartitions(
   const inserted = Number(probed.rows[0]!.staged) - Number(probed.rows[0]!.in_place);
   const updated = Number(written.rows[0]!.written) - inserted;
   return { inserted: inserted - moved.length, updated: updated + moved.length };
+}
+
+/**
+ * The key and window value of a row of alias `alias` in a table partitioned by month, as a JSON
+ * array of texts (exact for any type, a bigint id included) for {@link deleteMovedRows}.
+ */
+export function movedKeyJson(table: LandingTable, alias: string): string {
+  const columns = [...(table.key ?? []), monthPartitionColumn(table)!];
+  return `json_build_array(${columns.map((c) => `${alias}.${quoteIdent(c)}::text`).join(", ")})`;
+}
+
+/**
+ * Deletes the account's rows of a table partitioned by month whose key and window value are one of
+ * `moved` (each as {@link movedKeyJson} gives it): the old copies of rows that moved to another
+ * month. One statement per row, each an index lookup in one partition; moved rows are rare.
+ */
+export async function deleteMovedRows(
+  client: pg.PoolClient,
+  table: LandingTable,
+  account: string,
+  moved: readonly (readonly unknown[])[],
+): Promise<void> {
+  const columns = [...(table.key ?? []), monthPartitionColumn(table)!];
+  const match = columns.map((c, i) => `${quoteIdent(c)} = $${i + 2}`).join(" AND ");
+  for (const values of moved) {
+    await client.query(`DELETE FROM ${quoteTable(table.name)} WHERE _account = $1 AND ${match}`, [
+      account,
+      ...values,
+    ]);
+  }
 }
 
 /** Rows a window replacement deleted and inserted, and staged rows it skipped as outside the window. */
