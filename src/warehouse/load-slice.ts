@@ -10,7 +10,7 @@ import type { LandingTable, LoadRow } from "./landing-table.js";
 import { loadSlotsOf } from "./load-slots.js";
 import { type TrackedUpdate, trackedUpdatesQuery } from "./lookup-candidates.js";
 import { appendFromStage, mergeStage, type RowProvenance, replaceWindowFromStage } from "./merge-stage.js";
-import { ensureMonthPartitions } from "./month-partitions.js";
+import { ensureMonthPartitions, forgetKnownPartitions } from "./month-partitions.js";
 import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
 import { replaceSetFromStage } from "./replace-stage.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
@@ -188,10 +188,13 @@ export async function loadSlice(
       });
     } catch (error) {
       const timedOut = isStatementTimeout(error);
+      // A month this process took for existing was retired meanwhile (by another process's retention).
+      const monthGone = isMissingPartition(error);
+      if (monthGone) forgetKnownPartitions(warehouse.pool);
       const retry =
         attempt < maxAttempts &&
         !(error instanceof LockHeldError) &&
-        (timedOut || isConnectionLoss(error, connection));
+        (timedOut || monthGone || isConnectionLoss(error, connection));
       if (!retry) {
         throw new SliceError(
           `loading ${sliceLabel(slice)} of stream ${stream.name} for account ${input.account} failed: ${describeError(error)}`,
@@ -214,7 +217,9 @@ export async function loadSlice(
         },
         timedOut
           ? "a load statement timed out; loading the slice again on a new connection"
-          : "the warehouse connection was lost while loading; loading the slice again on a new connection",
+          : monthGone
+            ? "a month partition the load needs is gone (retired by retention); creating it and loading the slice again"
+            : "the warehouse connection was lost while loading; loading the slice again on a new connection",
       );
       await (options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(250 * attempt);
     }
@@ -237,6 +242,12 @@ export function isStatementTimeout(error: unknown): boolean {
   if (error instanceof LoadStatementTimeoutError) return true;
   const { code, message } = error as { code?: unknown; message?: unknown };
   return code === "57014" && typeof message === "string" && /statement timeout/i.test(message);
+}
+
+/** True when a row found no partition of its table (23514 from partition routing): its month is gone. */
+export function isMissingPartition(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === "23514" && typeof message === "string" && /no partition of relation/.test(message);
 }
 
 /** SQLSTATE classes and codes that mean the connection is gone, not that the statement was wrong. */

@@ -211,4 +211,28 @@ describe("landing tables partitioned by month", () => {
       "platform.cdrs_p2025_01",
     );
   });
+
+  it("loads into a month another process retired after this one saw it: the month is created again", async ({
+    createDatabase,
+  }) => {
+    const database = await createDatabase();
+    await load(
+      database,
+      "gone",
+      day("2025-04-10", "2025-04-11"),
+      cdrRows([cdr("first", { date: "2025-04-10T10:00:00Z" })]),
+    );
+    // Another process's retention drops the month; this process still remembers it as existing.
+    await sql`DROP TABLE platform.cdrs_p2025_04`.execute(database.warehouse.db);
+    const again = await load(
+      database,
+      "gone",
+      day("2025-04-11", "2025-04-12"),
+      cdrRows([cdr("second", { date: "2025-04-11T10:00:00Z" })]),
+    );
+    expect(again).toMatchObject({ inserted: 1 });
+    expect(await rowsByPartition(database, "gone")).toEqual([
+      { partition: "platform.cdrs_p2025_04", uuid: "second", date: "2025-04-11T10:00:00.000Z" },
+    ]);
+  });
 });
