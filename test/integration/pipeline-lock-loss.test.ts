@@ -58,6 +58,22 @@ async function lockSessionPid(admin: pg.Client, runId: number): Promise<number |
   return result.rows[0]?.pid ?? null;
 }
 
+/**
+ * The sandbox config at 8 requests/s: the windows after the first take seconds, so what the test
+ * does after the first window (kill the lock session, start a rival) happens while windows are
+ * still to start even on a loaded machine (at full speed the run could end first).
+ */
+function slowConfig(sandbox: Parameters<typeof sandboxConfig>[0]) {
+  const base = sandboxConfig(sandbox);
+  return {
+    ...base,
+    accounts: base.accounts.map((a) => ({
+      ...a,
+      rate: { requestsPerSecond: 8, burst: 2, concurrency: 2 },
+    })),
+  };
+}
+
 async function expectTruth(db: TestDatabase, sandbox: Parameters<typeof expectedRows>[0], today: string) {
   const account = sandbox.world.accounts[0]!.name;
   for (const stream of ALL_STREAMS) {
@@ -78,7 +94,7 @@ describe("locks and connections that survive the database", () => {
     try {
       // Every new session of this database is ended after 1 s idle: the pool's, and the lock session unless it protects itself.
       await admin.query(`ALTER DATABASE ${db.name} SET idle_session_timeout = '1s'`);
-      const config = sandboxConfig(sandbox);
+      const config = slowConfig(sandbox);
       const lines: string[] = [];
       const log = capturingLogger(lines);
       let second: Promise<unknown> | undefined;
@@ -130,16 +146,7 @@ describe("locks and connections that survive the database", () => {
     const admin = await adminClient(db);
     const intruder = await adminClient(db);
     try {
-      // At 8 requests/s the windows after the first take seconds, so the intruder's lock is taken
-      // while windows are still to start even on a loaded machine (at full speed the run could end first).
-      const base = sandboxConfig(sandbox);
-      const config = {
-        ...base,
-        accounts: base.accounts.map((a) => ({
-          ...a,
-          rate: { requestsPerSecond: 8, burst: 2, concurrency: 2 },
-        })),
-      };
+      const config = slowConfig(sandbox);
       const account = config.accounts[0]!.name;
       const { reporter, fired } = afterFirstWindow(capturingLogger([]), async () => {
         const runId = Number((await admin.query("SELECT max(id) AS id FROM etl.runs")).rows[0].id);
