@@ -1,0 +1,123 @@
+/**
+ * Issue 17 under the platform's worst: a distributed run whose worker processes load from a
+ * hostile sandbox (timeouts, hangs, 5xx, injected 429s, malformed rows) serving the 2026 API
+ * revision, which each unit detects itself (api_revision: auto). One worker is killed (SIGKILL)
+ * after its first window and another starts late. The run ends as one process would: exit 3 (rows
+ * rejected, nothing failed), every valid row of every account equal to the truth, the rejects
+ * exactly the rows the sandbox corrupted, each unit done once, no key in any output.
+ */
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { collect, spawnCli } from "../helpers/cli.js";
+import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { ALL_STREAMS } from "./pipeline-harness.js";
+import { expectTruthLandedWithRejects } from "./truth-landed.js";
+
+const ACCOUNTS = 3;
+const NOW = "2026-08-04T00:00:00Z";
+
+/** Resolves once the child's stderr holds a line matching `pattern`. */
+function stderrLine(child: ReturnType<typeof spawnCli>, pattern: RegExp): Promise<void> {
+  let seen = "";
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) resolve();
+    });
+    child.on("close", () => reject(new Error(`exited before writing ${pattern}: ${seen.slice(-1500)}`)));
+  });
+}
+
+const it = fixtureTest.extend("options", { scope: "file" }, async ({ rig }) => {
+  const { sandbox, db } = rig;
+  const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-hostile-workers-"));
+  await chmod(cwd, 0o755);
+  const accounts = sandbox.world.accounts.map(
+    (a, i) =>
+      `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: HOSTILE_TEST_KEY_${i}\n    api_revision: auto\n    rate: { requests_per_second: 20, burst: 4, concurrency: 2 }\n`,
+  );
+  await writeFile(
+    path.join(cwd, "telecom-etl.yaml"),
+    [
+      `accounts:\n${accounts.join("")}`,
+      `start_date: "2026-08-01"\nstreams: [${ALL_STREAMS.join(", ")}]\n`,
+      "timeouts: { connect_ms: 2000, headers_ms: 1000, body_idle_ms: 1000, total_ms: 1000 }\n",
+      "distributed:\n  heartbeat_seconds: 10\n  retry_limit: 2\n  worker_units: 1\n",
+    ].join(""),
+  );
+  const env: Record<string, string> = { DATABASE_URL: db.url, TELECOM_ETL_NOW: NOW };
+  sandbox.world.accounts.forEach((a, i) => {
+    env[`HOSTILE_TEST_KEY_${i}`] = a.apiKey;
+  });
+  return { env, cwd };
+});
+it.override({
+  sandboxOptions: {
+    seed: 71,
+    start: "2026-08-01",
+    days: 3,
+    accounts: ACCOUNTS,
+    callsPerDay: 300,
+    apiRevision: "2026",
+    faults: { base: "hostile", hangMs: 2_500, latencySpikeMs: 200, retryAfterSeconds: 1 },
+  },
+});
+
+describe("distributed run against a hostile platform on the 2026 revision", () => {
+  it("a worker killed, one late: exit 3, every account's valid rows == truth, rejects == the corrupted rows, units done once", async ({
+    rig,
+    options,
+  }) => {
+    const { sandbox, db } = rig;
+    const first = spawnCli(["worker"], options);
+    const second = spawnCli(["worker"], options);
+    const workersDone = [collect(first, 300_000), collect(second, 300_000)];
+    await Promise.all([
+      stderrLine(first, /"msg":"worker started/),
+      stderrLine(second, /"msg":"worker started/),
+    ]);
+    const coordinated = collect(spawnCli(["run", "--distributed"], options), 300_000);
+    await stderrLine(first, /"msg":"window loaded"/);
+    first.kill("SIGKILL");
+    const late = spawnCli(["worker"], options);
+    const lateDone = collect(late, 300_000);
+
+    const result = await coordinated;
+    second.kill("SIGTERM");
+    late.kill("SIGTERM");
+    const outputs = await Promise.all([...workersDone, lateDone]);
+    expect(result.code, result.stderr.slice(-3000)).toBe(3);
+
+    const names = sandbox.world.accounts.map((a) => a.name);
+    await expectTruthLandedWithRejects(db.warehouse, sandbox, names, NOW.slice(0, 10));
+
+    // Each account's unit succeeded once (as a load that rejected rows): one unit run per account
+    // ended with exit 3; the killed worker's never ended well.
+    const coordinator = await db.warehouse.db
+      .selectFrom("etl.runs")
+      .select(["id", "exit_code"])
+      .where(sql<boolean>`arguments->>'distributed' = 'true'`)
+      .executeTakeFirstOrThrow();
+    expect(coordinator.exit_code).toBe(3);
+    const units = await sql<{ account: string; exit_code: number | null; pid: number }>`
+      SELECT arguments->'accounts'->>0 AS account, exit_code, pid FROM etl.runs
+      WHERE arguments->>'unit_of_run' = ${String(coordinator.id)} ORDER BY id`.execute(db.warehouse.db);
+    const finished = units.rows.filter((u) => u.exit_code === 0 || u.exit_code === 3);
+    expect(finished.map((u) => u.account).sort()).toEqual([...names].sort());
+    const killedUnits = units.rows.filter((u) => u.pid === first.pid);
+    expect(killedUnits.length).toBeGreaterThan(0);
+    expect(killedUnits.every((u) => u.exit_code === null)).toBe(true);
+    // The platform was hostile indeed: faults of several kinds were injected and survived.
+    const stats = (await fetch(`${sandbox.url}/_sandbox/stats`).then((r) => r.json())) as {
+      faults: Record<string, number>;
+    };
+    expect(Object.keys(stats.faults).length, JSON.stringify(stats.faults)).toBeGreaterThan(2);
+    // Both revisions' answers were met by each unit's own detection: the 2026 one.
+    expect(outputs.map((o) => o.stderr).join("\n")).toMatch(/"apiRevision":"2026"/);
+    for (const output of [result, ...outputs])
+      for (const account of sandbox.world.accounts)
+        expect(output.stdout + output.stderr).not.toContain(account.apiKey);
+  });
+});
