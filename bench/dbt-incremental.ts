@@ -11,16 +11,13 @@
  * Target: incremental <= 0.2x the full refresh.
  * Usage: node dist/bench/dbt-incremental.js [--days 90] [--calls-per-day 20000] [--rounds 3]
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { sql } from "kysely";
-import { silentLogger } from "../src/log.js";
-import { buildAndPublishMarts } from "../src/transform/build-marts.js";
 import { WITHOUT_UNIT_TESTS } from "../src/transform/run-dbt.js";
 import { addDays } from "../src/utc-days.js";
-import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
+import { countCalls, settleWarehouse, timedDbt } from "./dbt-timing.js";
 import { benchConfig, forkSandbox, runNightlyAt, startBenchWarehouse } from "./e2e-harness.js";
 import { median } from "./median.js";
 
@@ -35,49 +32,6 @@ const days = Number(args.days);
 const rounds = Number(args.rounds);
 const callsPerDay = Number(args["calls-per-day"]);
 const STREAMS = ["cdrs", "sip_trunks", "numbers", "short_link_metrics", "messages", "invoices"];
-
-async function countCalls(warehouse: Warehouse): Promise<number> {
-  const row = await warehouse.db
-    .selectFrom("platform.cdrs" as never)
-    .select((eb) => eb.fn.countAll<string>().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number((row as { n: string }).n);
-}
-
-/** The dbt nodes (models, tests) that took longest in the last invocation, from its run_results.json. */
-async function slowestNodes(workDir: string, count: number): Promise<string> {
-  const text = await readFile(path.join(workDir, "target", "run_results.json"), "utf8");
-  const { results } = JSON.parse(text) as { results: { unique_id: string; execution_time: number }[] };
-  return results
-    .toSorted((a, b) => b.execution_time - a.execution_time)
-    .slice(0, count)
-    .map((r) => `${r.unique_id.split(".").slice(2).join(".")} ${r.execution_time.toFixed(1)} s`)
-    .join(", ");
-}
-
-/** Seconds a database-wide `VACUUM (ANALYZE)` and a `CHECKPOINT` took. */
-async function settleWarehouse(warehouse: Warehouse): Promise<number> {
-  const started = performance.now();
-  await sql`VACUUM (ANALYZE)`.execute(warehouse.db);
-  await sql`CHECKPOINT`.execute(warehouse.db);
-  return (performance.now() - started) / 1000;
-}
-
-/** Seconds a build and publication took, as `transform` makes them; throws with dbt's last lines when it failed. */
-async function timedDbt(warehouse: Warehouse, workDir: string, dbtArgs: string[]): Promise<number> {
-  const started = performance.now();
-  const { dbt: result, publication } = await buildAndPublishMarts(warehouse, {
-    log: silentLogger,
-    args: dbtArgs,
-    workDir,
-  });
-  const seconds = (performance.now() - started) / 1000;
-  if (!result.ok || !publication)
-    throw new Error(`dbt ${dbtArgs.join(" ")} failed:\n${result.tail.join("\n")}`);
-  console.log(`  dbt ${dbtArgs.join(" ")}: ${seconds.toFixed(1)} s (${result.summary})`);
-  console.log(`    slowest: ${await slowestNodes(workDir, 8)}`);
-  return seconds;
-}
 
 const sandbox = await forkSandbox({
   seed: 11,

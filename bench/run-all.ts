@@ -55,6 +55,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
       args: quick ? ["--days", "30", "--calls-per-day", "5000"] : [],
       what: "reporting layer: dbt full refresh vs nightly incremental build (90 days x 20k calls/day)",
     },
+    {
+      file: "dbt-nightly-by-size.js",
+      args: quick ? ["--sizes", "5,20", "--calls-per-day", "2000", "--rounds", "2"] : [],
+      what: "reporting layer: the nightly dbt build after 30 vs 120 days of history (20k calls/day)",
+    },
   ];
 
 let failed = 0;

@@ -1,0 +1,162 @@
+/**
+ * Is the nightly dbt build flat in the size of the history? One sandbox world; for each history
+ * size (days before the same night T), a new warehouse loads that many days through the real
+ * loader, builds the marts once (`--full-refresh`), then runs the same nights T+1, T+2, ... as a
+ * nightly does: load the day, settle (VACUUM ANALYZE + CHECKPOINT, what autovacuum does in the
+ * day between two nights), `dbt build` as `transform` runs it (write–audit–publish, no unit tests). The first
+ * nightly after the full refresh copies the incremental marts and is not timed; the next ones
+ * continue from the marts the publication before kept, as most nights do. Every size reads the
+ * same nights of the same world, so only the history behind them differs.
+ * Target: the nightly build's median at the largest size within 1.25x the smallest's.
+ * Usage: node dist/bench/dbt-nightly-by-size.js [--sizes 30,120] [--calls-per-day 20000] [--rounds 3]
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { sql } from "kysely";
+import { PUBLISHED_MARTS_SCHEMA } from "../src/transform/publish-marts.js";
+import { WITHOUT_UNIT_TESTS } from "../src/transform/run-dbt.js";
+import { addDays } from "../src/utc-days.js";
+import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
+import { countCalls, nodeSeconds, settleWarehouse, timedDbt } from "./dbt-timing.js";
+import {
+  benchConfig,
+  type ForkedSandbox,
+  forkSandbox,
+  runNightlyAt,
+  startBenchWarehouse,
+} from "./e2e-harness.js";
+import { median } from "./median.js";
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "30,120" },
+    "calls-per-day": { type: "string", default: "20000" },
+    rounds: { type: "string", default: "3" },
+  },
+});
+const sizes = args.sizes
+  .split(",")
+  .map(Number)
+  .toSorted((a, b) => a - b);
+const rounds = Number(args.rounds);
+const callsPerDay = Number(args["calls-per-day"]);
+const STREAMS = ["cdrs", "sip_trunks", "numbers", "short_link_metrics", "messages", "invoices"];
+
+interface SizeFigures {
+  readonly days: number;
+  readonly legs: number;
+  readonly factRows: number;
+  readonly fullRefresh: number;
+  readonly nightlies: number[];
+  /** Each dbt node's seconds in each timed nightly. */
+  readonly nodes: Map<string, number[]>;
+}
+
+async function factRows(warehouse: Warehouse): Promise<number> {
+  const result = await sql<{
+    n: string;
+  }>`SELECT count(*) AS n FROM ${sql.id(PUBLISHED_MARTS_SCHEMA, "fct_calls")}`.execute(warehouse.db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** Loads `days` of history before night `night` into a new warehouse, then times `rounds` nightlies. */
+async function measureSize(sandbox: ForkedSandbox, night: string, days: number): Promise<SizeFigures> {
+  const { warehouse, stop } = await startBenchWarehouse();
+  const workDir = await mkdtemp(path.join(tmpdir(), "dbt-size-bench-"));
+  try {
+    const base = benchConfig(sandbox, { requestsPerSecond: 10_000, burst: 100, concurrency: 8 });
+    const config = {
+      ...base,
+      startDate: addDays(night, -days),
+      accounts: base.accounts.map((a) => ({ ...a, streams: STREAMS })),
+    };
+    const load = async (day: string) => {
+      const at = `${day}T02:00:00Z`;
+      await sandbox.setClock(at);
+      const result = await runNightlyAt(warehouse, config, at);
+      if (result.exitCode !== 0) throw new Error(`the load of ${day} ended with exit ${result.exitCode}`);
+    };
+    const started = performance.now();
+    await load(night);
+    console.log(
+      `${days} days of history: ${await countCalls(warehouse)} call legs loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
+    const fullRefresh = await timedDbt(warehouse, workDir, [
+      "build",
+      "--full-refresh",
+      ...WITHOUT_UNIT_TESTS,
+    ]);
+    const nightlies: number[] = [];
+    const nodes = new Map<string, number[]>();
+    for (let n = 0; n <= rounds; n++) {
+      await load(addDays(night, n + 1));
+      await settleWarehouse(warehouse);
+      console.log(
+        n === 0 ? "  first nightly (copies the marts; not timed):" : `  nightly ${n} of ${rounds}:`,
+      );
+      const seconds = await timedDbt(warehouse, workDir, ["build", ...WITHOUT_UNIT_TESTS]);
+      if (n === 0) continue;
+      nightlies.push(seconds);
+      for (const [name, seconds] of await nodeSeconds(workDir))
+        nodes.set(name, [...(nodes.get(name) ?? []), seconds]);
+    }
+    return {
+      days,
+      legs: await countCalls(warehouse),
+      factRows: await factRows(warehouse),
+      fullRefresh,
+      nightlies,
+      nodes,
+    };
+  } finally {
+    await stop();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The `count` dbt nodes whose median nightly seconds grew most from `small` to `big`. */
+function grewMost(small: SizeFigures, big: SizeFigures, count: number): string {
+  return [...big.nodes]
+    .map(([name, list]) => ({ name, from: median(small.nodes.get(name) ?? [0]), to: median(list) }))
+    .toSorted((a, b) => b.to - b.from - (a.to - a.from))
+    .slice(0, count)
+    .map((n) => `${n.name} ${n.from.toFixed(1)} -> ${n.to.toFixed(1)}`)
+    .join(", ");
+}
+
+const largest = sizes.at(-1) ?? 0;
+const sandbox = await forkSandbox({
+  seed: 11,
+  start: "2026-01-01",
+  days: largest + rounds + 2,
+  accounts: 1,
+  callsPerDay,
+});
+try {
+  const night = addDays(sandbox.start, largest);
+  const figures: SizeFigures[] = [];
+  for (const days of sizes) figures.push(await measureSize(sandbox, night, days));
+  console.log(
+    `\nnightly dbt build by history size (${callsPerDay} calls/day, nights after ${night}, median of ${rounds}):`,
+  );
+  for (const f of figures) {
+    console.log(
+      `  ${f.days} days: ${f.legs} legs landed, ${f.factRows} in fct_calls at the end; full refresh ${f.fullRefresh.toFixed(1)} s, nightly ${median(f.nightlies).toFixed(1)} s (${f.nightlies.map((s) => s.toFixed(1)).join(", ")})`,
+    );
+  }
+  const smallest = figures[0];
+  const biggest = figures.at(-1);
+  if (smallest && biggest && figures.length > 1) {
+    const ratio = median(biggest.nightlies) / median(smallest.nightlies);
+    console.log(
+      `  nightly at ${biggest.days} days / at ${smallest.days} days: ${ratio.toFixed(2)} for ${(biggest.factRows / smallest.factRows).toFixed(1)}x the fact rows; target <= 1.25: ${ratio <= 1.25 ? "met" : "NOT met"}`,
+    );
+    console.log(
+      `  the nodes that grew most (median seconds at ${smallest.days} -> ${biggest.days} days): ${grewMost(smallest, biggest, 8)}`,
+    );
+  }
+} finally {
+  await sandbox.close();
+}

@@ -1,0 +1,61 @@
+/**
+ * Timing helpers of the dbt benchmarks: a build and publication as `transform` makes them, the
+ * slowest nodes of the last dbt invocation, and the clean-up autovacuum does between two nights.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { sql } from "kysely";
+import { silentLogger } from "../src/log.js";
+import { buildAndPublishMarts } from "../src/transform/build-marts.js";
+import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
+
+/** Rows in platform.cdrs (call legs landed). */
+export async function countCalls(warehouse: Warehouse): Promise<number> {
+  const row = await warehouse.db
+    .selectFrom("platform.cdrs" as never)
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number((row as { n: string }).n);
+}
+
+/** The dbt nodes (models, tests) that took longest in the last invocation, from its run_results.json. */
+export async function slowestNodes(workDir: string, count: number): Promise<string> {
+  const text = await readFile(path.join(workDir, "target", "run_results.json"), "utf8");
+  const { results } = JSON.parse(text) as { results: { unique_id: string; execution_time: number }[] };
+  return results
+    .toSorted((a, b) => b.execution_time - a.execution_time)
+    .slice(0, count)
+    .map((r) => `${r.unique_id.split(".").slice(2).join(".")} ${r.execution_time.toFixed(1)} s`)
+    .join(", ");
+}
+
+/** Seconds a database-wide `VACUUM (ANALYZE)` and a `CHECKPOINT` took. */
+export async function settleWarehouse(warehouse: Warehouse): Promise<number> {
+  const started = performance.now();
+  await sql`VACUUM (ANALYZE)`.execute(warehouse.db);
+  await sql`CHECKPOINT`.execute(warehouse.db);
+  return (performance.now() - started) / 1000;
+}
+
+/** Seconds a build and publication took, as `transform` makes them; throws with dbt's last lines when it failed. */
+export async function timedDbt(warehouse: Warehouse, workDir: string, dbtArgs: string[]): Promise<number> {
+  const started = performance.now();
+  const { dbt: result, publication } = await buildAndPublishMarts(warehouse, {
+    log: silentLogger,
+    args: dbtArgs,
+    workDir,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (!result.ok || !publication)
+    throw new Error(`dbt ${dbtArgs.join(" ")} failed:\n${result.tail.join("\n")}`);
+  console.log(`  dbt ${dbtArgs.join(" ")}: ${seconds.toFixed(1)} s (${result.summary})`);
+  console.log(`    slowest: ${await slowestNodes(workDir, 8)}`);
+  return seconds;
+}
+
+/** Seconds each node (model, seed, snapshot, test, hook) of the last dbt invocation took, by name, from its run_results.json. */
+export async function nodeSeconds(workDir: string): Promise<Map<string, number>> {
+  const text = await readFile(path.join(workDir, "target", "run_results.json"), "utf8");
+  const { results } = JSON.parse(text) as { results: { unique_id: string; execution_time: number }[] };
+  return new Map(results.map((r) => [r.unique_id.split(".").slice(2).join("."), r.execution_time]));
+}
