@@ -32,6 +32,7 @@ const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   fct_campaign_messages: "account, message_id",
   fct_link_clicks: "account, click_date, click_ordinal",
   rpt_campaign_daily: "activity_date, account, campaign",
+  rpt_campaign_totals: "account, campaign",
   rpt_usage_daily: "usage_date, account, product",
   rpt_call_kpis_daily_local: "call_local_date, account, direction, destination_country, placing_trunk_name",
   rpt_account_concurrency_daily: "call_date, account",

@@ -8,6 +8,8 @@
 -- check the latest build's rows. When an account's time zone changed since the last build (macro
 -- time_zones_changed_since), every day is re-built (delete+insert replaces whole days, so one
 -- account's rows cannot be re-built alone; zones change rarely). `--full-refresh` rebuilds every day.
+-- Indexed by (account, campaign) (macro ensure_index): rpt_campaign_totals reads a live campaign's
+-- messages by it.
 {{
     config(
         materialized='incremental',
@@ -15,7 +17,10 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
-        post_hook=[{'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false}],
+        post_hook=[
+            {'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false},
+            "{{ ensure_index(this, ['account', 'campaign']) }}",
+        ],
     )
 }}
 {%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}

@@ -9,6 +9,8 @@
 -- settle_window_start (the latest click day built here − var settle_days), the days whose clicks or
 -- answered calls can still change; `--full-refresh` rebuilds every day. Answered calls come from
 -- fct_calls, read by its call_date index.
+-- Indexed by (account, campaign) (macro ensure_index): rpt_campaign_totals reads a live campaign's
+-- clicks by it.
 {%- set window_hours = var('click_to_call_window_hours', 24) %}
 {%- set attribution_hours = var('click_attribution_window_hours', 168) %}
 {{
@@ -18,7 +20,10 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['click_date']}],
-        post_hook=[{'sql': "{{ primary_key(this, ['account', 'click_date', 'click_ordinal']) }}", 'transaction': false}],
+        post_hook=[
+            {'sql': "{{ primary_key(this, ['account', 'click_date', 'click_ordinal']) }}", 'transaction': false},
+            "{{ ensure_index(this, ['account', 'campaign']) }}",
+        ],
     )
 }}
 {%- if is_incremental() %}

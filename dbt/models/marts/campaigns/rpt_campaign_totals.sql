@@ -3,7 +3,56 @@
 -- unique clickers / delivered messages; conversion rate is converted clickers / unique clickers.
 -- CTR per message = messages with an attributed click (fct_link_clicks.attributed_message_id) /
 -- delivered messages; CTR per recipient = unique clickers / distinct delivered recipients.
-with messages as (
+--
+-- Incremental (delete+insert by account × campaign): a build re-builds, over its whole life, each
+-- campaign with a message or a click in the facts' windows: from the earlier of (latest day of a
+-- message here − var settle_days) and (latest day of a click here − settle_days), what
+-- fct_campaign_messages and fct_link_clicks re-processed since this report's last build (macro
+-- settle_window_start). A campaign without activity in those days keeps its row: its totals
+-- cannot have changed. The campaigns' rows are read by the facts' (account, campaign) indexes, so
+-- a nightly build reads the live campaigns, not every message ever sent. `--full-refresh`
+-- rebuilds every campaign.
+{{
+    config(
+        materialized='incremental',
+        unique_key=['account', 'campaign'],
+        incremental_strategy='delete+insert',
+        on_schema_change='sync_all_columns',
+    )
+}}
+{%- if is_incremental() %}
+{%- set window_start -%}
+    coalesce(least({{ settle_window_start(this, "(last_message_at at time zone 'UTC')::date", null_when_empty=true) }},
+                   {{ settle_window_start(this, "(last_click_at at time zone 'UTC')::date", null_when_empty=true) }}),
+             '1970-01-01'::date)
+{%- endset %}
+{%- endif %}
+with
+{%- if is_incremental() %}
+live_campaigns as (
+    select account, campaign from {{ ref('fct_campaign_messages') }} where submitted_date >= {{ window_start }}
+    union
+    select account, campaign from {{ ref('fct_link_clicks') }} where click_date >= {{ window_start }}
+),
+{%- endif %}
+
+campaign_messages as (
+    select *
+    from {{ ref('fct_campaign_messages') }}
+    {%- if is_incremental() %}
+    where (account, campaign) in (select account, campaign from live_campaigns)
+    {%- endif %}
+),
+
+campaign_clicks as (
+    select *
+    from {{ ref('fct_link_clicks') }}
+    {%- if is_incremental() %}
+    where (account, campaign) in (select account, campaign from live_campaigns)
+    {%- endif %}
+),
+
+messages as (
     select
         account,
         campaign,
@@ -11,18 +60,18 @@ with messages as (
         max(submitted_at)   as last_message_at,
         count(distinct recipient_phone) filter (where is_delivered) as delivered_recipients,
         {{ campaign_message_aggregates() }}
-    from {{ ref('fct_campaign_messages') }}
+    from campaign_messages
     group by 1, 2
 ),
 
 clicks as (
-    {{ campaign_click_aggregates(['account', 'campaign'], first_last=true) | indent(4) }}
+    {{ campaign_click_aggregates(['account', 'campaign'], first_last=true, clicks='campaign_clicks') | indent(4) }}
 ),
 
 clicked_messages as (
     -- Campaign messages with at least one click attributed to them.
     select account, campaign, count(distinct attributed_message_id) as clicked_messages
-    from {{ ref('fct_link_clicks') }}
+    from campaign_clicks
     where is_attributed
     group by 1, 2
 )
