@@ -161,3 +161,11 @@ where not exists (
           is not distinct from ({% for c in compared_columns %}built.{{ c }}{{ ', ' if not loop.last }}{% endfor %})
 )
 {% endif %}
+{% if not is_incremental() %}
+-- A full refresh writes the legs in call_date order. The joins above shuffle them, and a table
+-- whose every page holds legs of every day makes a read of the last days (a nightly's window, in
+-- this model's merge and in every report built from it) read the whole table through its
+-- call_date index; in date order the window is the table's last pages. Nightly merges then append
+-- new days at the end and keep that order.
+order by call_date
+{% endif %}

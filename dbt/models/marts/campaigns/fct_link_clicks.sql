@@ -123,3 +123,8 @@ select
 from clicks as c
 left join first_calls as f using (account, click_date, click_ordinal)
 left join attributions as a using (account, click_date, click_ordinal)
+{% if not is_incremental() %}
+-- In click_date order (as fct_calls, by call_date): a window of the last days is the table's last
+-- pages.
+order by c.click_date
+{% endif %}
