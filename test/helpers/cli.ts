@@ -89,6 +89,19 @@ export function waitForOutput(
   });
 }
 
+/** Resolves once the child's stderr holds a line matching `pattern`, with that line; rejects when it exits first. */
+export function stderrLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  let seen = "";
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const line = seen.split("\n").find((l) => pattern.test(l));
+      if (line !== undefined) resolve(line);
+    });
+    child.on("close", () => reject(new Error(`exited before writing ${pattern}: ${seen.slice(-1500)}`)));
+  });
+}
+
 /** Pids of postgres servers running on a data directory under `dir`. */
 export async function postgresPidsUnder(dir: string): Promise<number[]> {
   const { readdir, readFile } = await import("node:fs/promises");

@@ -7,26 +7,14 @@ import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { CLI_PATH, type CliResult, collect, runCli, spawnCli } from "../helpers/cli.js";
+import { CLI_PATH, collect, runCli, spawnCli, stderrLine } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { onTerminal, replayTerminal } from "../helpers/terminal-screen.js";
 import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
+import { runWithKilledAndLateWorker } from "./worker-fleet.js";
 
 const ACCOUNTS = 6;
 const STREAMS = ["cdrs", "short_link_metrics"];
-
-/** Resolves once the child's stderr holds a line matching `pattern`; with that line. */
-function stderrLine(child: ReturnType<typeof spawnCli>, pattern: RegExp): Promise<string> {
-  let seen = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const line = seen.split("\n").find((l) => pattern.test(l));
-      if (line !== undefined) resolve(line);
-    });
-    child.on("close", () => reject(new Error(`exited before writing ${pattern}: ${seen.slice(-1500)}`)));
-  });
-}
 
 const it = fixtureTest.extend("options", { scope: "file" }, async ({ rig }) => {
   const { sandbox, db } = rig;
@@ -71,30 +59,12 @@ describe("distributed run on worker processes", () => {
     options,
   }) => {
     const { sandbox, db } = rig;
-    const first = spawnCli(["worker"], options);
-    const second = spawnCli(["worker"], options);
-    const workerDone = [collect(first, 300_000), collect(second, 300_000)];
-    await Promise.all([
-      stderrLine(first, /"msg":"worker started/),
-      stderrLine(second, /"msg":"worker started/),
-    ]);
-    const coordinator = spawnCli(["run", "--distributed"], options);
-    const coordinated = collect(coordinator, 300_000);
-
     // Kill the first worker in the middle of a unit: after its first window of that unit loaded.
-    await stderrLine(first, /"msg":"window loaded"/);
-    first.kill("SIGKILL");
-    const late = spawnCli(["worker"], options);
-    const lateDone = collect(late, 300_000);
-
-    const result: CliResult = await coordinated;
+    const { result, killed, stopped, late, killedPid, latePid } = await runWithKilledAndLateWorker(options);
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
-    second.kill("SIGTERM");
-    late.kill("SIGTERM");
-    const [killed, stopped, lateResult] = await Promise.all([...workerDone, lateDone]);
-    expect(killed!.signal).toBe("SIGKILL");
-    expect(stopped!.code, stopped!.stderr.slice(-1500)).toBe(0);
-    expect(lateResult!.code, lateResult!.stderr.slice(-1500)).toBe(0);
+    expect(killed.signal).toBe("SIGKILL");
+    expect(stopped.code, stopped.stderr.slice(-1500)).toBe(0);
+    expect(late.code, late.stderr.slice(-1500)).toBe(0);
 
     // Warehouse == truth, without a duplicate.
     for (const account of sandbox.world.accounts) {
@@ -118,10 +88,10 @@ describe("distributed run on worker processes", () => {
       WHERE arguments->>'unit_of_run' = ${String(coordinatorRun.id)} ORDER BY id`.execute(db.warehouse.db);
     const succeeded = unitRuns.rows.filter((r) => r.status === "succeeded");
     expect(succeeded.map((r) => r.account).sort()).toEqual(sandbox.world.accounts.map((a) => a.name).sort());
-    const killedRuns = unitRuns.rows.filter((r) => r.pid === first.pid);
+    const killedRuns = unitRuns.rows.filter((r) => r.pid === killedPid);
     expect(killedRuns.some((r) => r.status !== "succeeded")).toBe(true);
     expect(
-      succeeded.some((r) => r.pid === late.pid),
+      succeeded.some((r) => r.pid === latePid),
       "the late worker took a unit",
     ).toBe(true);
     const jobs = await sql<{ state: string; retry_count: number }>`
@@ -151,7 +121,7 @@ describe("distributed run on worker processes", () => {
       faults: Record<string, number>;
     };
     expect(stats.faults.rateLimited ?? 0).toBe(0);
-    for (const output of [result, stopped!, lateResult!])
+    for (const output of [result, stopped, late])
       for (const account of sandbox.world.accounts)
         expect(output.stdout + output.stderr).not.toContain(account.apiKey);
   });
