@@ -20,12 +20,10 @@ export async function countCalls(warehouse: Warehouse): Promise<number> {
 
 /** The dbt nodes (models, tests) that took longest in the last invocation, from its run_results.json. */
 export async function slowestNodes(workDir: string, count: number): Promise<string> {
-  const text = await readFile(path.join(workDir, "target", "run_results.json"), "utf8");
-  const { results } = JSON.parse(text) as { results: { unique_id: string; execution_time: number }[] };
-  return results
-    .toSorted((a, b) => b.execution_time - a.execution_time)
+  return [...(await nodeSeconds(workDir))]
+    .toSorted((a, b) => b[1] - a[1])
     .slice(0, count)
-    .map((r) => `${r.unique_id.split(".").slice(2).join(".")} ${r.execution_time.toFixed(1)} s`)
+    .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`)
     .join(", ");
 }
 
