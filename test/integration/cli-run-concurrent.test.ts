@@ -1,21 +1,9 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { collect, runCli, spawnCli } from "../helpers/cli.js";
+import { collect, runCli, spawnCli, stderrLine } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
-
-/** Resolves once the child's stderr contains `text`. */
-function stderrContains(child: ReturnType<typeof spawnCli>, text: string): Promise<void> {
-  let seen = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes(text)) resolve();
-    });
-    child.on("close", () => reject(new Error(`exited before writing ${text}: ${seen.slice(-1000)}`)));
-  });
-}
 
 /** Issue 4, test 7: two runs on the same streams at once: one exits 4 naming the holder; tables stay right. */
 /** Where and with what environment the CLI runs: a config file naming the rig's sandbox, its key, its database. */
@@ -47,7 +35,7 @@ describe("two concurrent runs (CLI)", () => {
     const { sandbox, db } = rig;
     const first = spawnCli(["run"], options);
     const firstDone = collect(first, 120_000);
-    await stderrContains(first, '"msg":"run started"');
+    await stderrLine(first, /"msg":"run started"/);
     const second = await runCli(["run", "--streams", "cdrs"], options);
     expect(second.code).toBe(4);
     expect(second.stderr).toMatch(
@@ -65,7 +53,7 @@ describe("two concurrent runs (CLI)", () => {
     // A run that may wait gets the locks once the holder is done.
     const third = spawnCli(["run"], options);
     const thirdDone = collect(third, 120_000);
-    await stderrContains(third, '"msg":"run started"');
+    await stderrLine(third, /"msg":"run started"/);
     const patient = await runCli(["run", "--lock-timeout", "60"], options);
     expect(patient.code, patient.stderr.slice(-1000)).toBe(0);
     expect((await thirdDone).code).toBe(0);

@@ -6,41 +6,26 @@
  * rejected, nothing failed), every valid row of every account equal to the truth, the rejects
  * exactly the rows the sandbox corrupted, each unit done once, no key in any output.
  */
-import { chmod, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { ALL_STREAMS } from "./pipeline-harness.js";
 import { expectTruthLandedWithRejects } from "./truth-landed.js";
-import { runWithKilledAndLateWorker } from "./worker-fleet.js";
+import { fleetOptions, runWithKilledAndLateWorker } from "./worker-fleet.js";
 
 const ACCOUNTS = 3;
 const NOW = "2026-08-04T00:00:00Z";
 
-const it = fixtureTest.extend("options", { scope: "file" }, async ({ rig }) => {
-  const { sandbox, db } = rig;
-  const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-hostile-workers-"));
-  await chmod(cwd, 0o755);
-  const accounts = sandbox.world.accounts.map(
-    (a, i) =>
-      `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: HOSTILE_TEST_KEY_${i}\n    api_revision: auto\n    rate: { requests_per_second: 20, burst: 4, concurrency: 2 }\n`,
-  );
-  await writeFile(
-    path.join(cwd, "telecom-etl.yaml"),
-    [
-      `accounts:\n${accounts.join("")}`,
+const it = fixtureTest.extend("options", { scope: "file" }, ({ rig }) =>
+  fleetOptions(rig, {
+    accountYaml: "    api_revision: auto\n    rate: { requests_per_second: 20, burst: 4, concurrency: 2 }\n",
+    yaml: [
       `start_date: "2026-08-01"\nstreams: [${ALL_STREAMS.join(", ")}]\n`,
       "timeouts: { connect_ms: 2000, headers_ms: 1000, body_idle_ms: 1000, total_ms: 1000 }\n",
       "distributed:\n  heartbeat_seconds: 10\n  retry_limit: 2\n  worker_units: 1\n",
     ].join(""),
-  );
-  const env: Record<string, string> = { DATABASE_URL: db.url, TELECOM_ETL_NOW: NOW };
-  sandbox.world.accounts.forEach((a, i) => {
-    env[`HOSTILE_TEST_KEY_${i}`] = a.apiKey;
-  });
-  return { env, cwd };
-});
+    now: NOW,
+  }),
+);
 it.override({
   sandboxOptions: {
     seed: 71,

@@ -11,36 +11,21 @@ import { CLI_PATH, collect, runCli, spawnCli, stderrLine } from "../helpers/cli.
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { onTerminal, replayTerminal } from "../helpers/terminal-screen.js";
 import { duplicateKeys, expectedRows, loadedRows } from "./pipeline-harness.js";
-import { runWithKilledAndLateWorker } from "./worker-fleet.js";
+import { fleetKeyEnv, fleetOptions, runWithKilledAndLateWorker } from "./worker-fleet.js";
 
 const ACCOUNTS = 6;
 const STREAMS = ["cdrs", "short_link_metrics"];
 
-const it = fixtureTest.extend("options", { scope: "file" }, async ({ rig }) => {
-  const { sandbox, db } = rig;
-  const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-workers-"));
-  await chmod(cwd, 0o755);
-  const accounts = sandbox.world.accounts.map(
-    (a, i) =>
-      `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: WORKER_TEST_KEY_${i}\n    rate: { requests_per_second: 8, burst: 1, concurrency: 2 }\n`,
-  );
-  await writeFile(
-    path.join(cwd, "telecom-etl.yaml"),
-    [
-      `accounts:\n${accounts.join("")}`,
+const it = fixtureTest.extend("options", { scope: "file" }, ({ rig }) =>
+  fleetOptions(rig, {
+    accountYaml: "    rate: { requests_per_second: 8, burst: 1, concurrency: 2 }\n",
+    yaml: [
       `start_date: "2026-08-01"\nstreams: [${STREAMS.join(", ")}]\n`,
       "distributed:\n  heartbeat_seconds: 10\n  retry_limit: 2\n  worker_units: 1\n  unit_lock_timeout_seconds: 60\n",
     ].join(""),
-  );
-  const env: Record<string, string> = {
-    DATABASE_URL: db.url,
-    TELECOM_ETL_NOW: "2026-08-06T00:00:00Z",
-  };
-  sandbox.world.accounts.forEach((a, i) => {
-    env[`WORKER_TEST_KEY_${i}`] = a.apiKey;
-  });
-  return { env, cwd };
-});
+    now: "2026-08-06T00:00:00Z",
+  }),
+);
 it.override({
   sandboxOptions: {
     seed: 17,
@@ -137,7 +122,7 @@ describe("distributed run on worker processes", () => {
     const known = sandbox.world.accounts.slice(0, 1);
     await writeFile(
       path.join(stale, "telecom-etl.yaml"),
-      `accounts:\n${known.map((a) => `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: WORKER_TEST_KEY_0\n`).join("")}start_date: "2026-08-01"\nstreams: [${STREAMS.join(", ")}]\ndistributed:\n  heartbeat_seconds: 10\n`,
+      `accounts:\n${known.map((a) => `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: ${fleetKeyEnv(0)}\n`).join("")}start_date: "2026-08-01"\nstreams: [${STREAMS.join(", ")}]\ndistributed:\n  heartbeat_seconds: 10\n`,
     );
     const worker = spawnCli(["worker"], { ...options, cwd: stale });
     const workerDone = collect(worker, 120_000);

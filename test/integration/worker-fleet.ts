@@ -1,4 +1,38 @@
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { type CliOptions, type CliResult, collect, spawnCli, stderrLine } from "../helpers/cli.js";
+
+/** The environment variable that holds the key of the sandbox's account number `index` in a fleet's config. */
+export function fleetKeyEnv(index: number): string {
+  return `FLEET_TEST_KEY_${index}`;
+}
+
+/**
+ * Where and with what environment a fleet's processes run: a temporary directory with a
+ * `telecom-etl.yaml` naming every account of `sandbox` (each with `accountYaml`, indented lines
+ * such as its rate, after its name, URL and key variable) followed by `yaml` (start date, streams,
+ * distributed settings...), and an environment with the database, the run clock `now` and the keys.
+ */
+export async function fleetOptions(
+  rig: { readonly sandbox: RunningSandbox; readonly db: { readonly url: string } },
+  settings: { readonly accountYaml: string; readonly yaml: string; readonly now: string },
+): Promise<{ env: Record<string, string>; cwd: string }> {
+  const { sandbox, db } = rig;
+  const cwd = await mkdtemp(path.join(tmpdir(), "telecom-etl-fleet-"));
+  await chmod(cwd, 0o755);
+  const accounts = sandbox.world.accounts.map(
+    (a, i) =>
+      `  - name: ${a.name}\n    base_url: ${sandbox.url}\n    api_key_env: ${fleetKeyEnv(i)}\n${settings.accountYaml}`,
+  );
+  await writeFile(path.join(cwd, "telecom-etl.yaml"), `accounts:\n${accounts.join("")}${settings.yaml}`);
+  const env: Record<string, string> = { DATABASE_URL: db.url, TELECOM_ETL_NOW: settings.now };
+  sandbox.world.accounts.forEach((a, i) => {
+    env[fleetKeyEnv(i)] = a.apiKey;
+  });
+  return { env, cwd };
+}
 
 /** What `runWithKilledAndLateWorker` leaves: the coordinator's result, the workers' ends and pids. */
 export interface FleetOutcome {
