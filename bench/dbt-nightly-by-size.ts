@@ -6,9 +6,12 @@
  * day between two nights), `dbt build` as `transform` runs it (write–audit–publish, no unit tests). The first
  * nightly after the full refresh copies the incremental marts and is not timed; the next ones
  * continue from the marts the publication before kept, as most nights do. Every size reads the
- * same nights of the same world, so only the history behind them differs.
+ * same nights of the same world, so only the history behind them differs. Each size is measured
+ * with the facts partitioned by month (the default) and as plain tables (dbt var partition_facts
+ * false), each in its own warehouse: the nightly and fct_calls' own build (its merge) side by side.
  * Target: the nightly build's median at the largest size within 1.25x the smallest's.
  * Usage: node dist/bench/dbt-nightly-by-size.js [--sizes 30,120] [--calls-per-day 20000] [--rounds 3]
+ *   [--layouts partitioned,plain]
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -34,8 +37,19 @@ const { values: args } = parseArgs({
     sizes: { type: "string", default: "30,120" },
     "calls-per-day": { type: "string", default: "20000" },
     rounds: { type: "string", default: "3" },
+    layouts: { type: "string", default: "partitioned,plain" },
   },
 });
+type Layout = "partitioned" | "plain";
+const layouts = args.layouts.split(",").map((l): Layout => {
+  if (l !== "partitioned" && l !== "plain")
+    throw new Error(`--layouts: ${l} is neither partitioned nor plain`);
+  return l;
+});
+/** dbt arguments building the facts of `layout`. */
+function layoutArgs(layout: Layout): string[] {
+  return layout === "plain" ? ["--vars", "{partition_facts: false}"] : [];
+}
 const sizes = args.sizes
   .split(",")
   .map(Number)
@@ -45,6 +59,7 @@ const callsPerDay = Number(args["calls-per-day"]);
 const STREAMS = ["cdrs", "sip_trunks", "numbers", "short_link_metrics", "messages", "invoices"];
 
 interface SizeFigures {
+  readonly layout: Layout;
   readonly days: number;
   readonly legs: number;
   readonly factRows: number;
@@ -61,8 +76,13 @@ async function factRows(warehouse: Warehouse): Promise<number> {
   return Number(result.rows[0]?.n ?? 0);
 }
 
-/** Loads `days` of history before night `night` into a new warehouse, then times `rounds` nightlies. */
-async function measureSize(sandbox: ForkedSandbox, night: string, days: number): Promise<SizeFigures> {
+/** Loads `days` of history before night `night` into a new warehouse, then times `rounds` nightlies building `layout`. */
+async function measureSize(
+  sandbox: ForkedSandbox,
+  night: string,
+  days: number,
+  layout: Layout,
+): Promise<SizeFigures> {
   const { warehouse, stop } = await startBenchWarehouse();
   const workDir = await mkdtemp(path.join(tmpdir(), "dbt-size-bench-"));
   try {
@@ -81,11 +101,12 @@ async function measureSize(sandbox: ForkedSandbox, night: string, days: number):
     const started = performance.now();
     await load(night);
     console.log(
-      `${days} days of history: ${await countCalls(warehouse)} call legs loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      `${days} days of history (facts ${layout}): ${await countCalls(warehouse)} call legs loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`,
     );
     const fullRefresh = await timedDbt(warehouse, workDir, [
       "build",
       "--full-refresh",
+      ...layoutArgs(layout),
       ...WITHOUT_UNIT_TESTS,
     ]);
     const nightlies: number[] = [];
@@ -96,13 +117,18 @@ async function measureSize(sandbox: ForkedSandbox, night: string, days: number):
       console.log(
         n === 0 ? "  first nightly (copies the marts; not timed):" : `  nightly ${n} of ${rounds}:`,
       );
-      const seconds = await timedDbt(warehouse, workDir, ["build", ...WITHOUT_UNIT_TESTS]);
+      const seconds = await timedDbt(warehouse, workDir, [
+        "build",
+        ...layoutArgs(layout),
+        ...WITHOUT_UNIT_TESTS,
+      ]);
       if (n === 0) continue;
       nightlies.push(seconds);
       for (const [name, seconds] of await nodeSeconds(workDir))
         nodes.set(name, [...(nodes.get(name) ?? []), seconds]);
     }
     return {
+      layout,
       days,
       legs: await countCalls(warehouse),
       factRows: await factRows(warehouse),
@@ -137,24 +163,29 @@ const sandbox = await forkSandbox({
 try {
   const night = addDays(sandbox.start, largest);
   const figures: SizeFigures[] = [];
-  for (const days of sizes) figures.push(await measureSize(sandbox, night, days));
+  for (const days of sizes)
+    for (const layout of layouts) figures.push(await measureSize(sandbox, night, days, layout));
   console.log(
     `\nnightly dbt build by history size (${callsPerDay} calls/day, nights after ${night}, median of ${rounds}):`,
   );
   for (const f of figures) {
     console.log(
-      `  ${f.days} days: ${f.legs} legs landed, ${f.factRows} in fct_calls at the end; full refresh ${f.fullRefresh.toFixed(1)} s, nightly ${median(f.nightlies).toFixed(1)} s (${f.nightlies.map((s) => s.toFixed(1)).join(", ")})`,
+      `  ${f.days} days, facts ${f.layout}: ${f.legs} legs landed, ${f.factRows} in fct_calls at the end; full refresh ${f.fullRefresh.toFixed(1)} s, nightly ${median(f.nightlies).toFixed(1)} s (${f.nightlies.map((s) => s.toFixed(1)).join(", ")}), fct_calls' merge ${median(f.nodes.get("fct_calls") ?? [0]).toFixed(1)} s`,
     );
   }
-  const smallest = figures[0];
-  const biggest = figures.at(-1);
-  if (smallest && biggest && figures.length > 1) {
+  for (const layout of layouts) {
+    const ofLayout = figures.filter((f) => f.layout === layout);
+    const smallest = ofLayout[0];
+    const biggest = ofLayout.at(-1);
+    if (!smallest || !biggest || ofLayout.length < 2) continue;
     const ratio = median(biggest.nightlies) / median(smallest.nightlies);
+    const mergeRatio =
+      median(biggest.nodes.get("fct_calls") ?? [0]) / median(smallest.nodes.get("fct_calls") ?? [1]);
     console.log(
-      `  nightly at ${biggest.days} days / at ${smallest.days} days: ${ratio.toFixed(2)} for ${(biggest.factRows / smallest.factRows).toFixed(1)}x the fact rows; target <= 1.25: ${ratio <= 1.25 ? "met" : "NOT met"}`,
+      `  facts ${layout}: nightly at ${biggest.days} days / at ${smallest.days} days: ${ratio.toFixed(2)} for ${(biggest.factRows / smallest.factRows).toFixed(1)}x the fact rows (fct_calls' merge ${mergeRatio.toFixed(2)}); target <= 1.25: ${ratio <= 1.25 ? "met" : "NOT met"}`,
     );
     console.log(
-      `  the nodes that grew most (median seconds at ${smallest.days} -> ${biggest.days} days): ${grewMost(smallest, biggest, 8)}`,
+      `    the nodes that grew most (median seconds at ${smallest.days} -> ${biggest.days} days): ${grewMost(smallest, biggest, 8)}`,
     );
   }
 } finally {

@@ -34,13 +34,13 @@
 {#- on-run-start: an incremental mart continues from the published one. Before the build, every
     selected incremental mart the build schema lacks is put there, so is_incremental() holds and the
     model re-builds only its settle window, as it would in place:
-    - moved, when the latest publication kept its predecessor in <marts>__previous (the table it
+    - moved (with its partitions, macro move_table_with_partitions), when the latest publication kept its predecessor in <marts>__previous (the table it
       replaced; src/transform/publish-marts.ts): the model then catches up from yesterday's state
       of its own table, as after a missed night. Only when this build selects every mart the latest
       publication built (so every mart starts from the state before that publication, as if it had
       not happened), and the kept table's comment names that publication and the table now
       published (not rebuilt since, by a --full-refresh or a dbt run by hand in place);
-    - otherwise copied from the published schema (columns, comments, rows, then its indexes and
+    - otherwise copied from the published schema (columns, comments, partitions, rows, then its indexes and
       its primary key constraint (macro primary_key), then ANALYZE): the first build, the one after a failed build (which dropped its build schema with
       the kept table it had taken), after a --full-refresh or a --select build.
     dbt's relation cache is told either way. A --full-refresh needs neither. -#}
@@ -67,19 +67,34 @@
                                                         identifier=node.alias, type='table') -%}
                     {%- if node.alias in movable -%}
                         {%- call statement('continue_kept_' ~ node.name) -%}
-                            alter table {{ adapter.quote(kept_schema) }}.{{ adapter.quote(node.alias) }}
-                                set schema {{ adapter.quote(build_schema) }}
+                            {{ move_table_with_partitions(kept_schema, node.alias, build_schema) }}
                         {%- endcall -%}
                     {%- else -%}
                         {%- call statement('copy_published_' ~ node.name) -%}
-                            create table {{ start }} (like {{ published }} including all excluding indexes);
-                            insert into {{ start }} select * from {{ published }};
                             do $copy$
                             declare
                                 index_sql text;
                             begin
+                                -- A partitioned table is copied partitioned, month by month: the
+                                -- same partition key, partitions of the same names and bounds.
+                                execute format('create table %s (like %s including all excluding indexes) %s',
+                                               '{{ start }}', '{{ published }}',
+                                               coalesce('partition by ' || pg_get_partkeydef('{{ published }}'::regclass), ''));
                                 for index_sql in
-                                    select replace(pg_get_indexdef(indexrelid), ' ON ' || indrelid::regclass::text || ' ',
+                                    select format('create table %I.%I partition of %s %s', '{{ build_schema }}', c.relname,
+                                                  '{{ start }}', pg_get_expr(c.relpartbound, c.oid))
+                                    from pg_inherits as i
+                                    join pg_class as c on c.oid = i.inhrelid
+                                    where i.inhparent = '{{ published }}'::regclass
+                                loop
+                                    execute index_sql;
+                                end loop;
+                                insert into {{ start }} select * from {{ published }};
+                                for index_sql in
+                                    select replace(replace(pg_get_indexdef(indexrelid),
+                                                           ' ON ONLY ' || indrelid::regclass::text || ' ',
+                                                           ' ON {{ build_schema }}.{{ node.alias }} '),
+                                                   ' ON ' || indrelid::regclass::text || ' ',
                                                    ' ON {{ build_schema }}.{{ node.alias }} ')
                                     from pg_index
                                     where indrelid = '{{ published_schema }}.{{ node.alias }}'::regclass
@@ -123,11 +138,11 @@
         from pg_catalog.pg_class as k
         join pg_catalog.pg_namespace as kn on kn.oid = k.relnamespace and kn.nspname = '{{ kept_schema }}'
         join pg_catalog.pg_namespace as pn on pn.nspname = '{{ published_schema }}'
-        join pg_catalog.pg_class as p on p.relnamespace = pn.oid and p.relname = k.relname and p.relkind = 'r'
+        join pg_catalog.pg_class as p on p.relnamespace = pn.oid and p.relname = k.relname and p.relkind in ('r', 'p')
         cross join lateral (
             select id, marts from etl.published_marts order by id desc limit 1
         ) as latest
-        where k.relkind = 'r'
+        where k.relkind in ('r', 'p')
           and latest.marts <@ array[{% for name in selected_marts %}'{{ name }}'{{ ', ' if not loop.last }}{% endfor %}]::text[]
           and obj_description(k.oid, 'pg_class')
               = format('telecom-etl kept: publication %s, replaced by relation %s', latest.id, p.oid::int8)

@@ -5,8 +5,12 @@
     fact. Idempotent: a table that has its primary key already (an incremental mart continuing from
     the published one, whose key copy_published_incremental_marts copied with it) is left alone, so
     the key's index is built once per table. The constraint is named `<table>_pkey`, as Postgres
-    names it; a key column must be not null (the key makes it so). -#}
+    names it; a key column must be not null (the key makes it so). A model partitioned by month
+    (config partitioned_by_month, macros month_partitions) has the partition column added: a
+    partitioned table's unique index must hold it. -#}
 {% macro primary_key(relation, columns) -%}
+    {%- set partition_column = config.get('partitioned_by_month') -%}
+    {%- set columns = columns + [partition_column] if partition_column and partition_column not in columns else columns -%}
     do $primary_key$
     begin
         if not exists (

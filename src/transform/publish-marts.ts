@@ -175,13 +175,15 @@ async function publishOnce(
     const keep = old === "TABLE" && options.keep?.has(name) && !(await hasDependents(trx, published, name));
     if (keep) {
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(KEPT_MARTS_SCHEMA)}`.execute(trx);
-      await sql`ALTER TABLE ${sql.id(published, name)} SET SCHEMA ${sql.id(KEPT_MARTS_SCHEMA)}`.execute(trx);
+      await moveTable(trx, published, name, KEPT_MARTS_SCHEMA);
     } else if (old) {
       await sql`DROP ${sql.raw(old)} ${sql.id(published, name)} CASCADE`.execute(trx);
     }
-    await sql`ALTER ${sql.raw(kind)} ${sql.id(MARTS_BUILD_SCHEMA, name)} SET SCHEMA ${sql.id(published)}`.execute(
-      trx,
-    );
+    if (kind === "TABLE") await moveTable(trx, MARTS_BUILD_SCHEMA, name, published);
+    else
+      await sql`ALTER ${sql.raw(kind)} ${sql.id(MARTS_BUILD_SCHEMA, name)} SET SCHEMA ${sql.id(published)}`.execute(
+        trx,
+      );
     if (keep) {
       const successor = await oidOf(trx, published, name);
       await sql`COMMENT ON TABLE ${sql.id(KEPT_MARTS_SCHEMA, name)} IS ${sql.lit(
@@ -195,6 +197,20 @@ async function publishOnce(
   await grantBiReaderRead(trx, role, published, [PUBLICATION_VIEW]);
   await options.beforeCommit?.(trx);
   return toPublication(row);
+}
+
+/**
+ * Moves table `from.name` into schema `to` with its partitions (a fact partitioned by month, dbt
+ * macros month_partitions): `ALTER TABLE … SET SCHEMA` moves a partitioned table alone, and its
+ * partitions left in the build schema would block (or, with CASCADE, lose) them when it is dropped.
+ */
+async function moveTable(trx: Transaction<Database>, from: string, name: string, to: string): Promise<void> {
+  const partitions = await sql<{ name: string }>`
+    SELECT c.relname AS name FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = format('%I.%I', ${from}::text, ${name}::text)::regclass ORDER BY 1`.execute(trx);
+  for (const partition of partitions.rows)
+    await sql`ALTER TABLE ${sql.id(from, partition.name)} SET SCHEMA ${sql.id(to)}`.execute(trx);
+  await sql`ALTER TABLE ${sql.id(from, name)} SET SCHEMA ${sql.id(to)}`.execute(trx);
 }
 
 /** Whether a view, rule or foreign key of another relation depends on `schema.name`. */

@@ -83,8 +83,10 @@ async function asBiReader(
 /** Every table and view of `schema`, as the warehouse owner sees them (information_schema hides what a role cannot use). */
 async function relationsOf(db: Kysely<Database>, schema: string): Promise<string[]> {
   const rows = await sql<{ name: string }>`
-    SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables
-    WHERE table_schema = ${schema} ORDER BY table_name`.execute(db);
+    SELECT format('%I.%I', n.nspname, c.relname) AS name
+    FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+    WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
+    ORDER BY c.relname`.execute(db);
   return rows.rows.map((r) => r.name);
 }
 
@@ -183,7 +185,8 @@ describe("the warehouse's BI role", () => {
         FROM pg_class AS c
         JOIN pg_namespace AS n ON n.oid = c.relnamespace
         JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-        WHERE n.nspname = ${MARTS} AND c.relkind IN ('r', 'v', 'm') AND c.relname ~ '^(fct|dim|rpt|audit)_'
+        WHERE n.nspname = ${MARTS} AND c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
+          AND c.relname ~ '^(fct|dim|rpt|audit)_'
         ORDER BY 1`.execute(rig.db.warehouse.db);
       // Every mart of the YAML is published (the nightly builds them all), so every one was checked.
       const published = new Set(rows.map((r) => r.name.split(".")[0]));
@@ -211,8 +214,18 @@ describe("the warehouse's BI role", () => {
           .filter((m) => /^(fct|dim)_/.test(m.name))
           .map((m) => [m.name, grainOf(m)]),
       );
-      const keys = await sql<{ table: string; key: string[] | null; key_indexes: number }>`
+      const keys = await sql<{
+        table: string;
+        key: string[] | null;
+        key_indexes: number;
+        partition_by: string[];
+      }>`
         SELECT c.relname AS table,
+               coalesce((SELECT array_agg(a.attname::text ORDER BY k.ord)
+                FROM pg_partitioned_table AS pt
+                CROSS JOIN LATERAL unnest(pt.partattrs::int2[]) WITH ORDINALITY AS k (attnum, ord)
+                JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = k.attnum
+                WHERE pt.partrelid = c.oid), '{}') AS partition_by,
                (SELECT array_agg(a.attname::text ORDER BY k.ord)
                 FROM pg_constraint AS p
                 CROSS JOIN LATERAL unnest(p.conkey) WITH ORDINALITY AS k (attnum, ord)
@@ -224,12 +237,14 @@ describe("the warehouse's BI role", () => {
                   AND (SELECT array_agg(v ORDER BY v) FROM unnest(x.indkey::int2[]) AS v)
                     = (SELECT array_agg(v ORDER BY v) FROM unnest(p.conkey) AS v)) AS key_indexes
         FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
-        WHERE n.nspname = ${MARTS} AND c.relkind = 'r' AND c.relname ~ '^(fct|dim)_'
+        WHERE n.nspname = ${MARTS} AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+          AND c.relname ~ '^(fct|dim)_'
         ORDER BY 1`.execute(db);
       expect(keys.rows.map((r) => r.table)).toEqual([...grains.keys()].sort());
       for (const row of keys.rows) {
-        // The key is the grain the YAML states, built once (no second unique index on it).
-        expect(row.key, row.table).toEqual(grains.get(row.table));
+        // The key is the grain the YAML states (and a partitioned fact's partition column, which
+        // its key must hold), built once (no second unique index on it).
+        expect(row.key, row.table).toEqual([...(grains.get(row.table) ?? []), ...row.partition_by]);
         expect(row.key_indexes, row.table).toBe(1);
       }
       const refused: string[] = [];
@@ -247,6 +262,7 @@ describe("the warehouse's BI role", () => {
         refused.push(table);
       }
       expect(refused).toEqual(expect.arrayContaining(["dim_accounts", "fct_calls", "fct_link_clicks"]));
+      expect(keys.rows.find((r) => r.table === "fct_calls")?.partition_by).toEqual(["call_date"]);
     },
   );
 
@@ -261,7 +277,7 @@ describe("the warehouse's BI role", () => {
           await sql<{
             oid: number;
           }>`SELECT c.oid::int AS oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-          WHERE n.nspname = ${MARTS} AND c.relkind IN ('r', 'v', 'm')
+          WHERE n.nspname = ${MARTS} AND c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
             AND c.relname <> ${PUBLICATION_VIEW} ORDER BY c.relname`.execute(db)
         ).rows.map((r) => r.oid);
       const before = await oids();

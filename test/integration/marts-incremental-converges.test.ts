@@ -1,15 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
-import { pino } from "pino";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
-import { WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import { recordAccountTimeZones } from "../../src/warehouse/account-time-zones.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
-import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
+import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
 
 /**
  * Issue 9, incremental marts: a nightly build re-builds only its settle window, and what it leaves
@@ -53,38 +46,9 @@ it.override({
   },
 });
 
-const STREAMS = [
-  "cdrs",
-  "sip_trunks",
-  "numbers",
-  "transcriptions",
-  "recordings",
-  "short_link_metrics",
-  "messages",
-  "invoices",
-];
-
-async function loadAt(sandbox: RunningSandbox, warehouse: Warehouse, iso: string): Promise<void> {
-  await setSandboxClock(sandbox, iso);
-  const base = sandboxConfig(sandbox, { transcriptionMaxAgeDays: 30 });
-  const config = { ...base, accounts: base.accounts.map((a) => ({ ...a, streams: STREAMS })) };
-  const run = await runAt(warehouse, config, sandbox, { command: "run" });
-  expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
-}
-
 async function build(warehouse: Warehouse, args: readonly string[]): Promise<void> {
-  const workDir = await mkdtemp(path.join(tmpdir(), "marts-converge-dbt-"));
-  try {
-    const { dbt, publication } = await buildAndPublishMarts(warehouse, {
-      log: pino({ level: "silent" }),
-      workDir,
-      args: ["build", ...args, ...WITHOUT_UNIT_TESTS],
-    });
-    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
-    expect(publication?.marts).toEqual(expect.arrayContaining(Object.keys(INCREMENTAL_MARTS)));
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  const publication = await buildMarts(warehouse, args);
+  expect(publication?.marts).toEqual(expect.arrayContaining(Object.keys(INCREMENTAL_MARTS)));
 }
 
 /** Every row of every incremental mart as text, in key order, without the build stamp. */
@@ -118,7 +82,7 @@ describe("incremental marts", () => {
   it("two nightly builds (copied, then continued from the kept marts) equal a --full-refresh of the same data", {
     timeout: 600_000,
   }, async ({ sandbox, database }) => {
-    await loadAt(sandbox, database.warehouse, "2026-08-06T12:00:00Z");
+    await loadMartStreamsAt(sandbox, database.warehouse, "2026-08-06T12:00:00Z");
     // West of UTC: a leg's local day is the UTC day or the one before (the local report's window).
     await recordAccountTimeZones(
       database.warehouse.db,
@@ -129,7 +93,7 @@ describe("incremental marts", () => {
 
     const fullRefreshTable = await oidOf(database.warehouse, "analytics_marts.fct_calls");
 
-    await loadAt(sandbox, database.warehouse, "2026-08-08T06:00:00Z");
+    await loadMartStreamsAt(sandbox, database.warehouse, "2026-08-08T06:00:00Z");
     await build(database.warehouse, []);
     // The nightly build was incremental (it started from a copy of the published marts, not from
     // nothing): the legs before its settle window are still those the first build wrote...
@@ -137,7 +101,7 @@ describe("incremental marts", () => {
     // ...and its publication kept the full refresh's table, out of BI's schema.
     expect(await oidOf(database.warehouse, "analytics_marts__previous.fct_calls")).toBe(fullRefreshTable);
 
-    await loadAt(sandbox, database.warehouse, "2026-08-09T18:00:00Z");
+    await loadMartStreamsAt(sandbox, database.warehouse, "2026-08-09T18:00:00Z");
     await build(database.warehouse, []);
     const incremental = await readMarts(database.warehouse);
     // The second nightly continued from the kept table (the same relation, now published again):

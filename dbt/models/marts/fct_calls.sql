@@ -6,20 +6,25 @@
 -- last days still change while the loader settles them; and every leg of an account whose time zone
 -- changed since the last build (macro time_zones_changed_since). `--full-refresh` rebuilds everything.
 -- built_at stamps the rows a build wrote (dbt's run_started_at; a re-processed leg that did not
--- change is not written again): tests of this model check the rows of its latest build. Indexes:
--- the key (the primary key, macro primary_key: the database enforces the grain and the merge finds
--- its rows by it), call_date (the reports read their window by it), built_at (tests);
+-- change is not written again): tests of this model check the rows of its latest build.
+-- Partitioned by month of call_date (macros month_partitions: one partition per month, the merge
+-- reads only the months of its window; var partition_facts false builds a plain table). Indexes:
+-- the key + call_date (the primary key, macro primary_key: a partitioned table's key must hold
+-- call_date; the merge keeps the key alone unique and finds its rows by it), call_date (the
+-- reports read their window by it), built_at (tests);
 -- analyzed after a build that leaves its statistics stale (macro analyze_if_stale: a full refresh,
 -- or more than a tenth of its rows changed since the last analyze).
 {{
     config(
         materialized='incremental',
         unique_key=['account', 'direction', 'call_uuid'],
-        incremental_strategy='merge',
+        incremental_strategy='month_partitioned_merge',
+        partitioned_by_month=('call_date' if var('partition_facts', true) else none),
         on_schema_change='append_new_columns',
         post_hook=[
             '{{ analyze_if_stale(this) }}',
             {'sql': "{{ primary_key(this, ['account', 'direction', 'call_uuid']) }}", 'transaction': false},
+            {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
         ],
         indexes=[
             {'columns': ['call_date']},
@@ -161,8 +166,9 @@ where not exists (
           is not distinct from ({% for c in compared_columns %}built.{{ c }}{{ ', ' if not loop.last }}{% endfor %})
 )
 {% endif %}
-{% if not is_incremental() %}
--- A full refresh writes the legs in call_date order. The joins above shuffle them, and a table
+{% if not is_incremental() and not config.get('partitioned_by_month') %}
+-- A full refresh writes the legs in call_date order (partitioned: macro postgres__create_table_as
+-- does). The joins above shuffle them, and a table
 -- whose every page holds legs of every day makes a read of the last days (a nightly's window, in
 -- this model's merge and in every report built from it) read the whole table through its
 -- call_date index; in date order the window is the table's last pages. Nightly merges then append

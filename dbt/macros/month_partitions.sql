@@ -1,0 +1,153 @@
+{#- Facts partitioned by month (README, "Partitions and retention"). An incremental model configured
+    with `partitioned_by_month='<date column>'` and `incremental_strategy='month_partitioned_merge'`
+    is built as a table partitioned by range of that column (never null), one partition per
+    calendar month, named <table>_pYYYY_MM as the landing tables' partitions are. Its primary key holds the column (a partitioned table's unique
+    index must); the strategy keeps the model's unique_key alone unique, as the loader does for the
+    landing tables. With var partition_facts false the models build plain tables (the benchmark's
+    comparison), and the strategy merges into a plain table as dbt's `merge` does (a table built
+    before partitioning: it becomes partitioned at its next --full-refresh). -#}
+
+{#- dbt's table creation, except for a model with `partitioned_by_month`: its rows go to a temporary
+    table first, then into the partitioned table in the column's order (a read of the last days is
+    the last pages of each month's partition), after every month they hold has its partition. -#}
+{% macro postgres__create_table_as(temporary, relation, sql) -%}
+    {%- set column = config.get('partitioned_by_month') -%}
+    {%- if temporary or not column -%}
+        {{- dbt.postgres__create_table_as(temporary, relation, sql) -}}
+    {%- else -%}
+        {%- set rows = adapter.quote(relation.identifier ~ '__rows') -%}
+        {%- set quoted_column = adapter.quote(column) -%}
+        create temporary table {{ rows }} as (
+            {{ sql }}
+        );
+        create table {{ relation }} (like pg_temp.{{ rows }}) partition by range ({{ quoted_column }});
+        {{ create_month_partitions(relation, 'pg_temp.' ~ rows, column) }};
+        insert into {{ relation }} select * from pg_temp.{{ rows }} order by {{ quoted_column }};
+        drop table pg_temp.{{ rows }};
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Custom incremental strategy. Into a table partitioned by month: (1) each month the new rows fall
+    in gets its partition; (2) a row whose key the table holds under another date (the platform
+    moved a call to another day) is deleted there: each new row is looked up in its own month's
+    partition (one index lookup) and, when absent, in every partition (one lookup each; lateral
+    subqueries, so they stay index lookups whatever the planner estimates), then deleted one by
+    one (moved rows are rare); (3) MERGE on the key and the column, restricted to the dates from
+    the new rows' earliest on: the planner reads only those months' partitions. Into a plain
+    table: dbt's merge on the key. -#}
+{% macro get_incremental_month_partitioned_merge_sql(arg_dict) -%}
+    {%- set target = arg_dict['target_relation'] -%}
+    {%- set source = arg_dict['temp_relation'] -%}
+    {%- set key = arg_dict['unique_key'] -%}
+    {%- set column = config.get('partitioned_by_month') -%}
+    {%- set partitioned = column and run_query(
+            "select relkind = 'p' from pg_catalog.pg_class where oid = '" ~ target ~ "'::regclass"
+        ).columns[0].values()[0] -%}
+    {%- if not partitioned -%}
+        {{- get_merge_sql(target, source, key, arg_dict['dest_columns'], arg_dict['incremental_predicates']) -}}
+    {%- else -%}
+        {%- set quoted_column = adapter.quote(column) -%}
+        {%- set earliest = run_query('select min(' ~ quoted_column ~ ') from ' ~ source).columns[0].values()[0] -%}
+        {%- set key_match -%}
+            {% for k in key %}y.{{ adapter.quote(k) }} = s.{{ adapter.quote(k) }}{{ ' and ' if not loop.last }}{% endfor %}
+        {%- endset -%}
+        {{ create_month_partitions(target, source, column) }};
+
+        do $moved_rows$
+        declare
+            moved record;
+        begin
+            for moved in
+                select elsewhere.*
+                from {{ source }} as s
+                left join lateral (
+                    select true as found from {{ target }} as y
+                    where {{ key_match }} and y.{{ quoted_column }} = s.{{ quoted_column }}
+                    limit 1
+                ) as in_place on true
+                cross join lateral (
+                    select {% for k in key %}y.{{ adapter.quote(k) }}, {% endfor %}y.{{ quoted_column }}
+                    from {{ target }} as y
+                    where {{ key_match }} and y.{{ quoted_column }} <> s.{{ quoted_column }}
+                    offset 0
+                ) as elsewhere
+                where in_place.found is null
+            loop
+                delete from {{ target }} as t
+                where {% for k in key %}t.{{ adapter.quote(k) }} = moved.{{ adapter.quote(k) }} and {% endfor -%}
+                      t.{{ quoted_column }} = moved.{{ quoted_column }};
+            end loop;
+        end
+        $moved_rows$;
+
+        {% if earliest is not none -%}
+        {{ get_merge_sql(target, source, key + [column], arg_dict['dest_columns'],
+                         ['DBT_INTERNAL_DEST.' ~ quoted_column ~ " >= '" ~ earliest ~ "'::date"]) }}
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- A DO block creating the month partitions of partitioned `relation` that the rows of `rows`
+    fall in (by `column`) and that it lacks: <table>_pYYYY_MM, from the month's first day to the
+    next month's. One transform builds at a time (its lock), so no two builds race for a name. -#}
+{% macro create_month_partitions(relation, rows, column) -%}
+    do $create_month_partitions$
+    declare
+        month date;
+        partition_name text;
+    begin
+        for month in
+            select distinct date_trunc('month', {{ adapter.quote(column) }})::date from {{ rows }}
+            where {{ adapter.quote(column) }} is not null
+        loop
+            partition_name := '{{ relation.identifier }}_p' || to_char(month, 'YYYY_MM');
+            if to_regclass(format('%I.%I', '{{ relation.schema }}', partition_name)) is null then
+                execute format('create table %I.%I partition of %s for values from (%L) to (%L)',
+                               '{{ relation.schema }}', partition_name, '{{ relation }}',
+                               month, (month + interval '1 month')::date);
+            end if;
+        end loop;
+    end
+    $create_month_partitions$
+{%- endmacro %}
+
+{#- For a post_hook outside the transaction (`transaction: false`): after a --full-refresh in place
+    (a dbt run by hand, not `transform`), the new table's partitions carry the name of dbt's
+    intermediate table (<table>__dbt_tmp_pYYYY_MM); renamed to <table>_pYYYY_MM once the old table
+    is gone, so the next full refresh's names are free again. -#}
+{% macro name_month_partitions(relation) -%}
+    do $name_month_partitions$
+    declare
+        part record;
+    begin
+        for part in
+            select c.relname::text as name
+            from pg_catalog.pg_inherits as i
+            join pg_catalog.pg_class as c on c.oid = i.inhrelid
+            where i.inhparent = '{{ relation }}'::regclass
+              and c.relname like '{{ relation.identifier }}\_\_dbt\_tmp\_p%'
+        loop
+            execute format('alter table %I.%I rename to %I', '{{ relation.schema }}', part.name,
+                           '{{ relation.identifier }}_p' || substr(part.name, length('{{ relation.identifier }}__dbt_tmp_p') + 1));
+        end loop;
+    end
+    $name_month_partitions$
+{%- endmacro %}
+
+{#- SQL moving table `schema.name` to `to_schema` with its partitions (ALTER TABLE … SET SCHEMA
+    moves a partitioned table alone; its partitions would stay behind). -#}
+{% macro move_table_with_partitions(schema, name, to_schema) -%}
+    do $move_table$
+    declare
+        part regclass;
+    begin
+        for part in
+            select inhrelid::regclass from pg_catalog.pg_inherits
+            where inhparent = format('%I.%I', '{{ schema }}', '{{ name }}')::regclass
+        loop
+            execute format('alter table %s set schema %I', part, '{{ to_schema }}');
+        end loop;
+        execute format('alter table %I.%I set schema %I', '{{ schema }}', '{{ name }}', '{{ to_schema }}');
+    end
+    $move_table$
+{%- endmacro %}

@@ -1,0 +1,79 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pino } from "pino";
+import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
+import type { Publication } from "../../src/transform/publish-marts.js";
+import { WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
+import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { expect } from "../helpers/fixtures.js";
+import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
+
+/**
+ * Loading a sandbox world at a moment and building the marts the way `transform` does, for the
+ * tests of the incremental and partitioned marts.
+ */
+
+/** The streams the marts are built from. */
+const MART_STREAMS = [
+  "cdrs",
+  "sip_trunks",
+  "numbers",
+  "transcriptions",
+  "recordings",
+  "short_link_metrics",
+  "messages",
+  "invoices",
+];
+
+/** Sets the sandbox's clock to `iso` and loads every account's mart streams (`run`), without errors. */
+export async function loadMartStreamsAt(
+  sandbox: RunningSandbox,
+  warehouse: Warehouse,
+  iso: string,
+): Promise<void> {
+  await setSandboxClock(sandbox, iso);
+  const base = sandboxConfig(sandbox, { transcriptionMaxAgeDays: 30 });
+  const config = { ...base, accounts: base.accounts.map((a) => ({ ...a, streams: MART_STREAMS })) };
+  const run = await runAt(warehouse, config, sandbox, { command: "run" });
+  expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
+}
+
+/** What {@link buildMarts} returns: the publication and the SQL dbt ran as each model's main statement. */
+export interface MartsBuilt {
+  readonly publication: Publication | undefined;
+  /** The main statement dbt ran for `model` (target/run), e.g. an incremental model's merge. */
+  readonly mainStatement: (model: string) => Promise<string>;
+}
+
+/**
+ * `dbt build <args>` (without unit tests) in the build schema, then published (write–audit–publish,
+ * as `transform`); fails the test when dbt fails. `inspect` runs while dbt's work folder exists.
+ */
+export async function buildMarts(
+  warehouse: Warehouse,
+  args: readonly string[],
+  inspect?: (built: MartsBuilt) => Promise<void>,
+): Promise<Publication | undefined> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "marts-build-dbt-"));
+  try {
+    const { dbt, publication } = await buildAndPublishMarts(warehouse, {
+      log: pino({ level: "silent" }),
+      workDir,
+      args: ["build", ...args, ...WITHOUT_UNIT_TESTS],
+    });
+    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
+    const mainStatement = async (model: string) => {
+      const runDir = path.join(workDir, "target", "run", "telecom_etl", "models");
+      const files = await readdir(runDir, { recursive: true });
+      const file = files.find((f) => path.basename(f) === `${model}.sql`);
+      if (file === undefined) throw new Error(`dbt ran no main statement for ${model}`);
+      return readFile(path.join(runDir, file), "utf8");
+    };
+    await inspect?.({ publication, mainStatement });
+    return publication;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
