@@ -1,11 +1,13 @@
 {#- Facts partitioned by month (README, "Partitions and retention"). An incremental model configured
     with `partitioned_by_month='<date column>'` and `incremental_strategy='month_partitioned_merge'`
-    is built as a table partitioned by range of that column (never null), one partition per
-    calendar month, named <table>_pYYYY_MM as the landing tables' partitions are. Its primary key holds the column (a partitioned table's unique
-    index must); the strategy keeps the model's unique_key alone unique, as the loader does for the
-    landing tables. With var partition_facts false the models build plain tables (the benchmark's
-    comparison), and the strategy merges into a plain table as dbt's `merge` does (a table built
-    before partitioning: it becomes partitioned at its next --full-refresh). -#}
+    (or `'month_partitioned_delete_insert'`, for a model re-built by whole days) is built as a
+    table partitioned by range of that column (never null), one partition per calendar month,
+    named <table>_pYYYY_MM as the landing tables' partitions are. Its primary key holds the column
+    (a partitioned table's unique index must: macro primary_key adds it); the strategies keep a row
+    unique by its key alone, as the loader does for the landing tables. With var partition_facts
+    false the models build plain tables (the benchmark's comparison), and the strategies write a
+    plain table as dbt's `merge` / `delete+insert` do (also a table built before partitioning: it
+    becomes partitioned at its next --full-refresh). -#}
 
 {#- dbt's table creation, except for a model with `partitioned_by_month`: its rows go to a temporary
     table first, then into the partitioned table in the column's order (a read of the last days is
@@ -27,62 +29,76 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- Custom incremental strategy. Into a table partitioned by month: (1) each month the new rows fall
-    in gets its partition; (2) a row whose key the table holds under another date (the platform
-    moved a call to another day) is deleted there: each new row is looked up in its own month's
-    partition (one index lookup) and, when absent, in every partition (one lookup each; lateral
-    subqueries, so they stay index lookups whatever the planner estimates), then deleted one by
-    one (moved rows are rare); (3) MERGE on the key and the column, restricted to the dates from
-    the new rows' earliest on: the planner reads only those months' partitions. Into a plain
-    table: dbt's merge on the key. -#}
+{#- The partition column of the model being built when its table `target` is partitioned by month
+    (config partitioned_by_month); none for a plain table (var partition_facts false, or a table
+    built before the model was partitioned: it becomes partitioned at its next --full-refresh). -#}
+{% macro partition_column_of(target) -%}
+    {%- set column = config.get('partitioned_by_month') -%}
+    {%- if not column -%}{{- return(none) -}}{%- endif -%}
+    {%- set kind = run_query("select relkind from pg_catalog.pg_class where oid = '" ~ target ~ "'::regclass").columns[0].values()[0] -%}
+    {{- return(column if kind == 'p' else none) -}}
+{%- endmacro %}
+
+{#- `DBT_INTERNAL_DEST.<column> >= <the earliest value of column in source>`, a literal, so the
+    planner reads only the partitions from that month on; none when `source` is empty. -#}
+{% macro from_earliest_of(source, column) -%}
+    {%- set quoted_column = adapter.quote(column) -%}
+    {%- set earliest = run_query('select min(' ~ quoted_column ~ ') from ' ~ source).columns[0].values()[0] -%}
+    {{- return(none if earliest is none else 'DBT_INTERNAL_DEST.' ~ quoted_column ~ " >= '" ~ earliest ~ "'::date") -}}
+{%- endmacro %}
+
+{#- Custom incremental strategy `month_partitioned_merge` (fct_calls). Into a table partitioned by
+    month: (1) each month the new rows fall in gets its partition; (2) a row whose key the table
+    holds under another date (the platform moved a call to another day) is deleted there (macro
+    delete_moved_rows); (3) MERGE on the key and the column, restricted to the dates from the new
+    rows' earliest on: the planner reads only those months' partitions. Into a plain table: dbt's
+    merge on the key. -#}
 {% macro get_incremental_month_partitioned_merge_sql(arg_dict) -%}
     {%- set target = arg_dict['target_relation'] -%}
     {%- set source = arg_dict['temp_relation'] -%}
     {%- set key = arg_dict['unique_key'] -%}
-    {%- set column = config.get('partitioned_by_month') -%}
-    {%- set partitioned = column and run_query(
-            "select relkind = 'p' from pg_catalog.pg_class where oid = '" ~ target ~ "'::regclass"
-        ).columns[0].values()[0] -%}
-    {%- if not partitioned -%}
+    {%- set column = partition_column_of(target) -%}
+    {%- if column is none -%}
         {{- get_merge_sql(target, source, key, arg_dict['dest_columns'], arg_dict['incremental_predicates']) -}}
     {%- else -%}
-        {%- set quoted_column = adapter.quote(column) -%}
-        {%- set earliest = run_query('select min(' ~ quoted_column ~ ') from ' ~ source).columns[0].values()[0] -%}
-        {%- set key_match -%}
-            {% for k in key %}y.{{ adapter.quote(k) }} = s.{{ adapter.quote(k) }}{{ ' and ' if not loop.last }}{% endfor %}
-        {%- endset -%}
+        {%- set window = from_earliest_of(source, column) -%}
         {{ create_month_partitions(target, source, column) }};
 
-        do $moved_rows$
-        declare
-            moved record;
-        begin
-            for moved in
-                select elsewhere.*
-                from {{ source }} as s
-                left join lateral (
-                    select true as found from {{ target }} as y
-                    where {{ key_match }} and y.{{ quoted_column }} = s.{{ quoted_column }}
-                    limit 1
-                ) as in_place on true
-                cross join lateral (
-                    select {% for k in key %}y.{{ adapter.quote(k) }}, {% endfor %}y.{{ quoted_column }}
-                    from {{ target }} as y
-                    where {{ key_match }} and y.{{ quoted_column }} <> s.{{ quoted_column }}
-                    offset 0
-                ) as elsewhere
-                where in_place.found is null
-            loop
-                delete from {{ target }} as t
-                where {% for k in key %}t.{{ adapter.quote(k) }} = moved.{{ adapter.quote(k) }} and {% endfor -%}
-                      t.{{ quoted_column }} = moved.{{ quoted_column }};
-            end loop;
-        end
-        $moved_rows$;
+        {{ delete_moved_rows(target, source, key, column) }};
 
-        {% if earliest is not none -%}
-        {{ get_merge_sql(target, source, key + [column], arg_dict['dest_columns'],
-                         ['DBT_INTERNAL_DEST.' ~ quoted_column ~ " >= '" ~ earliest ~ "'::date"]) }}
+        {% if window is not none -%}
+        {{ get_merge_sql(target, source, key + [column], arg_dict['dest_columns'], [window]) }}
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Custom incremental strategy `month_partitioned_delete_insert` (the facts re-built by whole days:
+    unique_key is the partition column). Into a table partitioned by month: each month the new
+    rows fall in gets its partition; with config `row_key` (the columns a row is unique by across
+    days, e.g. account and message_id), a row the table holds under another day is deleted there
+    (macro delete_moved_rows); then dbt's delete+insert of the days, restricted to the dates from
+    the new rows' earliest on, so the delete reads only those months' partitions. Into a plain
+    table: dbt's delete+insert. -#}
+{% macro get_incremental_month_partitioned_delete_insert_sql(arg_dict) -%}
+    {%- set target = arg_dict['target_relation'] -%}
+    {%- set source = arg_dict['temp_relation'] -%}
+    {%- set column = partition_column_of(target) -%}
+    {%- set row_key = config.get('row_key') -%}
+    {%- if column is none -%}
+        {{- get_delete_insert_merge_sql(target, source, arg_dict['unique_key'], arg_dict['dest_columns'],
+                                        arg_dict['incremental_predicates']) -}}
+    {%- else -%}
+        {%- set window = from_earliest_of(source, column) -%}
+        {% if window is not none -%}
+        {{ create_month_partitions(target, source, column) }};
+
+        {% if row_key -%}
+        {{ delete_moved_rows(target, source, row_key, column) }};
+        {%- endif %}
+
+        {{ get_delete_insert_merge_sql(target, source, arg_dict['unique_key'], arg_dict['dest_columns'], [window]) }}
+        {%- else -%}
+        select 'no new rows'
         {%- endif -%}
     {%- endif -%}
 {%- endmacro %}
@@ -109,6 +125,44 @@
         end loop;
     end
     $create_month_partitions$
+{%- endmacro %}
+
+{#- A DO block deleting from partitioned `target` each row whose `key` a row of `source` has under
+    another value of `column` (the platform moved it to another day): each source row is looked up
+    in its own month's partition (one index lookup) and, when absent, in every partition (one
+    lookup each; lateral subqueries, so they stay index lookups whatever the planner estimates);
+    what is found is deleted row by row (moved rows are rare). -#}
+{% macro delete_moved_rows(target, source, key, column) -%}
+    {%- set quoted_column = adapter.quote(column) -%}
+    {%- set key_match -%}
+        {% for k in key %}y.{{ adapter.quote(k) }} = s.{{ adapter.quote(k) }}{{ ' and ' if not loop.last }}{% endfor %}
+    {%- endset -%}
+    do $moved_rows$
+    declare
+        moved record;
+    begin
+        for moved in
+            select elsewhere.*
+            from {{ source }} as s
+            left join lateral (
+                select true as found from {{ target }} as y
+                where {{ key_match }} and y.{{ quoted_column }} = s.{{ quoted_column }}
+                limit 1
+            ) as in_place on true
+            cross join lateral (
+                select {% for k in key %}y.{{ adapter.quote(k) }}, {% endfor %}y.{{ quoted_column }}
+                from {{ target }} as y
+                where {{ key_match }} and y.{{ quoted_column }} <> s.{{ quoted_column }}
+                offset 0
+            ) as elsewhere
+            where in_place.found is null
+        loop
+            delete from {{ target }} as t
+            where {% for k in key %}t.{{ adapter.quote(k) }} = moved.{{ adapter.quote(k) }} and {% endfor -%}
+                  t.{{ quoted_column }} = moved.{{ quoted_column }};
+        end loop;
+    end
+    $moved_rows$
 {%- endmacro %}
 
 {#- For a post_hook outside the transaction (`transaction: false`): after a --full-refresh in place

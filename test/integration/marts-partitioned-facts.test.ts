@@ -1,35 +1,45 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { pino } from "pino";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Database } from "../../src/warehouse/database.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
 
 /**
- * Issue 17, facts partitioned by month: fct_calls is built partitioned by month of call_date, its
- * months' rows in their partitions (the oracle: the sandbox's truth export, counted by month);
- * write–audit–publish copies and moves it with its partitions; a nightly's merge reads only the
- * months of its window (its plan prunes the others) and keeps a leg once when the platform moved
- * it to another month; the nightly leaves what a --full-refresh builds. A world across July and
- * August 2026, loaded once after its end: the changes are made in the landing table, so the
- * builds alone are compared.
+ * Issue 17, facts partitioned by month: fct_calls, fct_messages, fct_campaign_messages and
+ * fct_link_clicks are built partitioned by month of their day (fct_calls' months' legs in their
+ * partitions: the oracle is the sandbox's truth export, counted by month); write–audit–publish
+ * copies and moves them with their partitions; a nightly's merge (fct_calls) and delete+insert
+ * (the others) read only the months of their window (their plans prune the others); a call and a
+ * message the platform moved to another month are kept once; the nightly leaves what a
+ * --full-refresh builds. A world across July and August 2026, loaded once after its end: the
+ * moves are made in the landing tables, so the builds alone are compared.
  */
 it.override({
   sandboxOptions: {
     seed: 29,
     start: "2026-07-20",
-    days: 14,
+    days: 20,
     accounts: 1,
     callsPerDay: 60,
-    now: "2026-08-05T12:00:00Z",
+    now: "2026-08-10T12:00:00Z",
   },
 });
 
 const MARTS = "analytics_marts";
+/** The partitioned facts and the key each is read in order of. */
+const FACTS: Readonly<Record<string, string>> = {
+  fct_calls: "account, direction, call_uuid",
+  fct_messages: "account, message_id",
+  fct_campaign_messages: "account, message_id",
+  fct_link_clicks: "account, click_date, click_ordinal",
+};
+const BOTH_MONTHS = (fact: string) => [`${fact}_p2026_07`, `${fact}_p2026_08`];
 
 /** Legs per month (YYYY-MM) in the sandbox's truth export. */
 async function truthLegsByMonth(sandbox: RunningSandbox): Promise<Record<string, number>> {
@@ -47,13 +57,13 @@ async function truthLegsByMonth(sandbox: RunningSandbox): Promise<Record<string,
   return counts;
 }
 
-/** Rows per partition of `schema.fct_calls`, by partition name. */
-async function partitionRows(warehouse: Warehouse, schema: string): Promise<Record<string, number>> {
+/** Rows per partition of `schema.table`, by partition name. */
+async function partitionRows(warehouse: Warehouse, schema: string, table: string): Promise<Record<string, number>> {
   const { rows } = await sql<{ partition: string; n: number }>`
     SELECT c.relname AS partition, count(f.*)::int AS n
     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-    LEFT JOIN ${sql.table(`${schema}.fct_calls`)} f ON f.tableoid = c.oid
-    WHERE i.inhparent = ${`${schema}.fct_calls`}::regclass
+    LEFT JOIN ${sql.table(`${schema}.${table}`)} f ON f.tableoid = c.oid
+    WHERE i.inhparent = ${`${schema}.${table}`}::regclass
     GROUP BY 1 ORDER BY 1`.execute(warehouse.db);
   return Object.fromEntries(rows.map((r) => [r.partition, r.n]));
 }
@@ -67,28 +77,57 @@ async function strayPartitions(warehouse: Warehouse): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-async function fctCalls(warehouse: Warehouse): Promise<string[]> {
-  const { rows } = await sql<{ line: string }>`
-    SELECT (to_jsonb(f) - 'built_at')::text AS line FROM analytics_marts.fct_calls AS f
-    ORDER BY account, direction, call_uuid`.execute(warehouse.db);
-  return rows.map((r) => r.line);
+/** Every row of every partitioned fact as text, in key order, without the build stamp. */
+async function readFacts(warehouse: Warehouse): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [fact, key] of Object.entries(FACTS)) {
+    const { rows } = await sql<{ line: string }>`
+      SELECT (to_jsonb(f) - 'built_at')::text AS line FROM ${sql.table(`${MARTS}.${fact}`)} AS f
+      ORDER BY ${sql.raw(key)}`.execute(warehouse.db);
+    out[fact] = rows.map((r) => r.line);
+  }
+  return out;
+}
+
+/**
+ * The partitions the plan of `statement` (one statement dbt ran on the build schema, reading its
+ * new rows from a temporary table since dropped) reads, on the published `fact`.
+ */
+async function partitionsPlanned(db: Kysely<Database>, statement: string, fact: string): Promise<string[]> {
+  const source = /(?:using|from)\s+("[^"]+")\s+as\s+DBT_INTERNAL_SOURCE/i.exec(statement)?.[1];
+  expect(source, statement).toBeDefined();
+  return db.connection().execute(async (connection) => {
+    await sql`CREATE TEMPORARY TABLE new_rows AS SELECT * FROM ${sql.table(`${MARTS}.${fact}`)} LIMIT 0`.execute(
+      connection,
+    );
+    const plan = await sql<{ "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) ${sql.raw(
+      statement.replaceAll('"analytics_marts__build"', `"${MARTS}"`).replaceAll(source!, "pg_temp.new_rows"),
+    )}`.execute(connection);
+    await sql`DROP TABLE pg_temp.new_rows`.execute(connection);
+    return [...JSON.stringify(plan.rows[0]!["QUERY PLAN"]).matchAll(/"Relation Name":"([^"]+)"/g)]
+      .map((m) => m[1]!)
+      .filter((name) => name.startsWith(`${fact}_p`));
+  });
 }
 
 describe("facts partitioned by month", () => {
-  it("builds fct_calls in month partitions, publishes them with it, merges a nightly into its window's months only", {
+  it("builds the facts in month partitions, publishes them with them, writes a nightly into its window's months only", {
     timeout: 600_000,
   }, async ({ sandbox, database }) => {
     const warehouse = database.warehouse;
     const db = warehouse.db;
-    await loadMartStreamsAt(sandbox, warehouse, "2026-08-05T12:00:00Z");
+    await loadMartStreamsAt(sandbox, warehouse, "2026-08-10T12:00:00Z");
     await buildMarts(warehouse, ["--full-refresh"]);
 
-    const relkind = await sql<{ kind: string }>`
-      SELECT relkind AS kind FROM pg_class WHERE oid = 'analytics_marts.fct_calls'::regclass`.execute(db);
-    expect(relkind.rows[0]?.kind).toBe("p");
+    for (const fact of Object.keys(FACTS)) {
+      const relkind = await sql<{ kind: string }>`
+        SELECT relkind AS kind FROM pg_class WHERE oid = ${`${MARTS}.${fact}`}::regclass`.execute(db);
+      expect(relkind.rows[0]?.kind, fact).toBe("p");
+      expect(Object.keys(await partitionRows(warehouse, MARTS, fact)), fact).toEqual(BOTH_MONTHS(fact));
+    }
     const truth = await truthLegsByMonth(sandbox);
     expect(Object.keys(truth).sort()).toEqual(["2026-07", "2026-08"]);
-    expect(await partitionRows(warehouse, MARTS)).toEqual({
+    expect(await partitionRows(warehouse, MARTS, "fct_calls")).toEqual({
       fct_calls_p2026_07: truth["2026-07"],
       fct_calls_p2026_08: truth["2026-08"],
     });
@@ -98,64 +137,72 @@ describe("facts partitioned by month", () => {
       WHERE conrelid = 'analytics_marts.fct_calls'::regclass AND contype = 'p'`.execute(db);
     expect(key.rows[0]?.key).toBe("PRIMARY KEY (account, direction, call_uuid, call_date)");
 
-    // The platform moves a July leg to August 1 (a day in the nightly's settle window).
+    // The platform moves a July leg and a July campaign message to August 6 (a day in the
+    // nightly's settle window, which starts on August 5).
     const [leg] = (
       await sql<{ account: string; direction: string; uuid: string }>`
         SELECT _account AS account, direction, uuid FROM platform.cdrs
         WHERE date < '2026-07-25' ORDER BY uuid LIMIT 1`.execute(db)
     ).rows;
+    const [message] = (
+      await sql<{ account: string; id: string }>`
+        SELECT _account AS account, message_id AS id FROM platform.messages
+        WHERE submitted_at < '2026-07-25' AND tag IS NOT NULL ORDER BY message_id LIMIT 1`.execute(db)
+    ).rows;
     expect(leg).toBeDefined();
-    await sql`UPDATE platform.cdrs SET date = '2026-08-01T10:00:00Z'
+    expect(message).toBeDefined();
+    await sql`UPDATE platform.cdrs SET date = '2026-08-06T10:00:00Z'
               WHERE _account = ${leg!.account} AND direction = ${leg!.direction} AND uuid = ${leg!.uuid}`.execute(
       db,
     );
+    await sql`UPDATE platform.messages SET submitted_at = '2026-08-06T10:00:00Z'
+              WHERE _account = ${message!.account} AND message_id = ${message!.id}`.execute(db);
 
-    // First nightly: starts from a copy of the published table (partitioned, as published).
+    // First nightly: starts from copies of the published tables (partitioned, as published).
     await buildMarts(warehouse, [], async ({ mainStatement }) => {
-      // The merge of the nightly's rows reads August only: July's partition is pruned from its plan.
-      const statement = await mainStatement("fct_calls");
-      const merge = statement.slice(statement.toLowerCase().indexOf("merge into"));
-      const source = /using\s+("[^"]+")\s+as\s+DBT_INTERNAL_SOURCE/i.exec(merge)?.[1];
-      expect(source).toBeDefined();
-      await db.connection().execute(async (connection) => {
-        await sql`CREATE TEMPORARY TABLE nightly_rows AS SELECT * FROM analytics_marts.fct_calls LIMIT 0`.execute(
-          connection,
-        );
-        const plan = await sql<{ "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) ${sql.raw(
-          merge.replaceAll('"analytics_marts__build"', `"${MARTS}"`).replace(source!, "pg_temp.nightly_rows"),
-        )}`.execute(connection);
-        const scanned = [
-          ...JSON.stringify(plan.rows[0]!["QUERY PLAN"]).matchAll(/"Relation Name":"([^"]+)"/g),
-        ].map((m) => m[1]);
-        expect(scanned).toContain("fct_calls_p2026_08");
-        expect(scanned).not.toContain("fct_calls_p2026_07");
-      });
+      // fct_calls' MERGE and the others' DELETE of their window's days read August only: July's
+      // partition is pruned from their plans.
+      const merge = await mainStatement("fct_calls");
+      expect(
+        await partitionsPlanned(db, merge.slice(merge.toLowerCase().indexOf("merge into")), "fct_calls"),
+      ).toEqual(["fct_calls_p2026_08"]);
+      for (const fact of ["fct_messages", "fct_campaign_messages", "fct_link_clicks"]) {
+        const statement = await mainStatement(fact);
+        const deleteDays = /delete from [^;]* as DBT_INTERNAL_DEST[^;]*/i.exec(statement)?.[0];
+        expect(deleteDays, statement).toBeDefined();
+        expect(await partitionsPlanned(db, deleteDays!, fact), fact).toEqual([`${fact}_p2026_08`]);
+      }
     });
-    const moved = await sql<{ call_date: string }>`
-      SELECT call_date::text FROM analytics_marts.fct_calls
-      WHERE account = ${leg!.account} AND direction = ${leg!.direction} AND call_uuid = ${leg!.uuid}`.execute(
-      db,
-    );
-    expect(moved.rows).toEqual([{ call_date: "2026-08-01" }]);
-    expect(await partitionRows(warehouse, MARTS)).toEqual({
+    const movedLeg = await sql<{ day: string }>`
+      SELECT call_date::text AS day FROM analytics_marts.fct_calls
+      WHERE account = ${leg!.account} AND direction = ${leg!.direction} AND call_uuid = ${leg!.uuid}`.execute(db);
+    expect(movedLeg.rows).toEqual([{ day: "2026-08-06" }]);
+    expect(await partitionRows(warehouse, MARTS, "fct_calls")).toEqual({
       fct_calls_p2026_07: truth["2026-07"]! - 1,
       fct_calls_p2026_08: truth["2026-08"]! + 1,
     });
+    for (const fact of ["fct_messages", "fct_campaign_messages"]) {
+      const movedMessage = await sql<{ day: string }>`
+        SELECT submitted_date::text AS day FROM ${sql.table(`${MARTS}.${fact}`)}
+        WHERE account = ${message!.account} AND message_id = ${message!.id}`.execute(db);
+      expect(movedMessage.rows, fact).toEqual([{ day: "2026-08-06" }]);
+    }
     expect(await strayPartitions(warehouse)).toEqual([]);
-    // The publication kept the full refresh's table with its partitions for the next build.
-    expect(Object.keys(await partitionRows(warehouse, "analytics_marts__previous"))).toEqual([
-      "fct_calls_p2026_07",
-      "fct_calls_p2026_08",
-    ]);
+    // The publication kept the full refresh's tables with their partitions for the next build.
+    for (const fact of Object.keys(FACTS))
+      expect(Object.keys(await partitionRows(warehouse, "analytics_marts__previous", fact)), fact).toEqual(
+        BOTH_MONTHS(fact),
+      );
 
-    // Second nightly: continues from the kept table (moved into the build schema with its
+    // Second nightly: continues from the kept tables (moved into the build schema with their
     // partitions, then published with them) and catches up; equal to a --full-refresh.
     await buildMarts(warehouse, []);
     expect(await strayPartitions(warehouse)).toEqual([]);
-    const nightly = await fctCalls(warehouse);
+    const nightly = await readFacts(warehouse);
     await buildMarts(warehouse, ["--full-refresh"]);
-    expect(nightly).toEqual(await fctCalls(warehouse));
-    expect(nightly.filter((line) => line.includes(leg!.uuid))).toHaveLength(1);
+    expect(nightly).toEqual(await readFacts(warehouse));
+    expect(nightly.fct_calls!.filter((line) => line.includes(leg!.uuid))).toHaveLength(1);
+    expect(nightly.fct_link_clicks!.length).toBeGreaterThan(0);
 
     // dbt run by hand in place, --full-refresh twice: the second finds its partitions' names free.
     const workDir = await mkdtemp(path.join(tmpdir(), "partitioned-in-place-"));
@@ -172,10 +219,7 @@ describe("facts partitioned by month", () => {
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
-    expect(Object.keys(await partitionRows(warehouse, MARTS))).toEqual([
-      "fct_calls_p2026_07",
-      "fct_calls_p2026_08",
-    ]);
-    expect(await fctCalls(warehouse)).toEqual(nightly);
+    expect(Object.keys(await partitionRows(warehouse, MARTS, "fct_calls"))).toEqual(BOTH_MONTHS("fct_calls"));
+    expect((await readFacts(warehouse)).fct_calls).toEqual(nightly.fct_calls);
   });
 });

@@ -9,12 +9,15 @@
 -- time_zones_changed_since), every day is re-built (delete+insert replaces whole days, so one
 -- account's rows cannot be re-built alone; zones change rarely). `--full-refresh` rebuilds every day.
 -- Indexed by (account, campaign) (macro ensure_index): rpt_campaign_totals reads a live campaign's
--- messages by it.
+-- messages by it. Partitioned by month of submitted_date (macros month_partitions); a message the
+-- platform moved to another day is deleted from its old one (row_key).
 {{
     config(
         materialized='incremental',
         unique_key='submitted_date',
-        incremental_strategy='delete+insert',
+        incremental_strategy='month_partitioned_delete_insert',
+        partitioned_by_month=('submitted_date' if var('partition_facts', true) else none),
+        row_key=['account', 'message_id'],
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
         post_hook=[

@@ -8,7 +8,8 @@
 -- Incremental (delete+insert by click_date): a build re-builds the click days from macro
 -- settle_window_start (the latest click day built here − var settle_days), the days whose clicks or
 -- answered calls can still change; `--full-refresh` rebuilds every day. Answered calls come from
--- fct_calls, read by its call_date index.
+-- fct_calls, read by its call_date index. Partitioned by month of click_date (macros
+-- month_partitions); a click's key holds its day, so it never moves to another month.
 -- Indexed by (account, campaign) (macro ensure_index): rpt_campaign_totals reads a live campaign's
 -- clicks by it.
 {%- set window_hours = var('click_to_call_window_hours', 24) %}
@@ -17,7 +18,8 @@
     config(
         materialized='incremental',
         unique_key='click_date',
-        incremental_strategy='delete+insert',
+        incremental_strategy='month_partitioned_delete_insert',
+        partitioned_by_month=('click_date' if var('partition_facts', true) else none),
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['click_date']}],
         post_hook=[
@@ -123,8 +125,8 @@ select
 from clicks as c
 left join first_calls as f using (account, click_date, click_ordinal)
 left join attributions as a using (account, click_date, click_ordinal)
-{% if not is_incremental() %}
+{% if not is_incremental() and not config.get('partitioned_by_month') %}
 -- In click_date order (as fct_calls, by call_date): a window of the last days is the table's last
--- pages.
+-- pages (partitioned: macro postgres__create_table_as orders them).
 order by c.click_date
 {% endif %}
