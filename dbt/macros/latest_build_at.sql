@@ -16,10 +16,17 @@
 {% macro latest_build_first_day(relation, date_column) -%}
     {%- set first_day = '1970-01-01' -%}
     {%- if execute -%}
+        {#- The latest build's rows by the built_at index (offset 0 keeps the subquery apart), then
+            their earliest day. Asked as min(date) directly, the planner may walk the date index
+            from the oldest day, checking built_at, through every older row: 735 ms instead of
+            21 ms on 1.9M legs partitioned by month. -#}
         {%- set query -%}
             select coalesce(min({{ date_column }}), '1970-01-01'::date)::text
-            from {{ relation }}
-            where built_at = {{ latest_build_at(relation) }}
+            from (
+                select {{ date_column }} from {{ relation }}
+                where built_at = {{ latest_build_at(relation) }}
+                offset 0
+            ) as latest_build
         {%- endset -%}
         {%- set first_day = run_query(query).columns[0].values()[0] -%}
     {%- endif -%}
