@@ -23,6 +23,7 @@
         post_hook=[
             {'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false},
             "{{ ensure_index(this, ['account', 'campaign']) }}",
+            {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
         ],
     )
 }}

@@ -25,6 +25,7 @@
         post_hook=[
             {'sql': "{{ primary_key(this, ['account', 'click_date', 'click_ordinal']) }}", 'transaction': false},
             "{{ ensure_index(this, ['account', 'campaign']) }}",
+            {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
         ],
     )
 }}

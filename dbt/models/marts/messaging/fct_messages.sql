@@ -21,7 +21,10 @@
         row_key=['account', 'message_id'],
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
-        post_hook=[{'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false}],
+        post_hook=[
+            {'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false},
+            {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
+        ],
     )
 }}
 {#- Every day is re-built when an account's time zone changed since the last build (macro
