@@ -1,12 +1,14 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { type Kysely, sql } from "kysely";
 import { pino } from "pino";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import type { Publication } from "../../src/transform/publish-marts.js";
 import { WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Database } from "../../src/warehouse/database.js";
 import { expect } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
 
@@ -45,6 +47,8 @@ export interface MartsBuilt {
   readonly publication: Publication | undefined;
   /** The main statement dbt ran for `model` (target/run), e.g. an incremental model's merge. */
   readonly mainStatement: (model: string) => Promise<string>;
+  /** The select dbt compiled for `model` (target/compiled), as this build ran it. */
+  readonly compiledSelect: (model: string) => Promise<string>;
 }
 
 /**
@@ -64,16 +68,27 @@ export async function buildMarts(
       args: ["build", ...args, ...WITHOUT_UNIT_TESTS],
     });
     expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
-    const mainStatement = async (model: string) => {
-      const runDir = path.join(workDir, "target", "run", "telecom_etl", "models");
-      const files = await readdir(runDir, { recursive: true });
+    const targetFile = async (folder: "run" | "compiled", model: string) => {
+      const dir = path.join(workDir, "target", folder, "telecom_etl", "models");
+      const files = await readdir(dir, { recursive: true });
       const file = files.find((f) => path.basename(f) === `${model}.sql`);
-      if (file === undefined) throw new Error(`dbt ran no main statement for ${model}`);
-      return readFile(path.join(runDir, file), "utf8");
+      if (file === undefined) throw new Error(`dbt wrote no ${folder} SQL for ${model}`);
+      return readFile(path.join(dir, file), "utf8");
     };
-    await inspect?.({ publication, mainStatement });
+    await inspect?.({
+      publication,
+      mainStatement: (model) => targetFile("run", model),
+      compiledSelect: (model) => targetFile("compiled", model),
+    });
     return publication;
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** The relations (tables and partitions, each once, sorted) the plan of `statement` reads. */
+export async function relationsPlanned(db: Kysely<Database>, statement: string): Promise<string[]> {
+  const plan = await sql<{ "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) ${sql.raw(statement)}`.execute(db);
+  const names = [...JSON.stringify(plan.rows[0]!["QUERY PLAN"]).matchAll(/"Relation Name":"([^"]+)"/g)];
+  return [...new Set(names.map((m) => m[1]!))].sort();
 }

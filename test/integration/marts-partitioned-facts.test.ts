@@ -8,7 +8,7 @@ import { runDbt } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import type { Database } from "../../src/warehouse/database.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
-import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
+import { buildMarts, loadMartStreamsAt, relationsPlanned } from "./marts-build.js";
 
 /**
  * Issue 17, facts partitioned by month: fct_calls, fct_messages, fct_campaign_messages and
@@ -112,14 +112,12 @@ async function partitionsPlanned(db: Kysely<Database>, statement: string, fact: 
     await sql`CREATE TEMPORARY TABLE new_rows AS SELECT * FROM ${sql.table(`${MARTS}.${fact}`)} LIMIT 0`.execute(
       connection,
     );
-    const plan = await sql<{ "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) ${sql.raw(
+    const names = await relationsPlanned(
+      connection,
       statement.replaceAll('"analytics_marts__build"', `"${MARTS}"`).replaceAll(source!, "pg_temp.new_rows"),
-    )}`.execute(connection);
-    await sql`DROP TABLE pg_temp.new_rows`.execute(connection);
-    const names = [...JSON.stringify(plan.rows[0]!["QUERY PLAN"]).matchAll(/"Relation Name":"([^"]+)"/g)].map(
-      (m) => m[1]!,
     );
-    return [...new Set(names.filter((name) => name.startsWith(`${fact}_p`)))].sort();
+    await sql`DROP TABLE pg_temp.new_rows`.execute(connection);
+    return names.filter((name) => name.startsWith(`${fact}_p`));
   });
 }
 

@@ -8,9 +8,8 @@
 -- check the latest build's rows. When an account's time zone changed since the last build (macro
 -- time_zones_changed_since), every day is re-built (delete+insert replaces whole days, so one
 -- account's rows cannot be re-built alone; zones change rarely). `--full-refresh` rebuilds every day.
--- Indexed by (account, campaign) (macro ensure_index): rpt_campaign_totals reads a live campaign's
--- messages by it. Partitioned by month of submitted_date (macros month_partitions); a message the
--- platform moved to another day is deleted from its old one (row_key).
+-- Partitioned by month of submitted_date (macros month_partitions); a message the platform moved
+-- to another day is deleted from its old one (row_key).
 {{
     config(
         materialized='incremental',
@@ -22,7 +21,6 @@
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
         post_hook=[
             {'sql': "{{ primary_key(this, ['account', 'message_id']) }}", 'transaction': false},
-            "{{ ensure_index(this, ['account', 'campaign']) }}",
             {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
         ],
     )

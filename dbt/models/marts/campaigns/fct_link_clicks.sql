@@ -10,8 +10,6 @@
 -- answered calls can still change; `--full-refresh` rebuilds every day. Answered calls come from
 -- fct_calls, read by its call_date index. Partitioned by month of click_date (macros
 -- month_partitions); a click's key holds its day, so it never moves to another month.
--- Indexed by (account, campaign) (macro ensure_index): rpt_campaign_totals reads a live campaign's
--- clicks by it.
 {%- set window_hours = var('click_to_call_window_hours', 24) %}
 {%- set attribution_hours = var('click_attribution_window_hours', 168) %}
 {{
@@ -24,7 +22,6 @@
         indexes=[{'columns': ['click_date']}],
         post_hook=[
             {'sql': "{{ primary_key(this, ['account', 'click_date', 'click_ordinal']) }}", 'transaction': false},
-            "{{ ensure_index(this, ['account', 'campaign']) }}",
             {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
         ],
     )

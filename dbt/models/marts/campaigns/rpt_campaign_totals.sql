@@ -9,8 +9,10 @@
 -- message here − var settle_days) and (latest day of a click here − settle_days), what
 -- fct_campaign_messages and fct_link_clicks re-processed since this report's last build (macro
 -- settle_window_start). A campaign without activity in those days keeps its row: its totals
--- cannot have changed. The campaigns' rows are read by the facts' (account, campaign) indexes, so
--- a nightly build reads the live campaigns, not every message ever sent. `--full-refresh`
+-- cannot have changed. A campaign's totals are its settled state (int_campaign_phones_settled:
+-- per phone, the days before its boundary) plus the facts' rows from that boundary on, read by
+-- their date indexes, rolled up by phone and then by campaign: a nightly build reads the live
+-- campaigns' phones and a few weeks of facts, not every message ever sent. `--full-refresh`
 -- rebuilds every campaign.
 {{
     config(
@@ -27,6 +29,7 @@
              '1970-01-01'::date)
 {%- endset %}
 {%- endif %}
+{%- set settled = settled_before(ref('int_campaign_phones_settled')) %}
 with
 {%- if is_incremental() %}
 live_campaigns as (
@@ -36,62 +39,69 @@ live_campaigns as (
 ),
 {%- endif %}
 
-campaign_messages as (
-    select *
-    from {{ ref('fct_campaign_messages') }}
+phone_rows as (
+    -- The settled state of the campaigns...
+    select
+        account, campaign, phone, first_message_at, last_message_at, messages_sent, messages_delivered,
+        segments, cost_usd, is_delivered_recipient, first_click_at, last_click_at, clicks, is_converted,
+        clicked_messages
+    from {{ ref('int_campaign_phones_settled') }}
     {%- if is_incremental() %}
     where (account, campaign) in (select account, campaign from live_campaigns)
     {%- endif %}
+    union all
+    -- ...and their days not settled yet (a message's clicked-ness goes with its day).
+    {{ campaign_phone_rows(
+        messages_where='submitted_date >= ' ~ settled,
+        clicks_where='click_date >= ' ~ settled,
+        attributed_where='click_date >= ' ~ settled ~ " and (attributed_message_at at time zone 'UTC')::date >= " ~ settled)
+       | indent(4) }}
 ),
 
-campaign_clicks as (
-    select *
-    from {{ ref('fct_link_clicks') }}
-    {%- if is_incremental() %}
-    where (account, campaign) in (select account, campaign from live_campaigns)
-    {%- endif %}
+phones as (
+    {{ campaign_phone_rollup('phone_rows') | indent(4) }}
 ),
 
-messages as (
+campaigns as (
+    -- A phone is a recipient or clicker only when known (a click without a phone is a click, not a
+    -- clicker); the click measures stay null for a campaign without clicks, as its ratios.
     select
         account,
         campaign,
-        min(submitted_at)   as first_message_at,
-        max(submitted_at)   as last_message_at,
-        count(distinct recipient_phone) filter (where is_delivered) as delivered_recipients,
-        {{ campaign_message_aggregates() }}
-    from campaign_messages
-    group by 1, 2
-),
-
-clicks as (
-    {{ campaign_click_aggregates(['account', 'campaign'], first_last=true, clicks='campaign_clicks') | indent(4) }}
-),
-
-clicked_messages as (
-    -- Campaign messages with at least one click attributed to them.
-    select account, campaign, count(distinct attributed_message_id) as clicked_messages
-    from campaign_clicks
-    where is_attributed
+        min(first_message_at)                                                       as first_message_at,
+        max(last_message_at)                                                        as last_message_at,
+        min(first_click_at)                                                         as first_click_at,
+        max(last_click_at)                                                          as last_click_at,
+        sum(messages_sent)::bigint                                                  as messages_sent,
+        sum(messages_delivered)::bigint                                             as messages_delivered,
+        sum(segments)::bigint                                                       as segments,
+        sum(cost_usd)                                                               as cost_usd,
+        count(phone) filter (where is_delivered_recipient)                          as delivered_recipients,
+        sum(clicks)::numeric                                                        as clicks,
+        case when count(clicks) > 0 then count(phone) filter (where clicks > 0) end as unique_clickers,
+        case when count(clicks) > 0 then count(phone) filter (where is_converted) end as converted_clickers,
+        nullif(sum(clicked_messages), 0)::bigint                                    as clicked_messages
+    from phones
+    {%- if is_incremental() %}
+    where (account, campaign) in (select account, campaign from live_campaigns)
+    {%- endif %}
     group by 1, 2
 )
 
 select
     account,
     campaign,
-    m.first_message_at,
-    m.last_message_at,
-    c.first_click_at,
-    c.last_click_at,
-    {{ campaign_funnel_columns() }},
-    round(c.unique_clickers::numeric / nullif(m.messages_delivered, 0), 4)  as click_through_rate,
-    coalesce(m.delivered_recipients, 0)                                     as delivered_recipients,
-    coalesce(k.clicked_messages, 0)                                         as clicked_messages,
-    round(k.clicked_messages::numeric / nullif(m.messages_delivered, 0), 4) as ctr_per_message,
-    round(c.unique_clickers::numeric / nullif(m.delivered_recipients, 0), 4) as ctr_per_recipient,
-    round(c.converted_clickers::numeric / nullif(c.unique_clickers, 0), 4)  as conversion_rate,
-    round(m.cost_usd / nullif(c.unique_clickers, 0), 6)                     as cost_per_unique_clicker_usd,
-    round(m.cost_usd / nullif(c.converted_clickers, 0), 6)                  as cost_per_converted_clicker_usd
-from messages as m
-full outer join clicks as c using (account, campaign)
-left join clicked_messages as k using (account, campaign)
+    t.first_message_at,
+    t.last_message_at,
+    t.first_click_at,
+    t.last_click_at,
+    {{ campaign_funnel_columns(m='t', c='t') }},
+    round(t.unique_clickers::numeric / nullif(t.messages_delivered, 0), 4)   as click_through_rate,
+    coalesce(t.delivered_recipients, 0)                                      as delivered_recipients,
+    coalesce(t.clicked_messages, 0)                                          as clicked_messages,
+    round(t.clicked_messages::numeric / nullif(t.messages_delivered, 0), 4)  as ctr_per_message,
+    round(t.unique_clickers::numeric / nullif(t.delivered_recipients, 0), 4) as ctr_per_recipient,
+    round(t.converted_clickers::numeric / nullif(t.unique_clickers, 0), 4)   as conversion_rate,
+    round(t.cost_usd / nullif(t.unique_clickers, 0), 6)                      as cost_per_unique_clicker_usd,
+    round(t.cost_usd / nullif(t.converted_clickers, 0), 6)                   as cost_per_converted_clicker_usd
+from campaigns as t

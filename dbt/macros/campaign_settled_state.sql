@@ -1,0 +1,114 @@
+{#- Whole-life campaign reports (rpt_campaign_totals, rpt_campaign_click_mix) from settled state.
+    A campaign's distinct recipients and clickers cannot be summed from days, and re-reading every
+    message and click of a campaign that never ends makes the nightly grow with the history. So
+    the days that can no longer change are folded, night by night, into per-phone state
+    (int_campaign_phones_settled, int_campaign_click_values_settled), and a report reads that state
+    plus the facts' rows from its boundary on (by their date indexes): bounded by the campaigns'
+    distinct phones and the window, not by the messages ever sent. -#}
+
+{#- The boundary the campaign state is folded up to (exclusive), as a date literal: the days before
+    it are final in fct_campaign_messages and fct_link_clicks (each re-builds at most from its
+    latest day − var settle_days), and so is every click attributed to their messages (a click
+    comes at most click_attribution_window_hours after its message). 1970-01-01 when there are
+    no facts. In a unit test, the query. -#}
+{% macro campaign_settle_boundary() -%}
+    {%- set attribution_days = (var('click_attribution_window_hours', 168) / 24) | round(0, 'ceil') | int -%}
+    {%- set query -%}
+        select coalesce(least((select max(submitted_date) from {{ ref('fct_campaign_messages') }}),
+                              (select max(click_date) from {{ ref('fct_link_clicks') }}))
+                        - {{ var('settle_days', 3) }} - {{ attribution_days }} - 1,
+                        '1970-01-01'::date)
+    {%- endset -%}
+    {{ return(date_literal(query)) }}
+{%- endmacro %}
+
+{#- The boundary `relation` (a campaign state model) was folded up to: the latest settled_before of
+    its rows, 1970-01-01 when it has none (nothing folded: the reports read every day). -#}
+{% macro settled_before(relation) -%}
+    {{ return(date_literal("select coalesce(max(settled_before), '1970-01-01'::date) from " ~ relation)) }}
+{%- endmacro %}
+
+{#- The date `query` returns, as a literal at execution (the planner then reads a window by its
+    date index); the subquery itself while parsing or in a unit test. -#}
+{% macro date_literal(query) -%}
+    {%- if execute and model.resource_type != 'unit_test' -%}
+        {{- return("'" ~ run_query(query).columns[0].values()[0] ~ "'::date") -}}
+    {%- else -%}
+        {{- return('(' ~ query ~ ')') -}}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Per account × campaign × phone (recipient or clicker digits, null for a click without one):
+    the campaign measures of the messages where `messages_where` holds, the clicks where
+    `clicks_where` holds, and the distinct messages with an attributed click among the clicks where
+    `attributed_where` holds. Rows to be rolled up by campaign_phone_rollup: a phone has up to
+    three (messages, clicks, attributed messages). -#}
+{% macro campaign_phone_rows(messages_where, clicks_where, attributed_where) -%}
+    select
+        account, campaign, recipient_phone as phone,
+        min(submitted_at)                       as first_message_at,
+        max(submitted_at)                       as last_message_at,
+        count(*)                                as messages_sent,
+        count(*) filter (where is_delivered)    as messages_delivered,
+        sum(segments)                           as segments,
+        sum(cost_usd)                           as cost_usd,
+        bool_or(is_delivered)                   as is_delivered_recipient,
+        null::timestamptz                       as first_click_at,
+        null::timestamptz                       as last_click_at,
+        null::bigint                            as clicks,
+        null::boolean                           as is_converted,
+        null::bigint                            as clicked_messages
+    from {{ ref('fct_campaign_messages') }}
+    where {{ messages_where }}
+    group by 1, 2, 3
+    union all
+    select
+        account, campaign, clicker_phone,
+        null, null, null, null, null, null, null,
+        min(clicked_at), max(clicked_at), count(*), bool_or(is_converted), null
+    from {{ ref('fct_link_clicks') }}
+    where {{ clicks_where }}
+    group by 1, 2, 3
+    union all
+    select
+        account, campaign, clicker_phone,
+        null, null, null, null, null, null, null, null, null, null, null,
+        count(distinct attributed_message_id)
+    from {{ ref('fct_link_clicks') }}
+    where is_attributed and {{ attributed_where }}
+    group by 1, 2, 3
+{%- endmacro %}
+
+{#- campaign_phone_rows (or state rows with the same columns) in `rows`, rolled up to one row per
+    account × campaign × phone. -#}
+{% macro campaign_phone_rollup(rows) -%}
+    select
+        account, campaign, phone,
+        min(first_message_at)           as first_message_at,
+        max(last_message_at)            as last_message_at,
+        sum(messages_sent)::bigint      as messages_sent,
+        sum(messages_delivered)::bigint as messages_delivered,
+        sum(segments)::bigint           as segments,
+        sum(cost_usd)                   as cost_usd,
+        bool_or(is_delivered_recipient) as is_delivered_recipient,
+        min(first_click_at)             as first_click_at,
+        max(last_click_at)              as last_click_at,
+        sum(clicks)::bigint             as clicks,
+        bool_or(is_converted)           as is_converted,
+        sum(clicked_messages)::bigint   as clicked_messages
+    from {{ rows }}
+    group by 1, 2, 3
+{%- endmacro %}
+
+{#- Per account × campaign × clicker phone × dimension (operating_system, browser, language) ×
+    value: the clicks where `clicks_where` holds. -#}
+{% macro campaign_click_value_rows(clicks_where) -%}
+    {%- for dimension in ['operating_system', 'browser', 'language'] %}
+    select account, campaign, clicker_phone as phone, '{{ dimension }}' as dimension, {{ dimension }} as value,
+           count(*) as clicks
+    from {{ ref('fct_link_clicks') }}
+    where {{ clicks_where }}
+    group by 1, 2, 3, 4, 5
+    {{- '\n    union all' if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}

@@ -1,0 +1,179 @@
+import { sql } from "kysely";
+import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { describe, expect, it } from "../helpers/fixtures.js";
+import { buildMarts, loadMartStreamsAt, relationsPlanned } from "./marts-build.js";
+
+/**
+ * Issue 17, a nightly flat in the history: the whole-life campaign reports (rpt_campaign_totals,
+ * rpt_campaign_click_mix) are built from per-phone state of the settled days
+ * (int_campaign_phones_settled, int_campaign_click_values_settled), folded forward night by night,
+ * plus the facts from the state's boundary on. Nights of a world across July and August: a full
+ * refresh, a nightly that copies the published marts, two more that continue from the kept ones
+ * (two loads behind: each folds the days of both). Oracles: the whole-life counts computed here
+ * straight from the facts (every message and click, as the reports were before the state), and a
+ * --full-refresh of the same data (the state and reports a night-by-night fold leaves must be what
+ * one fold of every settled day builds). The last nightly's select of the totals reads August's
+ * partitions of the facts only: the settled July is read from the state.
+ */
+it.override({
+  sandboxOptions: {
+    seed: 37,
+    start: "2026-07-16",
+    days: 32,
+    accounts: 1,
+    callsPerDay: 40,
+    now: "2026-08-16T12:00:00Z",
+  },
+});
+
+const MARTS = "analytics_marts";
+/** The campaign state and the reports built from it, each with the key it is read in order of. */
+const CAMPAIGN_MARTS: Readonly<Record<string, string>> = {
+  int_campaign_phones_settled: "account, campaign, phone",
+  int_campaign_click_values_settled: "account, campaign, phone, dimension, value",
+  rpt_campaign_totals: "account, campaign",
+  rpt_campaign_click_mix: "account, campaign, dimension, value",
+};
+
+/**
+ * Every row of the campaign state and reports as text, in key order; without a state row's
+ * settled_before (the fold a campaign was last touched by; the state's boundary is compared apart).
+ */
+async function readCampaignMarts(warehouse: Warehouse): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [mart, key] of Object.entries(CAMPAIGN_MARTS)) {
+    const { rows } = await sql<{ line: string }>`
+      SELECT (to_jsonb(m) - 'settled_before')::text AS line FROM ${sql.table(`${MARTS}.${mart}`)} AS m
+      ORDER BY ${sql.raw(key)}`.execute(warehouse.db);
+    out[mart] = rows.map((r) => r.line);
+  }
+  return out;
+}
+
+/** The boundary the campaign state was folded up to. */
+async function settledBefore(warehouse: Warehouse): Promise<string | null> {
+  const { rows } = await sql<{ day: string | null }>`
+    SELECT max(settled_before)::text AS day FROM analytics_marts.int_campaign_phones_settled`.execute(
+    warehouse.db,
+  );
+  return rows[0]!.day;
+}
+
+/**
+ * Where the state must be folded to: the latest day of both campaign facts − settle_days (3) − the
+ * attribution window (7 days) − 1.
+ */
+async function expectedBoundary(warehouse: Warehouse): Promise<string> {
+  const { rows } = await sql<{ day: string }>`
+    SELECT (least((SELECT max(submitted_date) FROM analytics_marts.fct_campaign_messages),
+                  (SELECT max(click_date) FROM analytics_marts.fct_link_clicks)) - 11)::text AS day`.execute(
+    warehouse.db,
+  );
+  return rows[0]!.day;
+}
+
+/**
+ * Whole-life campaign counts straight from every fact row, and the same columns of
+ * rpt_campaign_totals and rpt_campaign_click_mix.
+ */
+async function totalsFromFactsAndReport(
+  warehouse: Warehouse,
+): Promise<{ facts: string[]; report: string[] }> {
+  const facts = await sql<{ line: string }>`
+    WITH messages AS (
+      SELECT account, campaign, count(*) AS sent, count(*) FILTER (WHERE is_delivered) AS delivered,
+             count(DISTINCT recipient_phone) FILTER (WHERE is_delivered) AS recipients,
+             coalesce(sum(cost_usd), 0) AS cost
+      FROM analytics_marts.fct_campaign_messages GROUP BY 1, 2),
+    clicks AS (
+      SELECT account, campaign, count(*) AS clicks, count(DISTINCT clicker_phone) AS clickers,
+             count(DISTINCT clicker_phone) FILTER (WHERE is_converted) AS converted,
+             count(DISTINCT attributed_message_id) FILTER (WHERE is_attributed) AS clicked
+      FROM analytics_marts.fct_link_clicks GROUP BY 1, 2)
+    SELECT concat_ws(' ', account, campaign, coalesce(sent, 0), coalesce(delivered, 0), coalesce(recipients, 0),
+                     coalesce(cost, 0), coalesce(clicks, 0), coalesce(clickers, 0), coalesce(converted, 0),
+                     coalesce(clicked, 0)) AS line
+    FROM messages FULL JOIN clicks USING (account, campaign) ORDER BY account, campaign`.execute(
+    warehouse.db,
+  );
+  const report = await sql<{ line: string }>`
+    SELECT concat_ws(' ', account, campaign, messages_sent, messages_delivered, delivered_recipients, cost_usd,
+                     clicks, unique_clickers, converted_clickers, clicked_messages) AS line
+    FROM analytics_marts.rpt_campaign_totals ORDER BY account, campaign`.execute(warehouse.db);
+  // The click mix: clicks and distinct clickers per operating system, browser and language.
+  const mixFacts = await sql<{ line: string }>`
+    SELECT concat_ws(' ', account, campaign, dimension, coalesce(value, '(none)'), count(*), count(DISTINCT clicker_phone)) AS line
+    FROM analytics_marts.fct_link_clicks,
+         LATERAL (VALUES ('operating_system', operating_system), ('browser', browser), ('language', language))
+           AS v(dimension, value)
+    GROUP BY account, campaign, dimension, value ORDER BY account, campaign, dimension, value`.execute(
+    warehouse.db,
+  );
+  const mixReport = await sql<{ line: string }>`
+    SELECT concat_ws(' ', account, campaign, dimension, coalesce(value, '(none)'), clicks, unique_clickers) AS line
+    FROM analytics_marts.rpt_campaign_click_mix ORDER BY account, campaign, dimension, value`.execute(
+    warehouse.db,
+  );
+  return {
+    facts: [...facts.rows, ...mixFacts.rows].map((r) => r.line),
+    report: [...report.rows, ...mixReport.rows].map((r) => r.line),
+  };
+}
+
+describe("campaign reports from settled state", () => {
+  it("fold the settled days night by night into what one fold of every settled day builds, equal to the facts' whole-life counts", {
+    timeout: 600_000,
+  }, async ({ sandbox, database }) => {
+    const warehouse = database.warehouse;
+    await loadMartStreamsAt(sandbox, warehouse, "2026-08-02T12:00:00Z");
+    await buildMarts(warehouse, ["--full-refresh"]);
+    const firstBoundary = await expectedBoundary(warehouse);
+    expect(firstBoundary > "2026-07-16").toBe(true);
+    expect(await settledBefore(warehouse)).toBe(firstBoundary);
+    const first = await totalsFromFactsAndReport(warehouse);
+    expect(first.report).toEqual(first.facts);
+
+    await loadMartStreamsAt(sandbox, warehouse, "2026-08-07T12:00:00Z");
+    await buildMarts(warehouse, []);
+    const secondBoundary = await expectedBoundary(warehouse);
+    expect(secondBoundary > firstBoundary).toBe(true);
+    expect(await settledBefore(warehouse)).toBe(secondBoundary);
+    const copied = await totalsFromFactsAndReport(warehouse);
+    expect(copied.report).toEqual(copied.facts);
+
+    // Continues from the full refresh's state, two loads behind: folds the days of both.
+    await loadMartStreamsAt(sandbox, warehouse, "2026-08-12T12:00:00Z");
+    await buildMarts(warehouse, []);
+    expect(await settledBefore(warehouse)).toBe(await expectedBoundary(warehouse));
+    const caughtUp = await totalsFromFactsAndReport(warehouse);
+    expect(caughtUp.report).toEqual(caughtUp.facts);
+
+    await loadMartStreamsAt(sandbox, warehouse, "2026-08-16T12:00:00Z");
+    await buildMarts(warehouse, [], async ({ compiledSelect }) => {
+      // The boundary and the totals' own window (from the kept report, built August 7) are in
+      // August: the select reads the July of the facts from the state, not from their partitions.
+      const totals = await compiledSelect("rpt_campaign_totals");
+      const planned = await relationsPlanned(
+        warehouse.db,
+        totals.replaceAll('"analytics_marts__build"', `"${MARTS}"`),
+      );
+      expect(planned.filter((name) => /^fct_(campaign_messages|link_clicks)_p/.test(name))).toEqual([
+        "fct_campaign_messages_p2026_08",
+        "fct_link_clicks_p2026_08",
+      ]);
+      expect(planned).toContain("int_campaign_phones_settled");
+    });
+    expect(await settledBefore(warehouse)).toBe(await expectedBoundary(warehouse));
+    expect((await settledBefore(warehouse))! >= "2026-08-01").toBe(true);
+    const nightly = await readCampaignMarts(warehouse);
+    const counts = await totalsFromFactsAndReport(warehouse);
+    expect(counts.report).toEqual(counts.facts);
+    expect(counts.facts.length).toBeGreaterThan(1);
+    expect(nightly.int_campaign_phones_settled!.length).toBeGreaterThan(0);
+    expect(nightly.int_campaign_click_values_settled!.length).toBeGreaterThan(0);
+
+    await buildMarts(warehouse, ["--full-refresh"]);
+    const full = await readCampaignMarts(warehouse);
+    for (const mart of Object.keys(CAMPAIGN_MARTS)) expect(nightly[mart], mart).toEqual(full[mart]);
+  });
+});
