@@ -48,12 +48,33 @@ export async function timedDbt(warehouse: Warehouse, workDir: string, dbtArgs: s
     throw new Error(`dbt ${dbtArgs.join(" ")} failed:\n${result.tail.join("\n")}`);
   console.log(`  dbt ${dbtArgs.join(" ")}: ${seconds.toFixed(1)} s (${result.summary})`);
   console.log(`    slowest: ${await slowestNodes(workDir, 8)}`);
+  const warned = await nodesWithStatus(workDir, "warn");
+  if (warned.length > 0) console.log(`    warned: ${warned.join(", ")}`);
   return seconds;
+}
+
+/** The nodes of the last dbt invocation whose status was `status` (e.g. a warn-severity test that found rows), from its run_results.json. */
+async function nodesWithStatus(workDir: string, status: string): Promise<string[]> {
+  return (await runResults(workDir)).filter((r) => r.status === status).map((r) => nodeName(r.unique_id));
+}
+
+interface RunResult {
+  readonly unique_id: string;
+  readonly execution_time: number;
+  readonly status: string;
+}
+
+async function runResults(workDir: string): Promise<RunResult[]> {
+  const text = await readFile(path.join(workDir, "target", "run_results.json"), "utf8");
+  return (JSON.parse(text) as { results: RunResult[] }).results;
+}
+
+/** A node's name without its resource type and project (`fct_calls`, `column_rules_fct_calls.abc123`). */
+function nodeName(uniqueId: string): string {
+  return uniqueId.split(".").slice(2).join(".");
 }
 
 /** Seconds each node (model, seed, snapshot, test, hook) of the last dbt invocation took, by name, from its run_results.json. */
 export async function nodeSeconds(workDir: string): Promise<Map<string, number>> {
-  const text = await readFile(path.join(workDir, "target", "run_results.json"), "utf8");
-  const { results } = JSON.parse(text) as { results: { unique_id: string; execution_time: number }[] };
-  return new Map(results.map((r) => [r.unique_id.split(".").slice(2).join("."), r.execution_time]));
+  return new Map((await runResults(workDir)).map((r) => [nodeName(r.unique_id), r.execution_time]));
 }
