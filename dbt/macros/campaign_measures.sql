@@ -1,5 +1,6 @@
-{#- The campaign funnel's measures, shared by rpt_campaign_daily and rpt_campaign_totals so the
-    daily and whole-life reports count the same things; only their grain differs. -#}
+{#- The campaign funnel's measures of rpt_campaign_daily; rpt_campaign_totals counts the same
+    things over whole lives from settled state (macros campaign_settled_state) and shares the
+    report columns (campaign_funnel_columns). -#}
 
 {#- Aggregates of fct_campaign_messages rows. -#}
 {% macro campaign_message_aggregates() -%}
@@ -9,19 +10,13 @@
     sum(cost_usd)                           as cost_usd
 {%- endmacro %}
 
-{#- Clicks, distinct clickers and converted clickers at `grain` (a list of columns) of the clicks
-    in `clicks` (default fct_link_clicks; any relation or CTE with the grain's columns,
-    clicker_phone and is_converted), optionally only rows where `where` holds; `first_last` adds
-    the first and last click (from clicked_at). Counted in two hash aggregations (per clicker, then
-    per grain) instead of count(distinct), which sorts every click by its text keys. A click
-    without a phone is a click, not a clicker. -#}
-{% macro campaign_click_aggregates(grain, where='true', first_last=false, clicks=none) -%}
+{#- Clicks, distinct clickers and converted clickers at `grain` (a list of columns) of
+    fct_link_clicks, optionally only rows where `where` holds. Counted in two hash aggregations
+    (per clicker, then per grain) instead of count(distinct), which sorts every click by its text
+    keys. A click without a phone is a click, not a clicker. -#}
+{% macro campaign_click_aggregates(grain, where='true') -%}
     select
         {{ grain | join(', ') }},
-        {%- if first_last %}
-        min(first_click_at)                                 as first_click_at,
-        max(last_click_at)                                  as last_click_at,
-        {%- endif %}
         sum(clicks)                                         as clicks,
         count(clicker_phone)                                as unique_clickers,
         count(clicker_phone) filter (where is_converted)    as converted_clickers
@@ -29,13 +24,9 @@
         select
             {{ grain | join(', ') }},
             clicker_phone,
-            {%- if first_last %}
-            min(clicked_at)     as first_click_at,
-            max(clicked_at)     as last_click_at,
-            {%- endif %}
             count(*)            as clicks,
             bool_or(is_converted) as is_converted
-        from {{ clicks if clicks is not none else ref('fct_link_clicks') }}
+        from {{ ref('fct_link_clicks') }}
         where {{ where }}
         group by {{ grain | join(', ') }}, clicker_phone
     ) as per_clicker
