@@ -12,14 +12,19 @@
     comes at most click_attribution_window_hours after its message). 1970-01-01 when there are
     no facts. In a unit test, the query. -#}
 {% macro campaign_settle_boundary() -%}
-    {%- set attribution_days = (var('click_attribution_window_hours', 168) / 24) | round(0, 'ceil') | int -%}
     {%- set query -%}
         select coalesce(least((select max(submitted_date) from {{ ref('fct_campaign_messages') }}),
                               (select max(click_date) from {{ ref('fct_link_clicks') }}))
-                        - {{ var('settle_days', 3) }} - {{ attribution_days }} - 1,
+                        - {{ var('settle_days', 3) }} - {{ click_attribution_days() }} - 1,
                         '1970-01-01'::date)
     {%- endset -%}
     {{ return(date_literal(query)) }}
+{%- endmacro %}
+
+{#- The attribution window (var click_attribution_window_hours) in whole days, rounded up: a click
+    is at most this many days after the day of the message it is attributed to. -#}
+{% macro click_attribution_days() -%}
+    {{ return((var('click_attribution_window_hours', 168) / 24) | round(0, 'ceil') | int) }}
 {%- endmacro %}
 
 {#- The boundary `relation` (a campaign state model) was folded up to: the latest settled_before of

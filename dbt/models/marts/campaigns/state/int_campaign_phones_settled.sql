@@ -15,12 +15,11 @@
 -- Configured for its folder (dbt_project.yml, marts.campaigns.state).
 {%- set boundary = campaign_settle_boundary() %}
 {%- set previous = settled_before(this) if is_incremental() else "'1970-01-01'::date" %}
-{%- set attribution_days = (var('click_attribution_window_hours', 168) / 24) | round(0, 'ceil') | int %}
 with folded as (
     {{ campaign_phone_rows(
         messages_where='submitted_date >= ' ~ previous ~ ' and submitted_date < ' ~ boundary,
         clicks_where='click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary,
-        attributed_where='click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary ~ ' + ' ~ (attribution_days + 1)
+        attributed_where='click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary ~ ' + ' ~ (click_attribution_days() + 1)
             ~ " and (attributed_message_at at time zone 'UTC')::date >= " ~ previous
             ~ " and (attributed_message_at at time zone 'UTC')::date < " ~ boundary) | indent(4) }}
 ),
