@@ -33,16 +33,6 @@
     {{ return(date_literal("select coalesce(max(settled_before), '1970-01-01'::date) from " ~ relation)) }}
 {%- endmacro %}
 
-{#- The date `query` returns, as a literal at execution (the planner then reads a window by its
-    date index); the subquery itself while parsing or in a unit test. -#}
-{% macro date_literal(query) -%}
-    {%- if execute and model.resource_type != 'unit_test' -%}
-        {{- return("'" ~ run_query(query).columns[0].values()[0] ~ "'::date") -}}
-    {%- else -%}
-        {{- return('(' ~ query ~ ')') -}}
-    {%- endif -%}
-{%- endmacro %}
-
 {#- Per account × campaign × phone (recipient or clicker digits, null for a click without one):
     the campaign measures of the messages where `messages_where` holds, the clicks where
     `clicks_where` holds, and the distinct messages with an attributed click among the clicks where

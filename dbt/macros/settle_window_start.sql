@@ -20,12 +20,17 @@
         from {{ relation }}
         where {{ filter }}
     {%- endset -%}
-    {#- A literal at execution, so the planner reads the window by the call_date index (a subquery
-        is planned as if it matched a third of the table); the subquery in a unit test. -#}
+    {{- date_literal(query) -}}
+{%- endmacro %}
+
+{#- The date `query` returns, as a literal at execution (the planner then reads a window by its
+    date index; a subquery is planned as if it matched a third of the table), null::date when it
+    returns null; the subquery itself while parsing or in a unit test. -#}
+{% macro date_literal(query) -%}
     {%- if execute and model.resource_type != 'unit_test' -%}
         {%- set value = run_query(query).columns[0].values()[0] -%}
-        {%- if value is none -%}null::date{%- else -%}'{{ value }}'::date{%- endif -%}
+        {{- return("null::date" if value is none else "'" ~ value ~ "'::date") -}}
     {%- else -%}
-        ({{ query }})
+        {{- return('(' ~ query ~ ')') -}}
     {%- endif -%}
 {%- endmacro %}
