@@ -1,7 +1,8 @@
+import net from "node:net";
 import { hostname } from "node:os";
 import type { PoolClient } from "pg";
 import { LockHeldError } from "../../src/errors.js";
-import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
+import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { acquireStreamLocks, findHolder, streamLockKey } from "../../src/warehouse/stream-locks.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
@@ -11,6 +12,44 @@ const it = fixtureTest.extend("other", { scope: "file" }, async ({ database }, {
   onCleanup(() => other.close());
   return other;
 });
+
+/**
+ * A TCP relay to the test's Postgres whose `cutClients` ends every connection on the client's side
+ * only: the server's sessions stay open (and keep their locks), as when the network between a run
+ * and its warehouse fails and the server has not noticed yet.
+ */
+async function startCuttableRelay(databaseUrl: string) {
+  const target = new URL(databaseUrl);
+  const accepted = new Set<net.Socket>();
+  const upstreams = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    accepted.add(socket);
+    upstreams.add(upstream);
+    socket.on("error", () => {});
+    upstream.on("error", () => {});
+    socket.pipe(upstream, { end: false });
+    upstream.pipe(socket);
+    socket.on("close", () => accepted.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(databaseUrl);
+  url.hostname = "127.0.0.1";
+  url.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    cutClients() {
+      for (const socket of accepted) {
+        socket.unpipe();
+        socket.destroy();
+      }
+    },
+    async close() {
+      for (const socket of [...accepted, ...upstreams]) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 describe("acquireStreamLocks", () => {
   it("refuses a second holder of the same (account, stream), naming the holder, until released", async ({
@@ -96,6 +135,44 @@ describe("acquireStreamLocks", () => {
     await held.release();
     const again = await acquireStreamLocks(other, [key], { timeoutMs: 0, runId: 62 });
     await again.release();
+  });
+
+  it("a lock session cut off by the network, its server session still holding the locks: that session is ended and the locks taken again", async ({
+    database,
+    other,
+  }) => {
+    const relay = await startCuttableRelay(database.url);
+    let cutOff: Warehouse | undefined;
+    try {
+      cutOff = await connectWarehouse(relay.url);
+      const key = { account: "acme", stream: "cdrs-cut" };
+      const held = await acquireStreamLocks(cutOff, [key], { timeoutMs: 0, runId: 71 });
+      const sessions = () =>
+        database.warehouse.pool
+          .query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'telecom-etl run 71 %'",
+          )
+          .then((result) => result.rows.map((row) => row.pid));
+      const [before] = await sessions();
+      relay.cutClients();
+      // The server still has the old session, with the lock: the run must not take it for another run's.
+      // Until the old session is ended and the lock taken on a new one: one session, not the old.
+      await expect
+        .poll(async () => (await sessions()).map((pid) => pid === before), { interval: 20, timeout: 10_000 })
+        .toEqual([false]);
+      const fenceClient = await cutOff.pool.connect();
+      try {
+        await held.fence(fenceClient, key);
+      } finally {
+        fenceClient.release();
+      }
+      expect(held.lost.aborted).toBe(false);
+      await expect(acquireStreamLocks(other, [key], { timeoutMs: 0, runId: 72 })).rejects.toThrow(/run 71\)/);
+      await held.release();
+    } finally {
+      await cutOff?.close();
+      await relay.close();
+    }
   });
 
   it("keeps no lock while it waits, and gets them all once the holder lets go within the timeout", async ({
