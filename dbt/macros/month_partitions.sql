@@ -127,12 +127,21 @@
     $create_month_partitions$
 {%- endmacro %}
 
-{#- A DO block deleting from partitioned `target` each row whose `key` a row of `source` has under
-    another value of `column` (the platform moved it to another day): each source row is looked up
-    in its own month's partition (one index lookup) and, when absent, in every partition (one
-    lookup each; lateral subqueries, so they stay index lookups whatever the planner estimates);
-    what is found is deleted row by row (moved rows are rare). -#}
-{% macro delete_moved_rows(target, source, key, column) -%}
+{#- A DO block deleting from partitioned `target` each row whose `key` a row of `new_rows` has under
+    another value of `column` (the platform moved it to another day). Only the rows the loader
+    logged as moved are looked for (source etl.landing_moves, written with the move in the load's
+    transaction): config `landing_moves` names the landing table the model's rows come from and
+    the model's columns that hold that table's key, in its order (the account is `account`). A
+    new row whose key and day match a move is looked up in every month partition (one index lookup
+    each; a lateral subquery, so it stays one whatever the planner estimates); what is found under
+    another day is deleted row by row. A nightly's cost is the moves', not its new rows' × months.
+    A model with `row_key` or a merge key but no `landing_moves` is a compile error, never a
+    silent skip. -#}
+{% macro delete_moved_rows(target, new_rows, key, column) -%}
+    {%- set moves = config.get('landing_moves') -%}
+    {%- if moves is none -%}
+        {{ exceptions.raise_compiler_error(model.name ~ " is partitioned by month with a row key: config landing_moves must name the landing table its rows come from and its key columns") }}
+    {%- endif -%}
     {%- set quoted_column = adapter.quote(column) -%}
     {%- set key_match -%}
         {% for k in key %}y.{{ adapter.quote(k) }} = s.{{ adapter.quote(k) }}{{ ' and ' if not loop.last }}{% endfor %}
@@ -143,19 +152,21 @@
     begin
         for moved in
             select elsewhere.*
-            from {{ source }} as s
-            left join lateral (
-                select true as found from {{ target }} as y
-                where {{ key_match }} and y.{{ quoted_column }} = s.{{ quoted_column }}
-                limit 1
-            ) as in_place on true
+            from (
+                select distinct {% for k in key %}n.{{ adapter.quote(k) }}, {% endfor %}n.{{ quoted_column }}
+                from {{ new_rows }} as n
+                join {{ source('etl', 'landing_moves') }} as m
+                    on m.landing_table = '{{ moves['table'] }}'
+                   and m.account = n.account
+                   and m.moved_to_day = n.{{ quoted_column }}
+                   and m.row_key = array[{% for k in moves['key'] %}n.{{ adapter.quote(k) }}::text{{ ', ' if not loop.last }}{% endfor %}]
+            ) as s
             cross join lateral (
                 select {% for k in key %}y.{{ adapter.quote(k) }}, {% endfor %}y.{{ quoted_column }}
                 from {{ target }} as y
                 where {{ key_match }} and y.{{ quoted_column }} <> s.{{ quoted_column }}
                 offset 0
             ) as elsewhere
-            where in_place.found is null
         loop
             delete from {{ target }} as t
             where {% for k in key %}t.{{ adapter.quote(k) }} = moved.{{ adapter.quote(k) }} and {% endfor -%}

@@ -66,7 +66,7 @@ export async function insertIntoNewWindow(
       constants,
     );
     await client.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-    const moved = await deleteRowsMovedInto(client, landing, provenance.account, slice);
+    const moved = await deleteRowsMovedInto(client, landing, provenance, slice);
     return { inserted: inserted - moved, updated: moved };
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
@@ -86,9 +86,10 @@ export async function insertIntoNewWindow(
 async function deleteRowsMovedInto(
   client: pg.PoolClient,
   landing: LandingTable,
-  account: string,
+  provenance: RowProvenance,
   slice: Slice,
 ): Promise<number> {
+  const account = provenance.account;
   const partitionColumn = monthPartitionColumn(landing);
   if (partitionColumn === null || landing.key === null || slice.kind !== "window") return 0;
   const date = quoteIdent(partitionColumn);
@@ -97,7 +98,7 @@ async function deleteRowsMovedInto(
   const sameKey = landing.key.map((k) => `o.${quoteIdent(k)} = n.${quoteIdent(k)}`).join(" AND ");
   await client.query("SET LOCAL jit = off");
   const moved = await client.query<{ row: unknown[] }>(
-    `SELECT ${movedKeyJson(landing, "m")} AS row
+    `SELECT ${movedKeyJson(landing, "m", "n")} AS row
      FROM ${table} n
      CROSS JOIN LATERAL (
        SELECT ${movedColumns.map((c) => `o.${quoteIdent(c)}`).join(", ")} FROM ${table} o
@@ -110,7 +111,7 @@ async function deleteRowsMovedInto(
   await deleteMovedRows(
     client,
     landing,
-    account,
+    provenance,
     moved.rows.map((r) => r.row),
   );
   return moved.rows.length;

@@ -93,7 +93,7 @@ async function mergeIntoMonthPartitions(
   await client.query("SET LOCAL jit = off");
   const probed = await client.query<{ staged: string; in_place: string; moved: unknown[][] }>(
     `SELECT count(*) AS staged, count(f.found) AS in_place,
-       COALESCE(json_agg(${movedKeyJson(table, "m")})
+       COALESCE(json_agg(${movedKeyJson(table, "m", "s")})
          FILTER (WHERE m.${date} IS NOT NULL), '[]') AS moved
      FROM ${STAGE_TABLE} s
      LEFT JOIN LATERAL (
@@ -108,7 +108,7 @@ async function mergeIntoMonthPartitions(
     [provenance.account],
   );
   const { moved } = probed.rows[0]!;
-  await deleteMovedRows(client, table, provenance.account, moved);
+  await deleteMovedRows(client, table, provenance, moved);
   const written = await client.query<{ written: string }>(
     `WITH merged AS (${upsertFromStage(table)} RETURNING 1) SELECT count(*) AS written FROM merged`,
     [provenance.account, provenance.runId, provenance.extractedAt],
@@ -121,33 +121,59 @@ async function mergeIntoMonthPartitions(
 }
 
 /**
- * The key and window value of a row of alias `alias` in a table partitioned by month, as a JSON
- * array of texts (exact for any type, a bigint id included) for {@link deleteMovedRows}.
+ * A row that moved, in a table partitioned by month, as a JSON array of texts (exact for any type,
+ * a bigint id included) for {@link deleteMovedRows}: the key and window value of its old copy
+ * (alias `old`), then the UTC day of its new window value (alias `moved`; the load's transaction
+ * runs with TimeZone UTC).
  */
-export function movedKeyJson(table: LandingTable, alias: string): string {
+export function movedKeyJson(table: LandingTable, old: string, moved: string): string {
   const columns = [...(table.key ?? []), monthPartitionColumn(table)!];
-  return `json_build_array(${columns.map((c) => `${alias}.${quoteIdent(c)}::text`).join(", ")})`;
+  const oldValues = columns.map((c) => `${old}.${quoteIdent(c)}::text`);
+  const newDay = `${moved}.${quoteIdent(monthPartitionColumn(table)!)}::date::text`;
+  return `json_build_array(${[...oldValues, newDay].join(", ")})`;
 }
 
 /**
  * Deletes the account's rows of a table partitioned by month whose key and window value are one of
  * `moved` (each as {@link movedKeyJson} gives it): the old copies of rows that moved to another
- * month. One statement per row, each an index lookup in one partition; moved rows are rare.
+ * day. One statement per row, each an index lookup in one partition; moved rows are rare. Each
+ * move is logged in etl.landing_moves (key, old value, new day, run), in the same transaction:
+ * the facts partitioned by month delete their old copies of exactly these rows (dbt macro
+ * delete_moved_rows).
  */
 export async function deleteMovedRows(
   client: pg.PoolClient,
   table: LandingTable,
-  account: string,
+  provenance: RowProvenance,
   moved: readonly (readonly unknown[])[],
 ): Promise<void> {
-  const columns = [...(table.key ?? []), monthPartitionColumn(table)!];
+  if (moved.length === 0) return;
+  const key = table.key ?? [];
+  const columns = [...key, monthPartitionColumn(table)!];
   const match = columns.map((c, i) => `${quoteIdent(c)} = $${i + 2}`).join(" AND ");
   for (const values of moved) {
     await client.query(`DELETE FROM ${quoteTable(table.name)} WHERE _account = $1 AND ${match}`, [
-      account,
-      ...values,
+      provenance.account,
+      ...values.slice(0, columns.length),
     ]);
   }
+  await client.query(
+    `INSERT INTO etl.landing_moves (landing_table, account, row_key, moved_from, moved_to_day, run_id)
+     SELECT $1, $2, ARRAY(SELECT json_array_elements_text(m -> 'key')), m ->> 'from', (m ->> 'to')::date, $3
+     FROM json_array_elements($4::json) AS m`,
+    [
+      table.name,
+      provenance.account,
+      provenance.runId,
+      JSON.stringify(
+        moved.map((values) => ({
+          key: values.slice(0, key.length),
+          from: values[key.length],
+          to: values[key.length + 1],
+        })),
+      ),
+    ],
+  );
 }
 
 /** Rows a window replacement deleted and inserted, and staged rows it skipped as outside the window. */

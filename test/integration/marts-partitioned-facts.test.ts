@@ -166,12 +166,19 @@ describe("facts partitioned by month", () => {
     ).rows;
     expect(leg).toBeDefined();
     expect(message).toBeDefined();
+    // As the loader moves a row: the landing row's date changes and the move is logged (the
+    // loader's side of this is tested in partitioned-landing.test.ts).
     await sql`UPDATE platform.cdrs SET date = '2026-08-06T10:00:00Z'
               WHERE _account = ${leg!.account} AND direction = ${leg!.direction} AND uuid = ${leg!.uuid}`.execute(
       db,
     );
     await sql`UPDATE platform.messages SET submitted_at = '2026-08-06T10:00:00Z'
               WHERE _account = ${message!.account} AND message_id = ${message!.id}`.execute(db);
+    await sql`INSERT INTO etl.landing_moves (landing_table, account, row_key, moved_from, moved_to_day) VALUES
+              ('platform.cdrs', ${leg!.account}, ARRAY[${leg!.direction}, ${leg!.uuid}], '2026-07-20', '2026-08-06'),
+              ('platform.messages', ${message!.account}, ARRAY[${message!.id}], '2026-07-20', '2026-08-06')`.execute(
+      db,
+    );
 
     // First nightly: starts from copies of the published tables (partitioned, as published).
     await buildMarts(warehouse, [], async ({ mainStatement }) => {

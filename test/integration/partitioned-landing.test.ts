@@ -129,6 +129,27 @@ describe("landing tables partitioned by month", () => {
       { partition: "platform.cdrs_p2026_09", uuid: "c", date: "2026-09-01T02:00:00.000Z" },
       { partition: "platform.cdrs_p2026_09", uuid: "d", date: "2026-09-01T04:00:00.000Z" },
     ]);
+    // Each move is logged (key, old date, new UTC day) for the facts partitioned by month.
+    const moves = await sql<{ table: string; key: string[]; from: Date; to: string; run: boolean }>`
+      SELECT landing_table AS table, row_key AS key, moved_from::timestamptz AS from,
+             moved_to_day::text AS to, run_id IS NOT NULL AS run
+      FROM etl.landing_moves WHERE account = ${account} ORDER BY id`.execute(database.warehouse.db);
+    expect(moves.rows.map((m) => ({ ...m, from: m.from.toISOString() }))).toEqual([
+      {
+        table: "platform.cdrs",
+        key: ["placed", "a"],
+        from: "2026-08-31T22:00:00.000Z",
+        to: "2026-09-01",
+        run: true,
+      },
+      {
+        table: "platform.cdrs",
+        key: ["placed", "b"],
+        from: "2026-08-31T23:00:00.000Z",
+        to: "2026-09-01",
+        run: true,
+      },
+    ]);
     // The same key in the other direction is another row; a changed value is an update in place.
     const again = await load(
       database,

@@ -8,7 +8,9 @@
 -- built_at stamps the rows a build wrote (dbt's run_started_at; a re-processed leg that did not
 -- change is not written again): tests of this model check the rows of its latest build.
 -- Partitioned by month of call_date (macros month_partitions: one partition per month, the merge
--- reads only the months of its window; var partition_facts false builds a plain table). Indexes:
+-- reads only the months of its window, a leg the platform moved to another day is deleted from
+-- its old one: the moves the loader logged, landing_moves; var partition_facts false builds a
+-- plain table). Indexes:
 -- the key + call_date (the primary key, macro primary_key: a partitioned table's key must hold
 -- call_date; the merge keeps the key alone unique and finds its rows by it), call_date (the
 -- reports read their window by it), built_at (tests);
@@ -19,6 +21,7 @@
         materialized='incremental',
         unique_key=['account', 'direction', 'call_uuid'],
         incremental_strategy='month_partitioned_merge',
+        landing_moves={'table': 'platform.cdrs', 'key': ['direction', 'call_uuid']},
         partitioned_by_month=('call_date' if var('partition_facts', true) else none),
         on_schema_change='append_new_columns',
         post_hook=[

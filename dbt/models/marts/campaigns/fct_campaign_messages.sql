@@ -9,7 +9,7 @@
 -- time_zones_changed_since), every day is re-built (delete+insert replaces whole days, so one
 -- account's rows cannot be re-built alone; zones change rarely). `--full-refresh` rebuilds every day.
 -- Partitioned by month of submitted_date (macros month_partitions); a message the platform moved
--- to another day is deleted from its old one (row_key).
+-- to another day is deleted from its old one (row_key; the moves the loader logged, landing_moves).
 {{
     config(
         materialized='incremental',
@@ -17,6 +17,7 @@
         incremental_strategy='month_partitioned_delete_insert',
         partitioned_by_month=('submitted_date' if var('partition_facts', true) else none),
         row_key=['account', 'message_id'],
+        landing_moves={'table': 'platform.messages', 'key': ['message_id']},
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
         post_hook=[

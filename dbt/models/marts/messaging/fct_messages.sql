@@ -11,7 +11,7 @@
 -- the landing table by its submitted_at index; older days are final. built_at stamps the rows a
 -- build wrote (the tests check the latest build's rows). `--full-refresh` rebuilds every day.
 -- Partitioned by month of submitted_date (macros month_partitions); a message the platform moved to
--- another day is deleted from its old one (row_key).
+-- another day is deleted from its old one (row_key; the moves the loader logged, landing_moves).
 {{
     config(
         materialized='incremental',
@@ -19,6 +19,7 @@
         incremental_strategy='month_partitioned_delete_insert',
         partitioned_by_month=('submitted_date' if var('partition_facts', true) else none),
         row_key=['account', 'message_id'],
+        landing_moves={'table': 'platform.messages', 'key': ['message_id']},
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}, {'columns': ['built_at']}],
         post_hook=[
