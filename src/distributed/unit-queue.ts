@@ -1,6 +1,6 @@
 /**
  * The job queue of distributed loads: pg-boss in the warehouse's own schema `etl_queue`, one
- * queue per warehouse schema version (`load-units-0022`), so a worker of another release never
+ * queue per warehouse schema version (`load-units-0024`), so a worker of another release never
  * takes a unit planned for this one. A unit's lease is pg-boss's heartbeat: a worker that stops
  * answering (SIGKILL, a cut network, a machine gone) loses its unit after `heartbeat_seconds`, and
  * another worker takes it; a unit that fails `retry_limit` + 1 times is failed for good.
