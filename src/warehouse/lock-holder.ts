@@ -5,8 +5,10 @@ export interface Holder {
   readonly pid: string;
   readonly host: string;
   readonly run: string;
-  /** The holding session's server process (pg_backend_pid), to tell our own dying session apart. */
+  /** The holding session's server process (pg_backend_pid). */
   readonly backendPid: number;
+  /** The holding session's application_name (a run's lock session is named after the run). */
+  readonly applicationName: string;
 }
 
 /**
@@ -27,12 +29,12 @@ export async function findHolder(client: pg.ClientBase, lockKey: string): Promis
   const row = result.rows[0];
   if (!row) return null;
   const parsed = /^telecom-etl run (\d+) pid (\d+)@(.*)$/.exec(row.application_name);
-  const backendPid = row.pid;
-  if (parsed) return { run: parsed[1]!, pid: parsed[2]!, host: parsed[3]!, backendPid };
+  const session = { backendPid: row.pid, applicationName: row.application_name };
+  if (parsed) return { run: parsed[1]!, pid: parsed[2]!, host: parsed[3]!, ...session };
   // A `transform` started alone records no run (src/warehouse/transform-lock.ts).
   const transform = /^telecom-etl transform pid (\d+)@(.*)$/.exec(row.application_name);
-  if (transform) return { run: "none (transform)", pid: transform[1]!, host: transform[2]!, backendPid };
-  return { run: "unknown", pid: `backend ${row.pid}`, host: row.client_addr ?? "unknown", backendPid };
+  if (transform) return { run: "none (transform)", pid: transform[1]!, host: transform[2]!, ...session };
+  return { run: "unknown", pid: `backend ${row.pid}`, host: row.client_addr ?? "unknown", ...session };
 }
 
 /** "pid 123 on host h, run 7", or "by another run" when nobody can be named. */

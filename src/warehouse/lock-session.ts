@@ -211,19 +211,18 @@ class WatchedLocks implements StreamLocks {
     dead.off("error", this.#onError);
     dead.off("end", this.#onEnd);
     dead.release(true);
-    this.#retake = this.#retakeLocks(
-      describeError(reason),
-      this.#backendPid.catch(() => -1),
-    );
+    this.#retake = this.#retakeLocks(describeError(reason));
   }
 
   /**
    * Takes every lock again on a new session. The server may not have ended the lost session yet
    * (a terminated backend still holds its locks for a moment after its client saw the end; one cut
    * off by the network holds them until the server notices): when the holder is that session, it
-   * is ended here and the locks asked again, never reported as another run's.
+   * is ended here and the locks asked again, never reported as another run's. That session is
+   * told by its name: the run's lock session is named after the run, pid and host, and the run has
+   * no other (its own server pid may never have been read, when the session was cut at once).
    */
-  async #retakeLocks(reason: string, deadBackendPid: Promise<number>): Promise<void> {
+  async #retakeLocks(reason: string): Promise<void> {
     let lastError = "";
     for (let attempt = 1; attempt <= RETAKE_ATTEMPTS; attempt++) {
       let client: pg.PoolClient | undefined;
@@ -241,7 +240,7 @@ class WatchedLocks implements StreamLocks {
           return;
         }
         const holder = await findHolder(client, blocked[0]).catch(() => null);
-        if (holder !== null && holder.backendPid === (await deadBackendPid)) {
+        if (holder !== null && holder.applicationName === this.#applicationName) {
           await client.query("SELECT pg_terminate_backend($1)", [holder.backendPid]).catch(ignore);
           throw new Error(`the lost session (server process ${holder.backendPid}) still held them`);
         }

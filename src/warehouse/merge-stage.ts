@@ -159,7 +159,9 @@ export async function deleteMovedRows(
   }
   await client.query(
     `INSERT INTO etl.landing_moves (landing_table, account, row_key, moved_from, moved_to_day, run_id)
-     SELECT $1, $2, ARRAY(SELECT json_array_elements_text(m -> 'key')), m ->> 'from', (m ->> 'to')::date, $3
+     SELECT $1, $2,
+            ARRAY(SELECT k FROM json_array_elements_text(m -> 'key') WITH ORDINALITY AS e (k, i) ORDER BY i),
+            m ->> 'from', (m ->> 'to')::date, $3
      FROM json_array_elements($4::json) AS m`,
     [
       table.name,
