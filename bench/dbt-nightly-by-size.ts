@@ -11,9 +11,12 @@
  * false), each in its own warehouse: the nightly and fct_calls' own build (its merge) side by side.
  * Target: the nightly build's median at the largest size within 1.25x the smallest's.
  * `--copies K` holds the largest history K times: after its load, every landing row of the world's
- * account is copied under K−1 other accounts (SQL, not the loader: a year through the loader takes
- * 15 minutes per copy), so the facts hold K times the rows while each night loads and builds the
- * same new day (the copies get no new days: only the history behind the nights grows).
+ * account from the days before night T − 30 is copied under K−1 other accounts (SQL, not the
+ * loader: a year through the loader takes 15 minutes per copy), so the facts hold about K times the
+ * rows while each night loads and builds the same new day. The copies hold history only: no day a
+ * nightly re-reads (the settle window, the campaigns' click-attribution days, the anomalies'
+ * trailing 28 days) has copied rows, so the nights' windows are the 30-day warehouse's and only the
+ * history behind them grows.
  * Usage: node dist/bench/dbt-nightly-by-size.js [--sizes 30,120] [--calls-per-day 20000] [--rounds 3]
  *   [--layouts partitioned,plain] [--copies 1]
  */
@@ -71,6 +74,8 @@ interface SizeFigures {
   readonly days: number;
   /** How many times the history is held (the world's account and its copies). */
   readonly copies: number;
+  /** The warehouse's size on disk after the last nightly, GB. */
+  readonly warehouseGb: number;
   readonly legs: number;
   readonly factRows: number;
   readonly fullRefresh: number;
@@ -86,12 +91,39 @@ async function factRows(warehouse: Warehouse): Promise<number> {
   return Number(result.rows[0]?.n ?? 0);
 }
 
+/** The warehouse database's size on disk, GB. */
+async function warehouseGb(warehouse: Warehouse): Promise<number> {
+  const result = await sql<{ bytes: string }>`SELECT pg_database_size(current_database()) AS bytes`.execute(
+    warehouse.db,
+  );
+  return Number(result.rows[0]?.bytes ?? 0) / 1e9;
+}
+
+/** The copies hold the days before night − this many days: none of a nightly's windows. */
+const HISTORY_ONLY_DAYS = 30;
+
+/** The day (or time) column of each dated landing table; the other tables are copied whole. */
+const LANDING_DAY_COLUMNS: Readonly<Record<string, string>> = {
+  cdrs: "date",
+  messages: "submitted_at",
+  short_link_metrics: "created_date",
+  invoices: "to_date",
+  recordings: "created_at",
+  transactions: "date",
+};
+
 /**
- * Copies every landing row of `account` (each table of schema platform, partitions through their
- * parent) under accounts `<account>-copy-2` … `<account>-copy-<copies>`. Every landing key holds
- * the account, so the copies are new rows, not conflicts.
+ * Copies every landing row of `account` dated before `before` (each table of schema platform,
+ * partitions through their parent; undated tables whole) under accounts `<account>-copy-2` …
+ * `<account>-copy-<copies>`. Every landing key holds the account, so the copies are new rows,
+ * not conflicts.
  */
-async function copyHistory(warehouse: Warehouse, account: string, copies: number): Promise<void> {
+async function copyHistory(
+  warehouse: Warehouse,
+  account: string,
+  copies: number,
+  before: string,
+): Promise<void> {
   const tables = await sql<{ name: string; columns: string[] }>`
     SELECT c.relname AS name, array_agg(a.attname::text ORDER BY a.attnum) AS columns
     FROM pg_class c
@@ -104,9 +136,14 @@ async function copyHistory(warehouse: Warehouse, account: string, copies: number
     for (const table of tables.rows) {
       const list = table.columns.map((column) => sql.id(column));
       const values = table.columns.map((column) => (column === "_account" ? sql`${name}` : sql.id(column)));
+      const dayColumn = LANDING_DAY_COLUMNS[table.name];
+      const dated =
+        dayColumn === undefined
+          ? sql`true`
+          : sql`${sql.id(dayColumn)} < ${`${before}T00:00:00Z`}::timestamptz`;
       await sql`INSERT INTO ${sql.id("platform", table.name)} (${sql.join(list)})
                 SELECT ${sql.join(values)} FROM ${sql.id("platform", table.name)}
-                WHERE _account = ${account}`.execute(warehouse.db);
+                WHERE _account = ${account} AND ${dated}`.execute(warehouse.db);
     }
   }
 }
@@ -142,9 +179,10 @@ async function measureSize(
     const loadedIn = (performance.now() - started) / 1000;
     if (copies > 1) {
       const copying = performance.now();
-      for (const account of config.accounts) await copyHistory(warehouse, account.name, copies);
+      const before = addDays(night, -HISTORY_ONLY_DAYS);
+      for (const account of config.accounts) await copyHistory(warehouse, account.name, copies, before);
       console.log(
-        `${days} days of history copied ${copies - 1} times in ${((performance.now() - copying) / 1000).toFixed(0)} s`,
+        `${days} days of history (the days before ${before}) copied ${copies - 1} times in ${((performance.now() - copying) / 1000).toFixed(0)} s`,
       );
       await settleWarehouse(warehouse);
     }
@@ -179,6 +217,7 @@ async function measureSize(
       layout,
       days,
       copies,
+      warehouseGb: await warehouseGb(warehouse),
       legs: await countCalls(warehouse),
       factRows: await factRows(warehouse),
       fullRefresh,
@@ -220,7 +259,7 @@ try {
   );
   for (const f of figures) {
     console.log(
-      `  ${f.days} days ×${f.copies}, facts ${f.layout}: ${f.legs} legs landed, ${f.factRows} in fct_calls at the end; full refresh ${f.fullRefresh.toFixed(1)} s, nightly ${median(f.nightlies).toFixed(1)} s (${f.nightlies.map((s) => s.toFixed(1)).join(", ")}), fct_calls' merge ${median(f.nodes.get("fct_calls") ?? [0]).toFixed(1)} s`,
+      `  ${f.days} days ×${f.copies}, facts ${f.layout}: ${f.legs} legs landed, ${f.factRows} in fct_calls at the end, warehouse ${f.warehouseGb.toFixed(1)} GB; full refresh ${f.fullRefresh.toFixed(1)} s, nightly ${median(f.nightlies).toFixed(1)} s (${f.nightlies.map((s) => s.toFixed(1)).join(", ")}), fct_calls' merge ${median(f.nodes.get("fct_calls") ?? [0]).toFixed(1)} s`,
     );
   }
   for (const layout of layouts) {
