@@ -4,9 +4,16 @@
 --     report's messages, deliveries, cost and clicks equal the facts' counts of that day (older
 --     days were compared by the build that wrote them and have not changed since);
 --   * per account × campaign, over the whole life: the totals report equals the sum of the daily
---     report, and its unique clickers are the distinct clicking phones of every click.
+--     report, and its unique clickers are the distinct clicking phones: after a `--full-refresh`
+--     every campaign, counting the phones of every click; after a nightly build the campaigns with
+--     a message or click from that first day (the ones the totals re-built; the others have not
+--     changed), counting the clicking phones of the settled state (int_campaign_phones_settled)
+--     and of the clicks from its boundary on, so a nightly does not re-read every click of
+--     campaigns that never end (the full refresh checks the state's fold against every click).
 {#- The first day as a literal, so the facts are read by their date indexes. -#}
 {%- set first_day = latest_build_first_day(ref('fct_campaign_messages'), 'submitted_date') %}
+{%- set whole_life = flags.FULL_REFRESH %}
+{%- set settled = settled_before(ref('int_campaign_phones_settled')) %}
 with fact_days as (
     select account, campaign, submitted_date as activity_date, count(*) as messages_sent,
            count(*) filter (where is_delivered) as messages_delivered, sum(cost_usd) as cost_usd, 0 as clicks
@@ -46,17 +53,50 @@ day_mismatches as (
        or coalesce(f.clicks, 0) is distinct from coalesce(d.clicks, 0)
 ),
 
+{%- if not whole_life %}
+live_campaigns as (
+    select account, campaign from facts_by_day
+    union
+    select account, campaign from daily_window
+),
+{%- endif %}
+
 daily_sums as (
     select account, campaign, sum(messages_sent) as messages_sent, sum(messages_delivered) as messages_delivered,
            sum(cost_usd) as cost_usd, sum(clicks) as clicks
     from {{ ref('rpt_campaign_daily') }}
+    {%- if not whole_life %}
+    where (account, campaign) in (select account, campaign from live_campaigns)
+    {%- endif %}
     group by 1, 2
 ),
 
 clickers as (
+    {%- if whole_life %}
     select account, campaign, count(distinct clicker_phone) as unique_clickers
     from {{ ref('fct_link_clicks') }}
     group by 1, 2
+    {%- else %}
+    select account, campaign, count(distinct phone) as unique_clickers
+    from (
+        select account, campaign, phone
+        from {{ ref('int_campaign_phones_settled') }}
+        where clicks > 0 and (account, campaign) in (select account, campaign from live_campaigns)
+        union all
+        select account, campaign, clicker_phone
+        from {{ ref('fct_link_clicks') }}
+        where click_date >= {{ settled }}
+    ) as clicking_phones
+    where (account, campaign) in (select account, campaign from live_campaigns)
+    group by 1, 2
+    {%- endif %}
+),
+
+totals as (
+    select * from {{ ref('rpt_campaign_totals') }}
+    {%- if not whole_life %}
+    where (account, campaign) in (select account, campaign from live_campaigns)
+    {%- endif %}
 ),
 
 life_mismatches as (
@@ -64,7 +104,7 @@ life_mismatches as (
            d.messages_sent as fact_sent, t.messages_sent as report_sent,
            c.unique_clickers as fact_clicks, t.unique_clickers as report_clicks
     from daily_sums as d
-    full outer join {{ ref('rpt_campaign_totals') }} as t using (account, campaign)
+    full outer join totals as t using (account, campaign)
     full outer join clickers as c using (account, campaign)
     where coalesce(d.messages_sent, 0) is distinct from coalesce(t.messages_sent, 0)
        or coalesce(d.messages_delivered, 0) is distinct from coalesce(t.messages_delivered, 0)
