@@ -31,6 +31,7 @@ const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   rpt_account_concurrency_daily: "call_date, account",
   fct_messages: "account, message_id",
   rpt_messages_daily: "submitted_date, account, country_iso2, carrier, status, direction, kind, channel",
+  rpt_destination_cost_anomalies: "call_date, account, destination_country",
 };
 
 it.override({
