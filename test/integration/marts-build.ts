@@ -27,6 +27,7 @@ const MART_STREAMS = [
   "short_link_metrics",
   "messages",
   "invoices",
+  "transactions",
 ];
 
 /** Sets the sandbox's clock to `iso` and loads every account's mart streams (`run`), without errors. */

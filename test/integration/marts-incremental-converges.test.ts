@@ -32,6 +32,7 @@ const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   fct_messages: "account, message_id",
   rpt_messages_daily: "submitted_date, account, country_iso2, carrier, status, direction, kind, channel",
   rpt_destination_cost_anomalies: "call_date, account, destination_country",
+  fct_ledger_transactions: "account, ledger_account, transaction_id",
 };
 
 it.override({

@@ -11,8 +11,8 @@ import { describe, expect, it } from "../helpers/fixtures.js";
 import { buildMarts, loadMartStreamsAt, relationsPlanned } from "./marts-build.js";
 
 /**
- * Issue 17, facts partitioned by month: fct_calls, fct_messages, fct_campaign_messages and
- * fct_link_clicks are built partitioned by month of their day (fct_calls' months' legs in their
+ * Issue 17, facts partitioned by month: fct_calls, fct_messages, fct_campaign_messages,
+ * fct_link_clicks and fct_ledger_transactions are built partitioned by month of their day (fct_calls' months' legs in their
  * partitions: the oracle is the sandbox's truth export, counted by month); write–audit–publish
  * copies and moves them with their partitions; a nightly's merge (fct_calls) and delete+insert
  * (the others) read only the months of their window (their plans prune the others); a call and a
@@ -38,6 +38,7 @@ const FACTS: Readonly<Record<string, string>> = {
   fct_messages: "account, message_id",
   fct_campaign_messages: "account, message_id",
   fct_link_clicks: "account, click_date, click_ordinal",
+  fct_ledger_transactions: "account, ledger_account, transaction_id",
 };
 const BOTH_MONTHS = (fact: string) => [`${fact}_p2026_07`, `${fact}_p2026_08`];
 
@@ -188,7 +189,12 @@ describe("facts partitioned by month", () => {
       expect(
         await partitionsPlanned(db, merge.slice(merge.toLowerCase().indexOf("merge into")), "fct_calls"),
       ).toEqual(["fct_calls_p2026_08"]);
-      for (const fact of ["fct_messages", "fct_campaign_messages", "fct_link_clicks"]) {
+      for (const fact of [
+        "fct_messages",
+        "fct_campaign_messages",
+        "fct_link_clicks",
+        "fct_ledger_transactions",
+      ]) {
         const statement = await mainStatement(fact);
         const deleteDays = /delete from [^;]* as DBT_INTERNAL_DEST[^;]*/i.exec(statement)?.[0];
         expect(deleteDays, statement).toBeDefined();

@@ -53,23 +53,22 @@ number_fees as (
 ),
 
 ledger as (
-    -- The ledger whose account the invoice is (a sub-account's, read by its master, included).
-    -- ledger_usd is what the lines charged net (charges positive, credits negative); charged_usd
-    -- and credited_usd the two sides apart, so a credit never hides a charge nothing explains.
+    -- The ledger whose account the invoice is (a sub-account's, read by its master, included),
+    -- summed from its days (rpt_ledger_daily). ledger_usd is what the lines charged net (charges
+    -- positive, credits negative); charged_usd and credited_usd the two sides apart, so a credit
+    -- never hides a charge nothing explains.
     select
         i.account,
         i.invoice_id,
         l.product,
-        coalesce(sum(-l.amount_usd) filter (where not l.is_reverted), 0)  as ledger_usd,
-        coalesce(sum(-l.amount_usd) filter (where not l.is_reverted and l.amount_usd < 0), 0)
-                                                                          as charged_usd,
-        coalesce(sum(l.amount_usd) filter (where not l.is_reverted and l.amount_usd > 0), 0)
-                                                                          as credited_usd,
-        count(*) filter (where not l.is_reverted)                         as ledger_lines,
-        coalesce(sum(-l.amount_usd) filter (where l.is_reverted), 0)      as reverted_usd,
-        count(*) filter (where l.is_reverted)                             as reverted_lines
+        sum(l.ledger_usd)                                                 as ledger_usd,
+        sum(l.charged_usd)                                                as charged_usd,
+        sum(l.credited_usd)                                               as credited_usd,
+        sum(l.ledger_lines)                                               as ledger_lines,
+        sum(l.reverted_usd)                                               as reverted_usd,
+        sum(l.reverted_lines)                                             as reverted_lines
     from invoices as i
-    join {{ ref('fct_ledger_transactions') }} as l
+    join {{ ref('rpt_ledger_daily') }} as l
         on l.ledger_account = i.account
        and l.transaction_date between i.period_start_date and i.period_end_date
     group by 1, 2, 3

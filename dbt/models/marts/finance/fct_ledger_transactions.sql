@@ -1,9 +1,36 @@
 -- One row per billing ledger line: the product it bills (ledger_transaction_types seed; codes the
 -- seed does not know are `unknown`, kept) and the direction of the money. The amount stays signed
 -- as the platform sends it; charge_usd and credit_usd split it so BI can sum either side.
-{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'ledger_account', 'transaction_id']) }}", 'transaction': false}]) }}
+--
+-- Incremental (delete+insert by transaction_date), like fct_messages: a build re-builds the days
+-- from macro settle_window_start (the latest day built here − var settle_days), the days whose
+-- lines' statuses the loader still re-reads (a ledger window settles like CDRs), reading the
+-- landing table by its partitions of `date`; older days are final. built_at stamps the rows a
+-- build wrote (the tests check the latest build's rows). Partitioned by month of
+-- transaction_date (macros month_partitions); a line the platform moved to another day is deleted
+-- from its old one (row_key; the moves the loader logged, landing_moves). `--full-refresh`
+-- rebuilds every day.
+{{
+    config(
+        materialized='incremental',
+        unique_key='transaction_date',
+        incremental_strategy='month_partitioned_delete_insert',
+        partitioned_by_month=('transaction_date' if var('partition_facts', true) else none),
+        row_key=['account', 'ledger_account', 'transaction_id'],
+        landing_moves={'table': 'platform.transactions', 'key': ['ledger_account', 'transaction_id']},
+        on_schema_change='sync_all_columns',
+        indexes=[{'columns': ['transaction_date']}, {'columns': ['built_at']}],
+        post_hook=[
+            {'sql': "{{ primary_key(this, ['account', 'ledger_account', 'transaction_id']) }}", 'transaction': false},
+            {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
+        ],
+    )
+}}
 with lines as (
     select * from {{ ref('stg_platform__transactions') }}
+    {%- if is_incremental() %}
+    where transacted_at >= ({{ settle_window_start(this, 'transaction_date') }})::timestamp at time zone 'UTC'
+    {%- endif %}
 ),
 
 types as (
@@ -33,6 +60,7 @@ select
     l.status = 'Reverted'                                                as is_reverted,
     l.status in ('Committed', 'Reverted')                                as is_settled,
     l.is_shown_on_invoice,
-    l.details
+    l.details,
+    '{{ run_started_at.isoformat() }}'::timestamptz                      as built_at
 from lines as l
 left join types as t using (type_code)
