@@ -26,10 +26,10 @@ async function truth(
 it.override({ sandboxOptions: { port: 0, ...options }, databaseOptions: { migrate: false } });
 
 describe("demo + dbt build", () => {
-  it("loads the sandbox, builds every mart with its tests passing, and the marts match the truth", async ({
-    database,
-    sandbox,
-  }) => {
+  // As long as the demo it runs may take (its timeoutMs): the default 120 s is too short on a busy 2-core machine.
+  it("loads the sandbox, builds every mart with its tests passing, and the marts match the truth", {
+    timeout: 300_000,
+  }, async ({ database, sandbox }) => {
     const result = await runCli(
       [
         "demo",
