@@ -154,10 +154,10 @@ describe("distributed run on worker processes", () => {
     expect(queue.stdout).toMatch(new RegExp(`failed: ${last} \\(run \\d+, 2 attempts\\): .*unknown account`));
   });
 
-  it("units left waiting by a killed coordinator are cancelled by the next distributed nightly, which builds the marts", async ({
-    rig,
-    options,
-  }) => {
+  // As long as its nightly may take (a load and a whole dbt build; its collect timeout), not the default 120 s.
+  it("units left waiting by a killed coordinator are cancelled by the next distributed nightly, which builds the marts", {
+    timeout: 300_000,
+  }, async ({ rig, options }) => {
     const { sandbox, db } = rig;
     const orphaning = spawnCli(["run", "--distributed", "--streams", "cdrs"], options);
     const orphaned = collect(orphaning, 60_000);
