@@ -174,7 +174,8 @@ describe("distributed run on worker processes", () => {
     // The worker starts once the orphans are cancelled: it must not take one of them first.
     await stderrLine(coordinator, /"msg":"work units queued"/);
     const worker = spawnCli(["worker"], options);
-    const workerDone = collect(worker, 120_000);
+    // The worker runs until the coordinator's nightly (its dbt build included) ends.
+    const workerDone = collect(worker, 300_000);
     const next = await coordinated;
     worker.kill("SIGTERM");
     await workerDone;
