@@ -34,11 +34,11 @@
     mart), 1970-01-01 on a `--full-refresh`, while parsing, or when the mart does not exist yet. -#}
 {% macro fact_window_start(fact, date_column) -%}
     {%- if not execute or flags.FULL_REFRESH -%}{{- return("'1970-01-01'::date") -}}{%- endif -%}
-    {%- set found = none -%}
     {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == fact -%}
-        {%- set built = adapter.get_relation(node.database, node.schema, node.alias) -%}
-        {%- set published = adapter.get_relation(node.database, published_marts_schema(), node.alias) -%}
-        {%- set found = built if built is not none else published -%}
+        {%- set found = adapter.get_relation(node.database, node.schema, node.alias) -%}
+        {%- if found is none -%}
+            {%- set found = adapter.get_relation(node.database, published_marts_schema(), node.alias) -%}
+        {%- endif -%}
         {%- if found is not none -%}{{- return(settle_window_start(found, date_column)) -}}{%- endif -%}
     {%- endfor -%}
     {{- return("'1970-01-01'::date") -}}

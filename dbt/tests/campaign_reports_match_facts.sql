@@ -13,7 +13,6 @@
 {#- The first day as a literal, so the facts are read by their date indexes. -#}
 {%- set first_day = latest_build_first_day(ref('fct_campaign_messages'), 'submitted_date') %}
 {%- set whole_life = flags.FULL_REFRESH %}
-{%- set settled = settled_before(ref('int_campaign_phones_settled')) %}
 with fact_days as (
     select account, campaign, submitted_date as activity_date, count(*) as messages_sent,
            count(*) filter (where is_delivered) as messages_delivered, sum(cost_usd) as cost_usd, 0 as clicks
@@ -77,11 +76,12 @@ clickers as (
     from {{ ref('fct_link_clicks') }}
     group by 1, 2
     {%- else %}
+    {%- set settled = settled_before(ref('int_campaign_phones_settled')) %}
     select account, campaign, count(distinct phone) as unique_clickers
     from (
         select account, campaign, phone
         from {{ ref('int_campaign_phones_settled') }}
-        where clicks > 0 and (account, campaign) in (select account, campaign from live_campaigns)
+        where clicks > 0
         union all
         select account, campaign, clicker_phone
         from {{ ref('fct_link_clicks') }}
