@@ -220,7 +220,8 @@ class WatchedLocks implements StreamLocks {
    * off by the network holds them until the server notices): when the holder is that session, it
    * is ended here and the locks asked again, never reported as another run's. That session is
    * told by its name: the run's lock session is named after the run, pid and host, and the run has
-   * no other (its own server pid may never have been read, when the session was cut at once).
+   * no other (its own server pid may never have been read, when the session was cut at once). A
+   * lock held by no session that can be named is asked again (the ending session's last moment).
    */
   async #retakeLocks(reason: string): Promise<void> {
     let lastError = "";
@@ -240,7 +241,11 @@ class WatchedLocks implements StreamLocks {
           return;
         }
         const holder = await findHolder(client, blocked[0]).catch(() => null);
-        if (holder !== null && holder.applicationName === this.#applicationName) {
+        // No session named: the lock was freed since it was asked, or its holder is a backend
+        // already gone from pg_stat_activity but not yet past releasing its locks (an ending
+        // backend leaves the activity view first): the lost session's end, so ask again.
+        if (holder === null) throw new Error("the lock's holder ended while it was looked up");
+        if (holder.applicationName === this.#applicationName) {
           await client.query("SELECT pg_terminate_backend($1)", [holder.backendPid]).catch(ignore);
           throw new Error(`the lost session (server process ${holder.backendPid}) still held them`);
         }
