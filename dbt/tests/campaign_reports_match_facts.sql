@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('int_campaign_phones_settled') }}
 -- Campaign reports add up to their facts. Returns every mismatch:
 --   * per account × campaign × day, from the first day fct_campaign_messages' latest build wrote
 --     (every day after a `--full-refresh`; the settle window after a nightly build): the daily
@@ -10,6 +11,9 @@
 --     changed), counting the clicking phones of the settled state (int_campaign_phones_settled)
 --     and of the clicks from its boundary on, so a nightly does not re-read every click of
 --     campaigns that never end (the full refresh checks the state's fold against every click).
+{#- The hint on the first line: the state is read on the nightly path only, and a manifest parsed
+    by a `--full-refresh` (dbt's partial parse, kept in the work folder) is reused by the next
+    nightly, which would otherwise not know the test depends on it. -#}
 {#- The first day as a literal, so the facts are read by their date indexes. -#}
 {%- set first_day = latest_build_first_day(ref('fct_campaign_messages'), 'submitted_date') %}
 {%- set whole_life = flags.FULL_REFRESH %}
