@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { onTestFinished } from "vitest";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
 
@@ -32,19 +33,22 @@ it.override({
 
 const MESSAGES_TEST = "column_rules_stg_platform__messages";
 
-/** `dbt build <args>` as `transform` runs it: whether dbt passed, and its output's last lines. */
-async function build(warehouse: Warehouse, args: string[]): Promise<{ ok: boolean; tail: string }> {
-  const workDir = await mkdtemp(path.join(tmpdir(), "windowed-tests-"));
-  try {
-    const { dbt } = await buildAndPublishMarts(warehouse, {
-      log: pino({ level: "silent" }),
-      workDir,
-      args: ["build", ...args, ...WITHOUT_UNIT_TESTS],
-    });
-    return { ok: dbt.ok, tail: dbt.tail.join("\n") };
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+/**
+ * `dbt build <args>` as `transform` runs it, in `workDir`: whether dbt passed, and its output's
+ * last lines. One work folder across builds, as `transform` keeps one per warehouse: dbt's partial
+ * parse reuses the manifest an earlier build (a `--full-refresh`, say) parsed.
+ */
+async function build(
+  warehouse: Warehouse,
+  workDir: string,
+  args: string[],
+): Promise<{ ok: boolean; tail: string }> {
+  const { dbt } = await buildAndPublishMarts(warehouse, {
+    log: pino({ level: "silent" }),
+    workDir,
+    args: ["build", ...args, ...WITHOUT_UNIT_TESTS],
+  });
+  return { ok: dbt.ok, tail: dbt.tail.join("\n") };
 }
 
 /** `dbt test --select <test>` on the published marts (in place): whether it passed. */
@@ -82,6 +86,12 @@ describe("tests bounded to what a nightly re-built", () => {
     timeout: 600_000,
   }, async ({ sandbox, database }) => {
     const warehouse = database.warehouse;
+    const workDir = await mkdtemp(path.join(tmpdir(), "windowed-tests-"));
+    // A folder whose first parse is a --full-refresh's: the nightly after it reuses that manifest.
+    const refreshDir = await mkdtemp(path.join(tmpdir(), "windowed-tests-refresh-"));
+    onTestFinished(async () => {
+      for (const dir of [workDir, refreshDir]) await rm(dir, { recursive: true, force: true });
+    });
     await loadMartStreamsAt(sandbox, warehouse, "2026-08-10T12:00:00Z");
     await buildMarts(warehouse, ["--full-refresh"]);
     await loadMartStreamsAt(sandbox, warehouse, "2026-08-12T12:00:00Z");
@@ -90,12 +100,12 @@ describe("tests bounded to what a nightly re-built", () => {
     // A broken message of July 20, long settled: outside every window a nightly re-reads.
     const old = await breakMessageOf(warehouse, "2026-07-20");
     await loadMartStreamsAt(sandbox, warehouse, "2026-08-14T12:00:00Z");
-    const nightly = await build(warehouse, []);
+    const nightly = await build(warehouse, workDir, []);
     expect(nightly.ok, nightly.tail).toBe(true);
 
     // One in the window (the day before the clock) fails the nightly, naming the test.
     const recent = await breakMessageOf(warehouse, "2026-08-13");
-    const failing = await build(warehouse, []);
+    const failing = await build(warehouse, workDir, []);
     expect(failing.ok).toBe(false);
     expect(failing.tail).toContain(MESSAGES_TEST);
     await sql`UPDATE platform.messages SET status = 'delivered' WHERE message_id = ${recent}`.execute(
@@ -103,15 +113,19 @@ describe("tests bounded to what a nightly re-built", () => {
     );
 
     // A full refresh reads every landed row: the old one fails it.
-    const full = await build(warehouse, ["--full-refresh"]);
+    const full = await build(warehouse, refreshDir, ["--full-refresh"]);
     expect(full.ok).toBe(false);
     expect(full.tail).toContain(MESSAGES_TEST);
     await sql`UPDATE platform.messages SET status = 'delivered' WHERE message_id = ${old}`.execute(
       warehouse.db,
     );
-    await buildMarts(warehouse, ["--full-refresh"]);
+    const refreshed = await build(warehouse, refreshDir, ["--full-refresh"]);
+    expect(refreshed.ok, refreshed.tail).toBe(true);
+    // The nightly after full refreshes in the same work folder: dbt's partial parse reuses the
+    // manifest a --full-refresh parsed, whose tests saw only their full-refresh branches.
     await loadMartStreamsAt(sandbox, warehouse, "2026-08-16T12:00:00Z");
-    await buildMarts(warehouse, []);
+    const afterRefresh = await build(warehouse, refreshDir, []);
+    expect(afterRefresh.ok, afterRefresh.tail).toBe(true);
 
     // The campaign test after that nightly: passes, and fails on a live campaign's clickers.
     expect((await testInPlace(database.url, "campaign_reports_match_facts")).ok).toBe(true);
