@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { pino } from "pino";
+import { onTestFinished } from "vitest";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import { onTestFinished } from "vitest";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
 
