@@ -56,9 +56,9 @@ export interface ApiClientOptions {
   /** Bodies larger than this fail the attempt. Default 64 MiB. */
   readonly maxBodyBytes?: number;
   /**
-   * The run's secrets: the client adds its key, adds every secret-looking field of every answer (a
+   * The run's secrets: the client learns its key and every secret-looking field of every answer (a
    * sub-account's `api_key`, a trunk's `access_token`, under any spelling) before anyone reads it,
-   * and masks them all in the messages it puts in errors and logs.
+   * and masks what it knows in the messages it puts in errors and logs.
    */
   readonly secrets?: KnownSecrets;
 }
@@ -153,7 +153,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     "user-agent": "telecom-etl",
   };
   const secrets = options.secrets;
-  secrets?.add(options.apiKey);
+  // Learnt, not added: the run adds its configured keys itself, and a sub-account's key fetched from
+  // the platform is a learnt value (masked in messages and logs, never in a typed column).
+  secrets?.learn(options.apiKey);
   // Whether the host ever answered this client: until it has, a name that does not resolve or a
   // refused connection is a configuration error, not a blip (see unreachableReason).
   let answered = false;

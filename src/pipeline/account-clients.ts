@@ -50,7 +50,7 @@ export class AccountClients {
       const masterClient = (await this.clientFor(this.#masterOf(account), signal)) as { client: ApiClient };
       try {
         ready = { ...account, apiKey: await fetchSubAccountKey(masterClient.client, account, signal) };
-        this.#deps.secrets.add(ready.apiKey.reveal());
+        this.#deps.secrets.learn(ready.apiKey.reveal());
       } catch (error) {
         return { account, failure: error as Error };
       }

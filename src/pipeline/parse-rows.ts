@@ -41,9 +41,10 @@ export function emptyParsedRows(): ParsedRows {
 
 /**
  * Validates one raw row; never throws for bad data (a `toRow` that throws makes a reject too). What
- * it gives back holds no secret: a reject's raw row and issues, a row's `_extra` and column values
- * are masked with `secrets` (credential-named fields, and every secret the run knows by value), and
- * the values of the stream's own credential fields (`secretFields`) join the known secrets first.
+ * it gives back holds no secret: a reject's raw row and issues and a row's `_extra` are masked with
+ * `secrets` (credential-named fields, and every secret the run knows by value), a row's typed
+ * columns are cleared of the run's own keys (never of values learnt from the platform), and the
+ * values of the stream's own credential fields (`secretFields`) are learnt first.
  */
 export function parseRow(
   stream: StreamDefinition,
@@ -164,23 +165,23 @@ export function parseRows(
   return into;
 }
 
-/** Adds the values of the stream's declared credential fields (a trunk's `access_token`) to the known secrets. */
+/** Learns the values of the stream's declared credential fields (a trunk's `access_token`) as secrets. */
 function rememberSecretFields(stream: StreamDefinition, raw: unknown, secrets: KnownSecrets): void {
   if (!stream.secretFields?.length || raw === null || typeof raw !== "object" || Array.isArray(raw)) return;
   for (const field of stream.secretFields) {
     const value = (raw as Record<string, unknown>)[field];
-    if (typeof value === "string") secrets.add(value);
+    if (typeof value === "string") secrets.learn(value);
   }
 }
 
 /**
- * A LoadRow with `_extra` masked (credential-named fields, known secrets) and every string column
- * value cleared of known secrets; the same row when there is nothing to mask.
+ * A LoadRow with `_extra` masked (credential-named fields, known secrets) and its typed columns
+ * cleared of the run's own keys only (see KnownSecrets.maskColumns); the same row when there is
+ * nothing to mask.
  */
 function maskLoadRow(row: LoadRow, secrets: KnownSecrets): LoadRow {
-  if (secrets.size === 0 && row.extra === null) return row;
   const extra = row.extra === null ? null : secrets.mask(row.extra);
-  const columns = secrets.size === 0 ? row.columns : secrets.maskValues(row.columns);
+  const columns = secrets.maskColumns(row.columns);
   return extra === row.extra && columns === row.columns ? row : { columns, extra };
 }
 

@@ -1,8 +1,7 @@
-import { Writable } from "node:stream";
 import { sql } from "kysely";
 import type { AccountConfig, EtlConfig } from "../../src/config.js";
 import { KnownSecrets } from "../../src/known-secrets.js";
-import { createLogger } from "../../src/log.js";
+import { capturingLogger } from "../helpers/capturing-logger.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { FaultRule } from "./fault-proxy.js";
@@ -109,14 +108,8 @@ describe("secrets under renamed fields", () => {
     };
     // The product's own logger (as the CLI builds it), writing into `lines`.
     const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-        done();
-      },
-    });
     const secrets = new KnownSecrets();
-    const log = createLogger("debug", false, { secrets, destination: sink });
+    const log = capturingLogger(lines, secrets);
     const result = await runAt(db.warehouse, config, sandbox, { command: "run" }, { log, secrets });
 
     // The sub-accounts' keys could not be read under their new name: their streams fail, saying so.

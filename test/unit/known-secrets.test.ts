@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { holdsSecretValue, isCredentialName, KnownSecrets, MASK } from "../../src/known-secrets.js";
+import {
+  bitsPerCharacter,
+  holdsSecretValue,
+  isCredentialName,
+  isStrongSecret,
+  KnownSecrets,
+  MASK,
+} from "../../src/known-secrets.js";
 import { parseJsonExact } from "../../src/platform/exact-number.js";
 
 const TOKEN = "0123456789abcdef0123456789abcdef";
@@ -46,6 +53,13 @@ describe("isCredentialName", () => {
     }
   });
 
+  it("masks by name every field whose value it learns, even written as one word", () => {
+    for (const name of ["sippassword", "mysecret", "trunkAuthToken", "sip_password", "auth_secret"]) {
+      expect(holdsSecretValue(name), name).toBe(true);
+      expect(isCredentialName(name), name).toBe(true);
+    }
+  });
+
   it("remembers values only of names that are clearly secrets, not of any `key`", () => {
     expect(holdsSecretValue("apiKey")).toBe(true);
     expect(holdsSecretValue("access-token")).toBe(true);
@@ -76,13 +90,30 @@ describe("KnownSecrets", () => {
     });
   });
 
-  it("by value only for a row's typed columns: a column named token is a validation's id", () => {
+  it("clears a row's typed columns of its own keys only: not by name, never of learnt values", () => {
     const secrets = new KnownSecrets();
     secrets.add(KEY);
-    expect(secrets.maskValues({ token: "tok-123", label: `uses ${KEY}` })).toEqual({
-      token: "tok-123",
-      label: `uses ${MASK}`,
+    secrets.learn(TOKEN);
+    const columns = { token: "tok-123", label: `uses ${KEY}`, note: TOKEN };
+    expect(secrets.maskColumns(columns)).toEqual({ token: "tok-123", label: `uses ${MASK}`, note: TOKEN });
+    // Nothing of its own to mask: the same object, not walked.
+    const learntOnly = new KnownSecrets();
+    learntOnly.learn(TOKEN);
+    expect(learntOnly.maskColumns(columns)).toBe(columns);
+  });
+
+  it("masks a weak learnt value only where it sits (by its field's name), a strong one in free text too", () => {
+    const secrets = new KnownSecrets();
+    secrets.harvest({
+      sip_trunks: [{ id: 1, sip_password: "answered", auth_secret: "United States", client_secret: TOKEN }],
     });
+    expect(secrets.size).toBe(1);
+    expect(secrets.maskText(`answered to United States with ${TOKEN}`)).toBe(
+      `answered to United States with ${MASK}`,
+    );
+    expect(
+      secrets.mask({ sip_password: "answered", destination: "United States", note: `rotated ${TOKEN}` }),
+    ).toEqual({ sip_password: MASK, destination: "United States", note: `rotated ${MASK}` });
   });
 
   it("returns what holds nothing to mask unchanged, and keeps exact numbers and dates as they are", () => {
@@ -119,5 +150,38 @@ describe("KnownSecrets", () => {
     expect(secrets.maskText("abc")).toBe("abc");
     expect(JSON.stringify({ secrets })).not.toContain(KEY);
     expect(String(secrets.maskText(KEY))).toBe(MASK);
+  });
+});
+
+describe("isStrongSecret", () => {
+  it("takes random keys and tokens", () => {
+    for (const value of [
+      TOKEN,
+      KEY,
+      "7cc1f262b2be59f9123436fc0bd3a98b",
+      "dGhpcyBpcyBub3QgYSByZWFsIGtleSAxMjM0",
+      "ghp_R4nd0mT0k3nV4lu3X9",
+    ]) {
+      expect(isStrongSecret(value), value).toBe(true);
+    }
+    expect(bitsPerCharacter("7cc1f262b2be59f9123436fc0bd3a98b")).toBeGreaterThan(3.5);
+  });
+
+  it("leaves values that columns hold: words, places, numbers, ids, dates, addresses, repetitions", () => {
+    for (const value of [
+      "answered",
+      "United States",
+      "United Kingdom - Mobile Vodafone",
+      "+14155550123",
+      "4969350263885123456",
+      "e1d8c710-866c-48c3-8898-4973ee5ba81f",
+      "2026-08-01T10:30:42.123Z",
+      "sip:102@pbx78349.example.net",
+      "billing-team@example.com",
+      "aaaaaaaaaaaaaaaaaaaa1111",
+      "abc123",
+    ]) {
+      expect(isStrongSecret(value), value).toBe(false);
+    }
   });
 });
