@@ -530,7 +530,7 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     retry: { max_attempts: config.retry.maxAttempts, max_total_wait_ms: config.retry.maxTotalWaitMs },
     accounts: config.accounts.map((a) => ({
       name: a.name,
-      base_url: a.baseUrl,
+      base_url: redactUrl(a.baseUrl),
       api_key_env: a.apiKeyEnv,
       api_key: a.apiKey.reveal() ? "*** (set)" : "(not set)",
       rate: {

@@ -6,6 +6,7 @@
  * Messages never contain secrets: API keys are never interpolated, URLs are passed through
  * `redactUrl` before they are put in a message.
  */
+import { isCredentialName, MASK } from "./known-secrets.js";
 
 /** Context attached to errors so an operator can tell where something went wrong. */
 export interface ErrorContext {
@@ -85,13 +86,30 @@ export class PublishError extends EtlError {}
 /** A migration file that was already applied has changed on disk (exit 2). */
 export class MigrationChecksumError extends UsageError {}
 
-/** Removes credentials from a URL (userinfo password, `appid`/`api_key`/`key` query params) for messages and logs. */
+/** Query parameters that carry credentials without a credential's name (see {@link redactUrl}). */
+const URL_CREDENTIAL_PARAMS = new Set([
+  "appid",
+  "auth",
+  "sig",
+  "signature",
+  "x-amz-signature",
+  "x-goog-signature",
+]);
+
+/**
+ * A URL without its credentials, for messages, logs and `config show`: the user and password of
+ * its userinfo (a token is often the user: `https://TOKEN@host`) and the value of every query
+ * parameter whose name is a credential's (`api_key`, `apiKey`, `access_token`, `password`, `sig`,
+ * `appid`, …) become `***`.
+ */
 export function redactUrl(raw: string): string {
   try {
     const url = new URL(raw);
-    if (url.password) url.password = "***";
-    for (const name of ["appid", "api_key", "key", "token", "password"]) {
-      if (url.searchParams.has(name)) url.searchParams.set(name, "***");
+    if (url.username) url.username = MASK;
+    if (url.password) url.password = MASK;
+    for (const name of new Set(url.searchParams.keys())) {
+      if (isCredentialName(name) || URL_CREDENTIAL_PARAMS.has(name.toLowerCase()))
+        url.searchParams.set(name, MASK);
     }
     return url.toString();
   } catch {

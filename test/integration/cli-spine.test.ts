@@ -96,6 +96,39 @@ describe("CLI spine", () => {
     expect(result.stdout + result.stderr).not.toContain("db-password-42");
   });
 
+  it("config show masks the credentials of a base_url: its userinfo and a key in its query string", async () => {
+    const dir = await workdir();
+    await writeFile(
+      path.join(dir, "telecom-etl.yaml"),
+      [
+        "accounts:",
+        "  - name: acme",
+        "    base_url: https://acme-user:hunter2-pass@api.example.com/v1?region=eu&api_key=sk_query_987654321",
+        "    api_key_env: ACME_KEY",
+        "  - name: beta",
+        "    base_url: https://tok_user_only_555@api.example.com/?accessToken=at_query_123456",
+        "    api_key_env: BETA_KEY",
+      ].join("\n"),
+    );
+    for (const args of [
+      ["config", "show"],
+      ["--json", "config", "show"],
+    ]) {
+      const result = await runCli(args, { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      for (const secret of [
+        "acme-user",
+        "hunter2-pass",
+        "sk_query_987654321",
+        "tok_user_only_555",
+        "at_query_123456",
+      ])
+        expect(result.stdout + result.stderr, secret).not.toContain(secret);
+      expect(result.stdout).toContain("https://***:***@api.example.com/v1?region=eu&api_key=***");
+      expect(result.stdout).toContain("https://***@api.example.com/?accessToken=***");
+    }
+  });
+
   it("migrates the embedded warehouse, a second migrate is a no-op, and no postgres is left running", async () => {
     const dir = await workdir();
     const first = await runCli(["migrate"], { cwd: dir });
