@@ -2,6 +2,7 @@ import { type DestinationStream, type Logger, pino } from "pino";
 import { prettyFactory } from "pino-pretty";
 import type { KnownSecrets } from "./known-secrets.js";
 import { processStderr, type StderrLines } from "./stderr-lines.js";
+import { printable } from "./terminal-text.js";
 
 export type { Logger } from "pino";
 
@@ -63,7 +64,10 @@ export function colorAllowed(
  * a terminal without `NO_COLOR`). Both go through the process's stderr line writer, in this thread
  * and synchronously, so a record is printed whole (above progress bars while they are drawn) and
  * before anything the command prints after it. Fields named like keys and passwords are redacted
- * by path; with `secrets`, every known secret is masked wherever it appears in a line.
+ * by path; with `secrets`, every known secret is masked wherever it appears in a line. No line
+ * carries what a terminal would act on (see terminal-text.ts): JSON escapes C0 controls, the rest
+ * (C1, DEL, bidi overrides, which JSON leaves as they are) is removed from each line; pino-pretty
+ * strips control characters from a message and shows other values as JSON.
  */
 export function createLogger(
   level: LogLevel = "info",
@@ -74,7 +78,9 @@ export function createLogger(
     level,
     redact: { paths: REDACT_PATHS, censor: "***" },
     base: { pid: process.pid },
-    ...(secrets === undefined ? {} : { hooks: { streamWrite: (line: string) => secrets.maskText(line) } }),
+    hooks: {
+      streamWrite: (line: string) => printable(secrets === undefined ? line : secrets.maskText(line)),
+    },
   };
   if (pretty) {
     const format = prettyFactory({

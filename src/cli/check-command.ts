@@ -5,7 +5,7 @@ import { loadConfig } from "../config.js";
 import { requireKnownAccounts } from "../pipeline/select-targets.js";
 import { systemClock } from "../ports.js";
 import { getStream } from "../streams/registry.js";
-import { openWarehouse, type Runtime } from "./command-context.js";
+import { openWarehouse, printLine, type Runtime } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseNameList } from "./parse-flags.js";
 import { runStartInstant } from "./run-command.js";
@@ -40,7 +40,7 @@ export function registerCheckCommand(program: Command, runtime: Runtime): void {
       );
       const streams = parseNameList("--streams", options.streams)?.map((name) => getStream(name).name);
       for (const account of config.accounts) runtime.secrets.add(account.apiKey.reveal());
-      const out = (line: string) => process.stdout.write(`${runtime.secrets.maskText(line)}\n`);
+      const out = (line: string) => printLine(runtime.secrets, line);
       const items = await runChecks(
         {
           config,

@@ -5,6 +5,7 @@ import { UsageError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { LogFormat, Logger, LogLevel } from "../log.js";
+import { printable } from "../terminal-text.js";
 import { setUpBiReaderRole } from "../warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
 import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
@@ -60,6 +61,15 @@ export interface Runtime {
   setExitCode(code: ExitCode): void;
   /** Declares that SIGINT/SIGTERM is this command's normal way to end (`warehouse up`), not an interruption. */
   endsOnSignal(): void;
+}
+
+/**
+ * Writes one line (or a few, joined by newlines) of a command's result to stdout: every known
+ * secret masked, and what a terminal would act on (escape sequences, control characters, from
+ * platform text) removed.
+ */
+export function printLine(secrets: KnownSecrets, line: string): void {
+  process.stdout.write(`${printable(secrets.maskText(line))}\n`);
 }
 
 /** Opens the warehouse the config names, or starts (or joins) the embedded one. */
@@ -148,7 +158,7 @@ export async function withCommandContext(
       host: os.hostname(),
       migrated,
       secrets: runtime.secrets,
-      out: (line) => process.stdout.write(`${runtime.secrets.maskText(line)}\n`),
+      out: (line) => printLine(runtime.secrets, line),
     });
   } finally {
     unregister();

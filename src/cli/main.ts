@@ -5,6 +5,7 @@ import { KnownSecrets } from "../known-secrets.js";
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type Logger } from "../log.js";
 import { packageVersion } from "../package-version.js";
 import { processStderr } from "../stderr-lines.js";
+import { printable } from "../terminal-text.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
 import { registerCommands } from "./register-commands.js";
 
@@ -95,7 +96,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const code = exitCodeFor(error);
     if (!(error instanceof CommanderError)) {
       for (const line of describeError(error).split("\n"))
-        processStderr.write(`telecom-etl: ${secrets.maskText(line)}\n`);
+        processStderr.write(`telecom-etl: ${printable(secrets.maskText(line))}\n`);
       if (code === EXIT.workFailed) logger?.debug({ err: error }, "unexpected error");
     }
     return code;

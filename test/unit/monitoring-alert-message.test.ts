@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { EXIT, type ExitCode } from "../../src/exit-codes.js";
 import { alertText } from "../../src/monitoring/alert-message.js";
+import { slackText } from "../../src/monitoring/post-alert.js";
 import type { RunEnd } from "../../src/monitoring/run-end.js";
 import type { PipelineResult } from "../../src/pipeline/run-pipeline.js";
 import { newTally } from "../../src/pipeline/run-stream.js";
 import type { DbtStepRecord } from "../../src/transform/dbt-step-record.js";
+import { terminalControls } from "../helpers/terminal-controls.js";
 
 function end(exitCode: ExitCode, patch: Partial<RunEnd> = {}): RunEnd {
   return { command: "nightly", host: "etl-1", exitCode, startedAt: 0, endedAt: 1000, dbtSteps: [], ...patch };
@@ -85,5 +87,22 @@ describe("the alert of a run", () => {
     expect(alertText(end(EXIT.transformFailed, { dbtSteps: [build] }))).toContain(
       "• dbt build failed: test not_null_fct_calls_call_uuid (Got 3 results)",
     );
+  });
+
+  it("is sent as Slack shows it literally: platform markup escaped, control characters stripped", () => {
+    const failed = {
+      ...newTally("acme", "cdrs", 1),
+      status: "failed" as const,
+      windowsFailed: 1,
+      errors: [
+        "account acme, stream cdrs, window 2026-08-01..2026-08-02: HTTP 422: <!channel> see <http://evil.example|the runbook> & \u001b[2Jnow\u0007",
+      ],
+    };
+    const text = slackText(alertText(end(EXIT.workFailed, { result: result([failed]) }))!);
+    expect(text).toContain(
+      "HTTP 422: &lt;!channel&gt; see &lt;http://evil.example|the runbook&gt; &amp; now",
+    );
+    expect(text).not.toMatch(/[<>]/);
+    expect(terminalControls(text)).toEqual([]);
   });
 });
