@@ -73,6 +73,7 @@ export class CallCenter {
     const minutes = Math.ceil(duration / 60);
     const cdr: CdrCall = {
       index: n,
+      dayNumber,
       uuid,
       direction: "placed",
       startMs: t0,

@@ -26,8 +26,9 @@ export function visibleCall(
 }
 
 /**
- * Where the transcription of call `id` stands at `nowMs`: `null` when the call has none (or has
- * not ended yet), `pending` while it is being made, else the call (its transcription is ready).
+ * Where the transcription of call `id` stands at `nowMs`: `null` when the call has none (or its
+ * CDR is not visible yet: nothing under a call exists before its CDR, see served-calls.ts),
+ * `pending` while it is being made, else the call (its transcription is ready).
  */
 export function transcribedCall(
   runtime: SandboxRuntime,
@@ -35,7 +36,7 @@ export function transcribedCall(
   id: string,
   nowMs: number,
 ): CdrCall | "pending" | null {
-  const call = findCall(runtime, account, id);
-  if (!call?.transcription || call.endMs > nowMs) return null;
+  const call = visibleCall(runtime, account, id, nowMs);
+  if (!call?.transcription) return null;
   return call.transcription.readyAtMs > nowMs ? "pending" : call;
 }

@@ -31,6 +31,12 @@ export interface CdrCall {
    * `n + i` for its child leg, `2n + k` for the k-th conversion call of the day (campaign-funnel.ts).
    */
   readonly index: number;
+  /**
+   * The UTC day whose rows hold the call (the day its uuid encodes): the day it started, except a
+   * child leg of a call across midnight, which stays with its parent's day. With `index`, the
+   * call's identity for seeded row faults on every route that serves its rows.
+   */
+  readonly dayNumber: number;
   readonly uuid: string;
   readonly direction: "placed" | "received";
   readonly startMs: number;
@@ -177,6 +183,7 @@ function buildCall(ctx: Ctx, rng: Rng, index: number, startMs: number, fields: C
   }
   return {
     index,
+    dayNumber,
     uuid,
     direction: fields.direction,
     startMs,

@@ -148,7 +148,7 @@ export class LedgerBook {
     };
     const charge = (micros: number) => formatMicros(-micros);
     const dayIndex = dayNumber - this.world.startMs / DAY_MS;
-    let firstCall: { atMs: number; micros: number; uuid: string } | null = null;
+    let firstCall: { atMs: number; visibleAtMs: number; micros: number; uuid: string } | null = null;
     for (const call of this.store.calls(account, dayNumber)) {
       const usage = { atMs: call.startMs, visibleAtMs: call.visibleAtMs, reverted: false, showInvoice: true };
       if (call.chargeMicros !== null && call.chargeMicros > 0) {
@@ -161,7 +161,12 @@ export class LedgerBook {
           product: "calls",
         });
         if (placed && firstCall === null)
-          firstCall = { atMs: call.startMs, micros: call.chargeMicros, uuid: call.uuid };
+          firstCall = {
+            atMs: call.startMs,
+            visibleAtMs: call.visibleAtMs,
+            micros: call.chargeMicros,
+            uuid: call.uuid,
+          };
       }
       if (call.forwardFeeMicros !== null && call.forwardFeeMicros > 0) {
         add({
@@ -271,9 +276,10 @@ export class LedgerBook {
       add(line, seeded.type === 99 ? BIG_ID_BASE + 2n * BigInt(account.index) : undefined);
     });
     if (dayIndex % 5 === 4 && firstCall !== null) {
+      // Listed with the charge it duplicates (a late CDR's charge is late), never before its call is.
       add({
         atMs: firstCall.atMs + 1000,
-        visibleAtMs: firstCall.atMs + 1000,
+        visibleAtMs: firstCall.visibleAtMs,
         amountText: charge(firstCall.micros),
         type: 14,
         details: `Outbound call ${firstCall.uuid} (duplicate charge, reverted)`,

@@ -34,6 +34,18 @@ export function recordingOf(call: CdrCall): Recording | null {
 }
 
 /**
+ * The recording of a call as a list row with its fault identity (the call's: the day holding it
+ * and its index), or null when the call has none. The list and `GET /v1/recordings/{call_uuid}`
+ * serve this row under the same row fault.
+ */
+export function recordingRowOf(call: CdrCall): PageRow | null {
+  const recording = recordingOf(call);
+  return recording === null
+    ? null
+    : { json: JSON.stringify(recording), day: call.dayNumber, index: call.index };
+}
+
+/**
  * Recordings of `account` listed at `nowMs` whose `created_at` is in `[fromMs, untilMs)`, as list
  * rows (JSON and the call's identity for seeded row faults), by `created_at` then id; `keep`
  * filters the calls (the list's `from`, `to`, `call_uuid`, `sip_trunks` parameters). A recording
@@ -54,13 +66,9 @@ export function selectRecordings(
     if (runtime.cdrs.isEmpty(account, day)) continue;
     for (const call of runtime.cdrs.calls(account, day)) {
       if (call.visibleAtMs > nowMs || call.endMs < fromMs || call.endMs >= untilMs || !keep(call)) continue;
-      const recording = recordingOf(call);
-      if (recording === null) continue;
-      found.push({
-        row: { json: JSON.stringify(recording), day, index: call.index },
-        at: call.endMs - (call.endMs % 1000),
-        id: recording.id,
-      });
+      const row = recordingRowOf(call);
+      if (row === null) continue;
+      found.push({ row, at: call.endMs - (call.endMs % 1000), id: recordingIdOf(call) });
     }
   }
   return found.sort((a, b) => a.at - b.at || a.id - b.id).map((f) => f.row);

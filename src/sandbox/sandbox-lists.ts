@@ -7,9 +7,9 @@ import { defineSandboxList, type ListAsk, type SandboxList } from "./sandbox-lis
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { serializeMessage } from "./serialize-message.js";
+import { cdrRowOf, visibleCalls } from "./served-calls.js";
 import { shortLinkList } from "./short-link-list.js";
 import type { TruthQuery } from "./truth-query.js";
-import { visibleCalls } from "./truth-records.js";
 
 /** The ask's window as the truth's inclusive day range (open ends: the whole world). */
 function truthQueryOf(ask: ListAsk): TruthQuery {
@@ -18,6 +18,7 @@ function truthQueryOf(ask: ListAsk): TruthQuery {
     account: ask.account,
     fromMs: ask.fromMs ?? world.startMs,
     toMs: (ask.untilMs ?? world.endMs) - DAY_MS,
+    nowMs: ask.nowMs,
   };
 }
 
@@ -34,14 +35,7 @@ export const SANDBOX_LISTS = {
     window: "required",
     truth: true,
     select: (ask) =>
-      arraySource(
-        visibleCalls(ask.runtime, truthQueryOf(ask)).map((call) => ({
-          json: ask.runtime.cdrs.serialize(call),
-          day: Math.floor(call.startMs / DAY_MS),
-          index: call.index,
-          direction: call.direction,
-        })),
-      ),
+      arraySource(visibleCalls(ask.runtime, truthQueryOf(ask)).map((call) => cdrRowOf(ask.runtime, call))),
   }),
   short_link_metrics: shortLinkList,
   invoices: defineSandboxList({
@@ -83,6 +77,7 @@ export const SANDBOX_LISTS = {
           json: serializeMessage(message, nowMs),
           day,
           index: message.index,
+          id: message.id,
         })),
       );
     },
@@ -115,7 +110,7 @@ export function listRows(runtime: SandboxRuntime, name: SandboxListName, query: 
     account: query.account,
     fromMs: query.fromMs,
     untilMs: query.toMs + DAY_MS,
-    nowMs: runtime.clock.now(),
+    nowMs: query.nowMs,
     query: null,
   });
   return Array.from({ length: source.total }, (_, i) => source.row(i));

@@ -19,7 +19,7 @@ export function transactionTruthLines(runtime: SandboxRuntime, query: TruthQuery
     account: query.account,
     fromMs: query.fromMs,
     untilMs: query.toMs + DAY_MS,
-    nowMs: runtime.clock.now(),
+    nowMs: query.nowMs,
   };
   return ledgerLines(ask).map(({ line, balanceUnits, status }) =>
     JSON.stringify({

@@ -4,6 +4,7 @@ import { validationResponse } from "./generate-validation.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import { formatCdrDate } from "./serialize-cdr.js";
+import { heldCalls } from "./served-calls.js";
 import type { TruthQuery } from "./truth-query.js";
 import { uploadedAudio } from "./uploaded-audio.js";
 
@@ -17,21 +18,13 @@ export const RECORD_STREAMS = [
 /** A record stream. */
 export type RecordStream = (typeof RECORD_STREAMS)[number];
 
-/** Every call of the range whose CDR is visible now (both directions, generated and API-started). */
-export function visibleCalls(runtime: SandboxRuntime, query: TruthQuery): CdrCall[] {
-  const nowMs = runtime.clock.now();
-  const calls: CdrCall[] = [];
-  for (let day = query.fromMs / DAY_MS; day <= query.toMs / DAY_MS && day * DAY_MS <= nowMs; day++) {
-    if (runtime.cdrs.isEmpty(query.account, day)) continue;
-    for (const call of runtime.cdrs.calls(query.account, day))
-      if (call.visibleAtMs <= nowMs) calls.push(call);
-  }
-  return calls;
-}
-
-/** The truth line of one visible call for a call-based record stream, or null when it has no such record. */
-function callLine(runtime: SandboxRuntime, stream: RecordStream, call: CdrCall): string | null {
-  const nowMs = runtime.clock.now();
+/** The truth line of one held call for a call-based record stream at `nowMs`, or null when it has no such record. */
+function callLine(
+  runtime: SandboxRuntime,
+  stream: RecordStream,
+  call: CdrCall,
+  nowMs: number,
+): string | null {
   const { seed } = runtime.world;
   const spec = call.transcription;
   switch (stream) {
@@ -54,7 +47,7 @@ function callLine(runtime: SandboxRuntime, stream: RecordStream, call: CdrCall):
 
 /** `{request_id, submitted_at, ready_at, status: pending|completed|failed, transcription: 200 body | null}` per upload of the range. */
 function uploadLines(runtime: SandboxRuntime, query: TruthQuery): string[] {
-  const nowMs = runtime.clock.now();
+  const { nowMs } = query;
   return uploadedAudio(runtime.world, query.account)
     .filter(
       (u) =>
@@ -75,13 +68,14 @@ function uploadLines(runtime: SandboxRuntime, query: TruthQuery): string[] {
 /**
  * Truth of the streams read per record. `validations`: `{token, ...GET /v1/validation body now}`
  * per token made in the range; `uploaded_transcriptions`: per uploaded audio file submitted in the
- * range, its request id, times, status and speech-analytics body once ready. Per visible CDR of
- * the range: `transcriptions` the 200 body of its ready transcription under the CDR, in the active
- * revision's shape; `transcription_requests` `{uuid, direction, status: pending|completed|failed,
- * ready_at}` when it has a transcription at all (ready or not).
+ * range, its request id, times, status and speech-analytics body once ready. Per call of the CDR
+ * truth (visible, its served row valid: a loader reaches a call's transcription only through a CDR
+ * it holds; see served-calls.ts): `transcriptions` the 200 body of its ready transcription under
+ * the CDR, in the active revision's shape; `transcription_requests` `{uuid, direction, status:
+ * pending|completed|failed, ready_at}` when it has a transcription at all (ready or not).
  */
 export function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, query: TruthQuery): string[] {
-  const nowMs = runtime.clock.now();
+  const { nowMs } = query;
   if (stream === "validations") {
     return query.account.validations
       .filter(
@@ -91,8 +85,8 @@ export function recordTruthLines(runtime: SandboxRuntime, stream: RecordStream, 
   }
   if (stream === "uploaded_transcriptions") return uploadLines(runtime, query);
   const lines: string[] = [];
-  for (const call of visibleCalls(runtime, query)) {
-    const line = callLine(runtime, stream, call);
+  for (const call of heldCalls(runtime, query)) {
+    const line = callLine(runtime, stream, call, nowMs);
     if (line !== null) lines.push(line);
   }
   return lines;

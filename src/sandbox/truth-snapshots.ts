@@ -27,10 +27,10 @@ export function visibleSubAccounts(runtime: SandboxRuntime, account: SandboxAcco
 }
 
 /**
- * What the account has at the current clock, one JSON line per record as the platform serves it:
- * `sip_trunks` (`GET /v1/trunks` items: summaries with month-to-date `talk_time` and `charge`,
- * `access_token` included), `numbers` (owned numbers, `GET /v1/mydids` items),
- * `brands` (`GET /v3/10dlc/brands` items), `brand_appeals` (each appeal of each brand plus
+ * What the account has at `nowMs` (the truth query's clock), one JSON line per record as the
+ * platform serves it: `sip_trunks` (`GET /v1/trunks` items: summaries with month-to-date
+ * `talk_time` and `charge`, `access_token` included), `numbers` (owned numbers, `GET /v1/mydids`
+ * items), `brands` (`GET /v3/10dlc/brands` items), `brand_appeals` (each appeal of each brand plus
  * `brand_id`), `call_webhooks` (`GET /v1/calls/webhooks` items), `sub_accounts` (each
  * sub-account the account may read, `GET /v1/sub-organizations/{id}` body, `api_key` included).
  */
@@ -38,8 +38,8 @@ export function snapshotLines(
   runtime: SandboxRuntime,
   stream: SnapshotStream,
   account: SandboxAccount,
+  nowMs: number,
 ): string[] {
-  const nowMs = runtime.clock.now();
   const lines = (items: readonly unknown[]) => items.map((item) => JSON.stringify(item));
   switch (stream) {
     case "sip_trunks":

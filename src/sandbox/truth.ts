@@ -1,7 +1,6 @@
-import type { RowIdentity } from "./faults/row-faults.js";
-import { isValidRow, ROW_CHANGE_NAMES, serveRow } from "./faults/served-row.js";
-import { isListStream, type ListStream } from "./list-streams.js";
-import type { PageRow } from "./routes/page-body.js";
+import { isKept, ROW_CHANGE_NAMES, type ServedRow } from "./faults/served-row.js";
+import { isListStream } from "./list-streams.js";
+import { type PageRow, rowIdentity } from "./routes/page-body.js";
 import { listRows, type SandboxListName, TRUTH_LISTS } from "./sandbox-lists.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
@@ -38,7 +37,7 @@ const TRUTH_SOURCES: Readonly<Partial<Record<Exclude<TruthStream, "number_catalo
   ...sourcesOf(RECORD_STREAMS, (stream) => (runtime, query) => recordTruthLines(runtime, stream, query)),
   ...sourcesOf(
     SNAPSHOT_STREAMS,
-    (stream) => (runtime, query) => snapshotLines(runtime, stream, query.account),
+    (stream) => (runtime, query) => snapshotLines(runtime, stream, query.account, query.nowMs),
   ),
   transactions: transactionTruthLines,
 };
@@ -70,46 +69,53 @@ export function truthLines(
   return source(runtime, query);
 }
 
-/** A served row's fault identity: its list stream, account, day and index. */
-function identityOf(stream: ListStream, query: TruthQuery, row: PageRow): RowIdentity {
-  return { stream, account: query.account.index, day: row.day, index: row.index };
+/** A list row as served now, with whether a loader keeps it. */
+interface ServedListRow {
+  readonly row: PageRow;
+  readonly served: ServedRow;
+  readonly kept: boolean;
 }
 
-/** The truth lines of a list stream: its rows as served under the fault profile, the invalid ones left out. */
+/** Every row of a list in the range as its routes serve it under the fault profile (see FaultInjector.serve). */
+function servedListRows(
+  runtime: SandboxRuntime,
+  stream: SandboxListName,
+  query: TruthQuery,
+): ServedListRow[] {
+  const faulted = isListStream(stream) ? stream : null;
+  return listRows(runtime, stream, query).map((row) => {
+    if (faulted === null) return { row, served: { json: row.json, change: null }, kept: true };
+    const served = runtime.faults.serve(rowIdentity(faulted, query.account, row), row.json);
+    return { row, served, kept: isKept(faulted, served) };
+  });
+}
+
+/** The truth lines of a list stream: its rows as served under the fault profile, the rejected ones left out. */
 function listTruthLines(runtime: SandboxRuntime, stream: SandboxListName, query: TruthQuery): string[] {
-  const { faults } = runtime;
-  const faulted = isListStream(stream) && faults.altersRows(stream) ? stream : null;
-  const lines: string[] = [];
-  for (const row of listRows(runtime, stream, query)) {
-    let json = row.json;
-    if (faulted !== null) {
-      const served = serveRow(faults.profile, faults.seed, identityOf(faulted, query, row), json);
-      if (served.change !== null && !isValidRow(faulted, served.fields)) continue;
-      json = served.json;
-    }
-    lines.push(row.direction ? appendJsonField(json, "direction", row.direction) : json);
-  }
-  return lines;
+  return servedListRows(runtime, stream, query)
+    .filter(({ kept }) => kept)
+    .map(({ row, served }) =>
+      row.direction ? appendJsonField(served.json, "direction", row.direction) : served.json,
+    );
 }
 
 /**
  * The rows the active fault profile changes, visible now in the range: `{stream, kind, rejected,
- * direction (CDRs), raw}` where `raw` is the row exactly as served and `rejected` says whether it
- * fails the platform's schema (then it must end up in the loader's rejects; else it is valid and in
- * the truth). Kinds: the row faults, `null_charge`, `drift` (a row both corrupted and drifted is
- * listed once, under its corruption). Only list streams have row faults.
+ * id (CDRs, messages), direction (CDRs), raw}` where `raw` is the row exactly as served, `id` the
+ * row's id even when `raw` lost it (so a child names its rejected parent) and `rejected` says
+ * whether it fails the platform's schema (then it must end up in the loader's rejects; else it is
+ * valid and in the truth). Kinds: the row faults, `null_charge`, `drift` (a row both corrupted and
+ * drifted is listed once, under its corruption). Only list streams have row faults.
  */
 export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, query: TruthQuery): string[] {
-  const { faults } = runtime;
-  if (!isListStream(stream) || !faults.altersRows(stream)) return [];
+  if (!isListStream(stream) || !runtime.faults.altersRows(stream)) return [];
   const lines: string[] = [];
-  for (const row of listRows(runtime, stream, query)) {
-    const served = serveRow(faults.profile, faults.seed, identityOf(stream, query, row), row.json);
+  for (const { row, served, kept } of servedListRows(runtime, stream, query)) {
     if (served.change === null) continue;
-    const rejected = !isValidRow(stream, served.fields);
+    const id = row.id === undefined ? "" : `"id":${JSON.stringify(row.id)},`;
     const direction = row.direction ? `"direction":"${row.direction}",` : "";
     lines.push(
-      `{"stream":"${stream}","kind":"${ROW_CHANGE_NAMES[served.change]}","rejected":${rejected},${direction}"raw":${served.json}}`,
+      `{"stream":"${stream}","kind":"${ROW_CHANGE_NAMES[served.change]}","rejected":${!kept},${id}${direction}"raw":${served.json}}`,
     );
   }
   return lines;
@@ -120,7 +126,7 @@ export function malformedLines(runtime: SandboxRuntime, stream: TruthStream, que
  * the generated JSON plus `direction`, `visible_at` and `visible` (at the current clock).
  */
 export function lateCdrLines(runtime: SandboxRuntime, query: TruthQuery): string[] {
-  const nowMs = runtime.clock.now();
+  const { nowMs } = query;
   const lines: string[] = [];
   for (let day = query.fromMs / DAY_MS; day <= query.toMs / DAY_MS; day++) {
     if (runtime.cdrs.isEmpty(query.account, day)) continue;

@@ -8,7 +8,8 @@ import {
   type RequestFault,
   resolveFaultProfile,
 } from "./fault-profile.js";
-import { altersRows } from "./served-row.js";
+import type { RowIdentity } from "./row-faults.js";
+import { altersRows, type ServedRow, serveRow } from "./served-row.js";
 
 /** The faults chosen for one request. */
 export interface FaultDecision {
@@ -63,6 +64,22 @@ export class FaultInjector {
   /** Whether the active profile changes rows of `stream` (corruptions, null charges, drift). */
   altersRows(stream: ListStream): boolean {
     return altersRows(this.current, stream);
+  }
+
+  /**
+   * A list row as the platform serves it under the active profile: the same bytes on every route
+   * that serves the row (its list, its lookup by id) and in the truth export, since the change
+   * depends only on the row's identity. Counts nothing (see {@link countServed}).
+   */
+  serve(identity: RowIdentity, json: string): ServedRow {
+    return this.altersRows(identity.stream)
+      ? serveRow(this.current, this.seed, identity, json)
+      : { json, change: null };
+  }
+
+  /** Counts a row a route served changed (`row:<change>` in the stats); the truth export does not count. */
+  countServed(served: ServedRow): void {
+    if (served.change !== null) this.count(`row:${served.change}`);
   }
 
   /** Swaps the profile at run time (attempt counters restart). */

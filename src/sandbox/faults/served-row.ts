@@ -71,6 +71,14 @@ export function serveRow(
   return change === null ? { json, change } : { json: JSON.stringify(row), change, fields: row };
 }
 
+/**
+ * Whether a served row is one a loader keeps: unchanged, or changed but still valid for the
+ * platform's schema (a rejected row is only in the truth's `/malformed`).
+ */
+export function isKept(stream: ListStream, served: ServedRow): boolean {
+  return served.change === null || isValidRow(stream, served.fields);
+}
+
 /** Whether a served row of `stream` passes the platform's item schema (the catalogue's, the one the loader uses). */
 export function isValidRow(stream: ListStream, fields: Readonly<Record<string, unknown>>): boolean {
   return CATALOGUE[stream].item.safeParse(fields).success;

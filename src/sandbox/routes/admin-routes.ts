@@ -38,7 +38,7 @@ function truthQuery(runtime: SandboxRuntime, query: URLSearchParams): TruthQuery
   if (!account) return notFound();
   const fromMs = query.has("from") ? requireDate(query, "from") : runtime.world.startMs;
   const toMs = query.has("to") ? requireDate(query, "to") : runtime.world.endMs - DAY_MS;
-  return { account, fromMs, toMs };
+  return { account, fromMs, toMs, nowMs: runtime.clock.now() };
 }
 
 /** `GET /_sandbox/truth/number_catalog?country=1[&text_enabled_only=true]` (no account: the catalog is the platform's). */

@@ -9,6 +9,7 @@ import { rejectReversed, requiredWindow } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
 import { DAY_MS } from "../sandbox-options.js";
 import { appendJsonField, serializeCdrDetail } from "../serialize-cdr.js";
+import { servedCdr } from "../served-calls.js";
 import { catalogueHandlers } from "./catalogue-routes.js";
 import { listShapeOf, type PageRow, type RowSource, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
@@ -62,9 +63,10 @@ function listCdrs(context: RouteContext): SandboxResponse {
 
 /**
  * `GET /v1/cdr/{uuid}` (2024), `GET /v1/cdrs/{call_id}` (2026): one visible CDR of the caller's
- * account, with `recording_url`; with `show_transcription=true` it adds `transcription` (null
- * until ready), in the call transcription shape of `.../transcription` under the CDR of the
- * revision (sandbox choice: the interface document does not show it).
+ * account, the row its list serves (row faults included) with `recording_url`; with
+ * `show_transcription=true` it adds `transcription` (null until ready), in the call transcription
+ * shape of `.../transcription` under the CDR of the revision (sandbox choice: the interface
+ * document does not show it).
  */
 const getCdr =
   (param: string) =>
@@ -73,7 +75,10 @@ const getCdr =
     const nowMs = runtime.clock.now();
     const call = visibleCall(runtime, context.account, context.params[param] ?? "", nowMs);
     if (!call) return notFound();
-    const detail = serializeCdrDetail(runtime.cdrs.serialize(call), call);
+    // The row the list serves, fault and all: a call reads the same by id as in its window.
+    const served = servedCdr(runtime, context.account, call);
+    runtime.faults.countServed(served);
+    const detail = serializeCdrDetail(served.json, call);
     if (!booleanParam(context.request.query, "show_transcription", false)) return rawJson(200, detail);
     const spec = call.transcription;
     const { seed } = runtime.world;

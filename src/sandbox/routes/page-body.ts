@@ -1,7 +1,7 @@
 import type { CdrType } from "../../platform/cdr.js";
 import type { Pagination } from "../../platform/common.js";
 import type { PlatformResource } from "../../platform/resource.js";
-import { serveRow } from "../faults/served-row.js";
+import type { RowIdentity } from "../faults/row-faults.js";
 import { type PageRequest, paginationOf } from "../http/paging.js";
 import type { ListStream } from "../list-streams.js";
 import { hash32, Rng } from "../prng.js";
@@ -14,6 +14,21 @@ export interface PageRow {
   readonly index: number;
   /** A CDR's direction (its truth line carries it); absent for other rows. */
   readonly direction?: CdrType;
+  /**
+   * The row's id as the platform knows it (a CDR's call id, a message's id), also when a fault
+   * drops it from the served row: truth `/malformed` lines name it, so a child can find its
+   * rejected parent. Set where the truth reads a list; absent on the routes' fast paths.
+   */
+  readonly id?: string;
+}
+
+/** A row's fault identity in `stream` of `account`: the key of its seeded row fault, the same on every route. */
+export function rowIdentity(
+  stream: ListStream,
+  account: { readonly index: number },
+  row: PageRow,
+): RowIdentity {
+  return { stream, account: account.index, day: row.day, index: row.index };
 }
 
 /** The full list a paginated route serves from. */
@@ -127,23 +142,16 @@ function slowRows(
 ): Buffer[] {
   const { faults } = context.runtime;
   const stream = shape.stream;
-  const alters = stream !== null && faults.altersRows(stream);
   let served: string[] = [];
   for (let i = start; i < end; i++) {
     const row = source.row(i);
-    let json = row.json;
-    if (alters) {
-      const identity = {
-        stream,
-        account: context.account.index,
-        day: row.day,
-        index: row.index,
-      };
-      const changed = serveRow(faults.profile, faults.seed, identity, json);
-      if (changed.change !== null) faults.count(`row:${changed.change}`);
-      json = changed.json;
+    if (stream === null) {
+      served.push(row.json);
+      continue;
     }
-    served.push(json);
+    const changed = faults.serve(rowIdentity(stream, context.account, row), row.json);
+    faults.countServed(changed);
+    served.push(changed.json);
   }
   if (context.runtime.options.shuffle && served.length > 1) served = shufflePage(context, served);
   return served.length === 0 ? [] : [Buffer.from(served.join(","), "latin1")];

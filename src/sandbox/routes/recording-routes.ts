@@ -1,12 +1,12 @@
 import { CATALOGUE } from "../../platform/catalogue.js";
 import { visibleCall } from "../call-lookup.js";
 import type { CdrCall } from "../generate-cdr-day.js";
-import { json, notFound, optionalText, rawJson, type SandboxResponse } from "../http/http-kit.js";
+import { notFound, optionalText, rawJson, type SandboxResponse } from "../http/http-kit.js";
 import { optionalWindow, rejectReversed } from "../http/list-window.js";
 import { readPaging } from "../http/paging.js";
-import { recordingOf, selectRecordings } from "../recording-query.js";
+import { recordingRowOf, selectRecordings } from "../recording-query.js";
 import { catalogueHandlers } from "./catalogue-routes.js";
-import { arraySource, listShapeOf, servePage } from "./page-body.js";
+import { arraySource, listShapeOf, rowIdentity, servePage } from "./page-body.js";
 import type { PlatformHandler, RouteContext } from "./route-types.js";
 
 /** The `sip_trunks` filter: repeated `sip_trunks[]=a&sip_trunks[]=b` or `sip_trunks=a,b`, empty values left out. */
@@ -64,15 +64,19 @@ function listRecordings(context: RouteContext): SandboxResponse {
 
 /**
  * `GET /v1/recordings/{call_uuid}` (2024), `GET /v1/recordings/{call_id}` (2026): the recording of
- * a visible call of the account as the list shows it, 404 when there is none (the call was not
- * answered, or recording was off on its trunk or number).
+ * a visible call of the account as the list serves it (row faults included), 404 when there is
+ * none (the call was not answered, or recording was off on its trunk or number).
  */
 function getRecording(context: RouteContext): SandboxResponse {
   const { runtime } = context;
   const id = context.params.call_id ?? context.params.call_uuid ?? "";
   const call = visibleCall(runtime, context.account, id, runtime.clock.now());
-  const recording = call ? recordingOf(call) : null;
-  return recording === null ? notFound() : json(200, recording);
+  const row = call ? recordingRowOf(call) : null;
+  if (row === null) return notFound();
+  // The row the list serves, fault and all: a recording reads the same by call id as in its window.
+  const served = runtime.faults.serve(rowIdentity("recordings", context.account, row), row.json);
+  runtime.faults.countServed(served);
+  return rawJson(200, served.json);
 }
 
 /** Recording routes: the list (both revisions) and one call's recording (not in the catalogue). */
