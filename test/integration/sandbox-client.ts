@@ -83,10 +83,21 @@ export async function ndjson<T = Record<string, unknown>>(
 }
 
 /** Every row of a CDR list request (`query` without paging) of account `account` (index), page by page. */
-export async function listAllCdrs(
+export function listAllCdrs(
   sandbox: RunningSandbox,
   listPath: string,
   query: string,
+  account = 0,
+): Promise<{ rows: Record<string, unknown>[]; pages: string[] }> {
+  return listAllRows(sandbox, listPath, query, "items", account);
+}
+
+/** Every row of a paged list request (`query` without paging), its rows under `field`, page by page. */
+export async function listAllRows(
+  sandbox: RunningSandbox,
+  listPath: string,
+  query: string,
+  field: string,
   account = 0,
 ): Promise<{ rows: Record<string, unknown>[]; pages: string[] }> {
   const rows: Record<string, unknown>[] = [];
@@ -95,8 +106,8 @@ export async function listAllCdrs(
     const answer = await platform(sandbox, `${listPath}?${query}&per_page=100&page=${page}`, { account });
     if (answer.status !== 200) throw new Error(`${listPath}: HTTP ${answer.status} ${answer.text}`);
     pages.push(answer.text);
-    const body = answer.body as { items: Record<string, unknown>[]; pagination: { total_pages: number } };
-    rows.push(...body.items);
+    const body = answer.body as Record<string, unknown> & { pagination: { total_pages: number } };
+    rows.push(...((body[field] ?? []) as Record<string, unknown>[]));
     if (page >= body.pagination.total_pages) return { rows, pages };
   }
 }
@@ -141,6 +152,8 @@ export interface Malformed {
   readonly stream: string;
   readonly kind: string;
   readonly rejected: boolean;
+  /** The row's id even when `raw` lost it (CDRs, messages). */
+  readonly id?: string;
   readonly direction?: string;
   readonly raw: Record<string, unknown>;
 }
