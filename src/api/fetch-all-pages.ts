@@ -1,12 +1,14 @@
 /**
- * Fetches every page of a page-number list: page 1 first (it tells how many there are), then pages
- * 2..total_pages concurrently, then, while the last page read is full, the pages after it one at a
- * time (the platform's total may be under-reported; see PagePaginator.nextPage). Each request still goes through the key's rate budget inside the
+ * Fetches every page of a page-number list: page 1 first (it tells how many there are), then the
+ * pages after it as the paginator hands them out, at most `concurrency` in flight, until the list
+ * ends (its first empty page, or a short page at or past the last reported one; past an
+ * under-reported total, one page at a time: see PagePaginator). Pages are asked for lazily: a
+ * platform reporting millions of pages costs the requests up to its first empty page, and never a
+ * list of its page numbers. Each request still goes through the key's rate budget inside the
  * client; `concurrency` only bounds how many pages of this one list are in flight, so one big list
- * does not queue ahead of every other stream. Rows come back raw, in page order; nothing here relies
- * on the order rows are served in (dedup and completeness are the caller's, by key).
+ * does not queue ahead of every other stream. Rows come back raw, in page order; nothing here
+ * relies on the order rows are served in (dedup and completeness are the caller's, by key).
  */
-import pLimit from "p-limit";
 import type { ErrorContext } from "../errors.js";
 import { type Page, PagePaginator } from "./page-paginator.js";
 
@@ -36,6 +38,8 @@ export interface FetchAllPagesResult {
   readonly rowsByPage: ReadonlyMap<number, readonly unknown[]>;
   /** `pagination.per_page` of page 1. */
   readonly perPage: number;
+  /** The list ended on an empty page right after a full one (see PaginationSummary.endedOnPageBoundary). */
+  readonly endedOnPageBoundary: boolean;
   /** Oddities that did not stop paging (short pages, a total that moved while paging). */
   readonly anomalies: readonly string[];
 }
@@ -48,37 +52,7 @@ export async function fetchAllPages(options: FetchAllPagesOptions): Promise<Fetc
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
   try {
     options.signal?.throwIfAborted();
-    const first = await options.fetchPage(1, controller.signal);
-    paginator.accept(1, first);
-    const rowsByPage = new Map<number, readonly unknown[]>([[1, first.rows]]);
-    const pending = paginator.pendingPages();
-    const limit = pLimit(Math.max(1, Math.floor(options.concurrency ?? 4)));
-    let failure: { error: unknown } | undefined;
-    await Promise.all(
-      pending.map((pageNumber) =>
-        limit(async () => {
-          if (failure !== undefined) return;
-          try {
-            const page = await options.fetchPage(pageNumber, controller.signal);
-            if (failure !== undefined) return;
-            paginator.accept(pageNumber, page);
-            rowsByPage.set(pageNumber, page.rows);
-          } catch (error) {
-            if (failure === undefined) {
-              failure = { error };
-              controller.abort(error);
-            }
-          }
-        }),
-      ),
-    );
-    if (failure !== undefined) throw failure.error;
-    // A list ends with a short or empty page, whatever its total said.
-    for (let next = paginator.nextPage(); next !== null; next = paginator.nextPage()) {
-      const page = await options.fetchPage(next, controller.signal);
-      paginator.accept(next, page);
-      rowsByPage.set(next, page.rows);
-    }
+    const rowsByPage = await readPages(paginator, options, controller);
     const rows: unknown[] = [];
     for (const pageNumber of [...rowsByPage.keys()].sort((a, b) => a - b)) {
       for (const row of rowsByPage.get(pageNumber) ?? []) rows.push(row);
@@ -89,10 +63,60 @@ export async function fetchAllPages(options: FetchAllPagesOptions): Promise<Fetc
       reportedTotal: summary.reportedTotal,
       pages: summary.pagesFetched,
       rowsByPage,
-      perPage: first.pagination.per_page,
+      perPage: summary.perPage,
+      endedOnPageBoundary: summary.endedOnPageBoundary,
       anomalies: summary.anomalies,
     };
   } finally {
     options.signal?.removeEventListener("abort", onOuterAbort);
   }
+}
+
+/**
+ * Asks for the pages the paginator hands out, keeping up to `concurrency` in flight, until it has
+ * none left and none is in flight. On the first failure the others are told to stop (the
+ * controller aborts), their answers are awaited and ignored, and the failure is thrown.
+ */
+async function readPages(
+  paginator: PagePaginator,
+  options: FetchAllPagesOptions,
+  controller: AbortController,
+): Promise<Map<number, readonly unknown[]>> {
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
+  const rowsByPage = new Map<number, readonly unknown[]>();
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  const fail = (error: unknown) => {
+    if (failure !== undefined) return;
+    failure = { error };
+    controller.abort(error);
+  };
+  const read = async (pageNumber: number) => {
+    try {
+      const page = await options.fetchPage(pageNumber, controller.signal);
+      if (failure !== undefined) return;
+      paginator.accept(pageNumber, page);
+      rowsByPage.set(pageNumber, page.rows);
+    } catch (error) {
+      fail(error);
+    }
+  };
+  for (;;) {
+    while (failure === undefined && inFlight.size < concurrency) {
+      let pageNumber: number | null;
+      try {
+        pageNumber = paginator.claim();
+      } catch (error) {
+        fail(error);
+        break;
+      }
+      if (pageNumber === null) break;
+      const request = read(pageNumber).finally(() => inFlight.delete(request));
+      inFlight.add(request);
+    }
+    if (inFlight.size === 0) break;
+    await Promise.race(inFlight);
+  }
+  if (failure !== undefined) throw failure.error;
+  return rowsByPage;
 }

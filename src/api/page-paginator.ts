@@ -1,16 +1,23 @@
 /**
- * Page-number pagination as a state machine without I/O: it is told which page was asked for and
- * what came back, says which pages are still to fetch, and refuses answers that cannot be right
- * (the same rows twice, a wrong `current_page`, more rows than `per_page`): cf. meltano singer_sdk
- * pagination "Loop detected". Softer oddities (short pages, a total that moves) are recorded as
- * anomalies for the caller's completeness check.
+ * Page-number pagination as a state machine without I/O: it says which page to ask for next, is
+ * told what came back, and refuses answers that cannot be right (the same rows twice, a wrong
+ * `current_page`, more rows than `per_page`, a `total_pages` that contradicts `total`): cf.
+ * meltano singer_sdk pagination "Loop detected". Softer oddities (short pages, a total that
+ * moves) are recorded as anomalies for the caller's completeness check.
  *
- * The platform's `total` is not trusted to end the list: a list ends only when the last page read
- * is short (fewer rows than `per_page`) or empty. When the last reported page is full, the pages
- * after it are read one at a time ({@link PagePaginator.nextPage}), at most
- * {@link MAX_PAGES_PAST_TOTAL} of them; a platform still serving full pages then contradicts its
- * own total beyond repair, and the list fails (a total lowered from 228 to 100 used to end the
- * list after one full page, 128 rows lost).
+ * Pages are planned lazily, one {@link PagePaginator.claim} at a time, never as a list of
+ * `total_pages` entries: a platform reporting 10 million pages used to make the loader build 10
+ * million pending requests after one answer (heap exhausted). The pages it may ask for are bounded
+ * by page 1's `total` / `per_page` (a `total_pages` beyond that by more than
+ * {@link MAX_EXTRA_PAGES} is a damaged answer), plus at most {@link MAX_PAGES_PAST_TOTAL} past the
+ * last reported page.
+ *
+ * The platform's `total` is not trusted to end the list either: a list ends on the first empty
+ * page, or on a short page (fewer rows than `per_page`) at or past the last reported page. When
+ * the last reported page is full, the pages after it are read one at a time; a platform still
+ * serving full pages {@link MAX_PAGES_PAST_TOTAL} pages later contradicts its own total beyond
+ * repair, and the list fails (a total lowered from 228 to 100 used to end the list after one full
+ * page, 128 rows lost).
  */
 import { createHash } from "node:crypto";
 import { type ErrorContext, SliceError } from "../errors.js";
@@ -31,14 +38,22 @@ export interface PaginationSummary {
   readonly reportedTotal: number;
   /** `pagination.total_pages` of page 1. */
   readonly totalPages: number;
+  /** `pagination.per_page` of page 1. */
+  readonly perPage: number;
   readonly pagesFetched: number;
   readonly rowCount: number;
+  /**
+   * The list ended on an empty page right after a full one: its rows are an exact multiple of
+   * `per_page`, so nothing in its pages tells a true end from a platform that stopped serving at
+   * a page boundary (the caller asks again with another `per_page`).
+   */
+  readonly endedOnPageBoundary: boolean;
   /** Human-readable oddities that did not stop paging (short pages, a moving total). */
   readonly anomalies: readonly string[];
 }
 
 /** A page count far beyond what total/per_page allows is garbage, not a reason to issue requests. */
-const MAX_EXTRA_PAGES = 10;
+export const MAX_EXTRA_PAGES = 10;
 
 /**
  * Pages read past the last page the platform reported, while each comes back full, before the
@@ -46,18 +61,24 @@ const MAX_EXTRA_PAGES = 10;
  */
 export const MAX_PAGES_PAST_TOTAL = 10;
 
-/** State machine of one page-number pagination: accept page 1, then pages 2..total_pages in any order. */
+/** What the paginator can say about the next request: a page to ask for, wait for answers in flight, or the end. */
+type Next = number | "wait" | "end";
+
+/** State machine of one page-number pagination: page 1, then pages 2, 3, … claimed in order, accepted in any order. */
 export class PagePaginator {
   readonly #context: ErrorContext;
   readonly #label: string;
   #first: Pagination | undefined;
-  readonly #accepted = new Set<number>();
+  /** Pages 1..#claimed were handed out by {@link claim}. */
+  #claimed = 0;
+  /** Rows of each accepted page (bounded by the pages actually read, never by `total_pages`). */
+  readonly #rowsOf = new Map<number, number>();
   /** Fingerprint of a non-empty page's rows → the page it came on. */
   readonly #fingerprints = new Map<string, number>();
   readonly #anomalies: string[] = [];
   #rowCount = 0;
-  /** Rows of the highest page accepted so far, and its number. */
-  #highest = { page: 0, rows: 0 };
+  /** The lowest page that ended the list (empty, or short at or past the last reported page). */
+  #end: number | undefined;
 
   /** `context` (account, stream, window) goes on every PaginationError; `label` prefixes its message. */
   constructor(context: ErrorContext = {}, label?: string) {
@@ -65,103 +86,92 @@ export class PagePaginator {
     this.#label = label ?? defaultLabel(context);
   }
 
-  /** True once page 1 and every page up to `total_pages` were accepted and the last of them was short or empty. */
+  /** True once the list has ended and every page handed out was accepted. */
   get done(): boolean {
-    return this.pendingPages().length === 0 && this.#continuation() === null;
+    return this.#next() === "end";
   }
 
   /**
-   * Once every reported page is in: the page to read next because the last page read was full
-   * (the list may go on past the reported total), or null when the list has ended (its last page
-   * short or empty). Throws a PaginationError when {@link MAX_PAGES_PAST_TOTAL} full pages past
-   * the reported last page did not end it.
+   * The next page to ask for, or null when none may be asked for now (the list ended, or the next
+   * step depends on answers still in flight). Pages up to the last reported one are handed out in
+   * order, as fast as the caller asks; past it, one at a time after a full page. Throws a
+   * PaginationError when {@link MAX_PAGES_PAST_TOTAL} full pages past the reported last page did
+   * not end the list.
    */
-  nextPage(): number | null {
-    if (this.pendingPages().length > 0) return null;
-    const next = this.#continuation();
-    if (next === null || next <= this.#lastReported() + MAX_PAGES_PAST_TOTAL) return next;
-    const first = this.#first!;
-    throw this.#error(
-      `the platform reported total ${first.total} in ${first.total_pages} page(s) of ${first.per_page}, ` +
-        `but pages 1..${this.#highest.page} are all full (${this.#rowCount} rows) and the list does not end; ` +
-        `read up to ${MAX_PAGES_PAST_TOTAL} pages past its total, the platform contradicts itself`,
-      this.#highest.page,
-    );
-  }
-
-  /** Pages still to fetch: `[1]` before page 1, then the pages of 2..total_pages not accepted yet. */
-  pendingPages(): number[] {
-    if (this.#first === undefined) return [1];
-    const pending: number[] = [];
-    for (let page = 2; page <= this.#first.total_pages; page++) {
-      if (!this.#accepted.has(page)) pending.push(page);
+  claim(): number | null {
+    const next = this.#next();
+    if (typeof next !== "number") return null;
+    if (next > this.#lastReported() + MAX_PAGES_PAST_TOTAL) {
+      const first = this.#first!;
+      const highest = next - 1;
+      throw this.#error(
+        `the platform reported total ${first.total} in ${first.total_pages} page(s) of ${first.per_page}, ` +
+          `but pages 1..${highest} are all full (${this.#rowCount} rows) and the list does not end; ` +
+          `read up to ${MAX_PAGES_PAST_TOTAL} pages past its total, the platform contradicts itself`,
+        highest,
+      );
     }
-    return pending;
+    this.#claimed = next;
+    return next;
   }
 
-  /** Takes the answer to a request for `requestedPage`; throws PaginationError when it cannot be right. */
+  /** Takes the answer to a request for `requestedPage` (claimed before); throws PaginationError when it cannot be right. */
   accept(requestedPage: number, page: Page): void {
+    if (requestedPage < 1 || requestedPage > this.#claimed) {
+      throw new Error(`page ${requestedPage} was not asked for (pages 1..${this.#claimed} were)`);
+    }
+    if (this.#rowsOf.has(requestedPage)) throw new Error(`page ${requestedPage} was already accepted`);
+    if (this.#first === undefined && requestedPage !== 1) {
+      throw new Error(`page 1 must be accepted first, got page ${requestedPage}`);
+    }
     const p = page.pagination;
     this.#checkShape(requestedPage, p);
+    this.#checkPageCount(requestedPage, p);
     if (this.#first === undefined) {
-      if (requestedPage !== 1) throw new Error(`page 1 must be accepted first, got page ${requestedPage}`);
-      this.#checkFirst(p);
       this.#first = p;
-    } else {
-      const continues = requestedPage > this.#lastReported() && requestedPage === this.#continuation();
-      if (requestedPage < 2 || (requestedPage > this.#first.total_pages && !continues)) {
-        throw new Error(`page ${requestedPage} is outside 2..${this.#first.total_pages}`);
-      }
-      if (this.#accepted.has(requestedPage)) throw new Error(`page ${requestedPage} was already accepted`);
-      if (p.total !== this.#first.total || p.total_pages !== this.#first.total_pages) {
-        this.#anomalies.push(
-          `page ${requestedPage} reports total ${p.total} in ${p.total_pages} pages; page 1 said ${this.#first.total} in ${this.#first.total_pages}`,
-        );
-      }
-    }
-    if (p.current_page !== requestedPage) {
-      throw this.#error(
-        `loop detected: asked for page ${requestedPage}, the platform answered current_page ${p.current_page}`,
-        requestedPage,
-      );
-    }
-    if (page.rows.length > p.per_page) {
-      throw this.#error(
-        `page ${requestedPage} has ${page.rows.length} rows, more than per_page ${p.per_page}`,
-        requestedPage,
-      );
-    }
-    if (page.rows.length > 0) {
-      const fingerprint = fingerprintRows(page.rows);
-      const seenOn = this.#fingerprints.get(fingerprint);
-      if (seenOn !== undefined) {
-        throw this.#error(
-          `loop detected: page ${requestedPage} has the same rows as page ${seenOn}`,
-          requestedPage,
-        );
-      }
-      this.#fingerprints.set(fingerprint, requestedPage);
-    }
-    this.#rowCount += page.rows.length;
-    if (requestedPage > this.#lastReported() && page.rows.length > 0) {
+    } else if (p.total !== this.#first.total || p.total_pages !== this.#first.total_pages) {
       this.#anomalies.push(
-        `page ${requestedPage}, past the last reported page ${this.#lastReported()}, has ${page.rows.length} rows`,
+        `page ${requestedPage} reports total ${p.total} in ${p.total_pages} pages; page 1 said ${this.#first.total} in ${this.#first.total_pages}`,
       );
     }
-    this.#noteShortPage(requestedPage, page.rows.length);
-    this.#accepted.add(requestedPage);
-    if (requestedPage > this.#highest.page) this.#highest = { page: requestedPage, rows: page.rows.length };
+    this.#checkRows(requestedPage, page.rows, p.per_page);
+    this.#rowCount += page.rows.length;
+    this.#noteOddities(requestedPage, page.rows.length);
+    this.#rowsOf.set(requestedPage, page.rows.length);
+    if (
+      this.#ends(requestedPage, page.rows.length) &&
+      (this.#end === undefined || requestedPage < this.#end)
+    ) {
+      this.#end = requestedPage;
+    }
   }
 
   /** Totals and anomalies so far. */
   summary(): PaginationSummary {
+    const end = this.#end;
+    const perPage = this.#first?.per_page ?? 0;
     return {
       reportedTotal: this.#first?.total ?? 0,
       totalPages: this.#first?.total_pages ?? 0,
-      pagesFetched: this.#accepted.size,
+      perPage,
+      pagesFetched: this.#rowsOf.size,
       rowCount: this.#rowCount,
+      endedOnPageBoundary:
+        end !== undefined && end >= 2 && this.#rowsOf.get(end) === 0 && this.#rowsOf.get(end - 1) === perPage,
       anomalies: [...this.#anomalies],
     };
+  }
+
+  #next(): Next {
+    const first = this.#first;
+    const inFlight = this.#claimed - this.#rowsOf.size;
+    if (first === undefined) return this.#claimed === 0 ? 1 : "wait";
+    if (this.#end !== undefined) return inFlight > 0 ? "wait" : "end";
+    const candidate = this.#claimed + 1;
+    if (candidate <= this.#lastReported()) return candidate;
+    // Past the reported pages: only after every page before is in, the last of them full (a short
+    // or empty one would have ended the list).
+    return inFlight > 0 ? "wait" : candidate;
   }
 
   /** The last page the platform's page 1 reported (1 for an empty list). */
@@ -169,11 +179,13 @@ export class PagePaginator {
     return Math.max(1, this.#first?.total_pages ?? 1);
   }
 
-  /** The page after the highest one read when that one was full (the list may go on), else null. */
-  #continuation(): number | null {
-    const first = this.#first;
-    if (first === undefined || this.#highest.page < this.#lastReported()) return null;
-    return this.#highest.rows >= first.per_page ? this.#highest.page + 1 : null;
+  /**
+   * Whether a page of `rows` rows ends the list: an empty page anywhere (the platform has nothing
+   * after it), a short one at or past the last reported page. A short page before it does not:
+   * it is a damaged page (rows dropped from its end) with more pages after it.
+   */
+  #ends(page: number, rows: number): boolean {
+    return rows === 0 || (page >= this.#lastReported() && rows < this.#first!.per_page);
   }
 
   #checkShape(requestedPage: number, p: Pagination): void {
@@ -181,31 +193,67 @@ export class PagePaginator {
     if (!fields.every((value) => Number.isInteger(value) && value >= 0) || p.per_page < 1) {
       throw this.#error(`malformed pagination on page ${requestedPage}: ${JSON.stringify(p)}`, requestedPage);
     }
+    if (p.current_page !== requestedPage) {
+      throw this.#error(
+        `loop detected: asked for page ${requestedPage}, the platform answered current_page ${p.current_page}`,
+        requestedPage,
+      );
+    }
   }
 
-  #checkFirst(p: Pagination): void {
+  /** A `total_pages` that `total` / `per_page` cannot give is a damaged answer, on any page. */
+  #checkPageCount(requestedPage: number, p: Pagination): void {
     const needed = Math.ceil(p.total / p.per_page);
     if (p.total_pages < needed) {
       throw this.#error(
         `inconsistent pagination: ${p.total} rows of ${p.per_page} per page need ${needed} pages, the platform reports ${p.total_pages}`,
-        1,
+        requestedPage,
       );
     }
     if (p.total_pages > needed + MAX_EXTRA_PAGES) {
       throw this.#error(
         `inconsistent pagination: ${p.total_pages} pages reported for ${p.total} rows of ${p.per_page} per page`,
-        1,
+        requestedPage,
       );
     }
-    if (p.total_pages > Math.max(1, needed)) {
+    if (requestedPage === 1 && p.total_pages > Math.max(1, needed)) {
       this.#anomalies.push(`${p.total_pages} pages reported where ${needed} suffice for ${p.total} rows`);
     }
   }
 
-  /** A page short of per_page before the last one, or a last page of the wrong size, means rows moved. */
-  #noteShortPage(requestedPage: number, rows: number): void {
-    const reference = this.#first;
-    if (reference === undefined) return;
+  #checkRows(requestedPage: number, rows: readonly unknown[], perPage: number): void {
+    if (rows.length > perPage) {
+      throw this.#error(
+        `page ${requestedPage} has ${rows.length} rows, more than per_page ${perPage}`,
+        requestedPage,
+      );
+    }
+    if (rows.length === 0) return;
+    const fingerprint = fingerprintRows(rows);
+    const seenOn = this.#fingerprints.get(fingerprint);
+    if (seenOn !== undefined) {
+      throw this.#error(
+        `loop detected: page ${requestedPage} has the same rows as page ${seenOn}`,
+        requestedPage,
+      );
+    }
+    this.#fingerprints.set(fingerprint, requestedPage);
+  }
+
+  /**
+   * Rows past the reported last page or after the page that ended the list, a page short of
+   * per_page before the last one, or a last page of the wrong size: rows moved while paging.
+   */
+  #noteOddities(requestedPage: number, rows: number): void {
+    const reference = this.#first!;
+    if (requestedPage > this.#lastReported() && rows > 0) {
+      this.#anomalies.push(
+        `page ${requestedPage}, past the last reported page ${this.#lastReported()}, has ${rows} rows`,
+      );
+    }
+    if (this.#end !== undefined && requestedPage > this.#end && rows > 0) {
+      this.#anomalies.push(`page ${requestedPage} has ${rows} rows after page ${this.#end} ended the list`);
+    }
     const lastNeeded = Math.ceil(reference.total / reference.per_page);
     const expected =
       requestedPage < lastNeeded
@@ -226,6 +274,16 @@ export class PagePaginator {
 /** Stable fingerprint of a page's rows (order included: the same rows reshuffled are a different page). */
 export function fingerprintRows(rows: readonly unknown[]): string {
   return createHash("sha1").update(JSON.stringify(rows)).digest("hex");
+}
+
+/**
+ * The `per_page` a list that ended on a page boundary is asked again with (see
+ * {@link PaginationSummary.endedOnPageBoundary}): one less, so the boundaries fall elsewhere (a
+ * list of k full pages of `perPage`, k < perPage - 1, then ends on a short page), and never more
+ * than the configured page size, which some lists cap (at most 100).
+ */
+export function boundaryCheckPerPage(perPage: number): number {
+  return perPage > 1 ? perPage - 1 : 2;
 }
 
 function defaultLabel(context: ErrorContext): string {

@@ -6,13 +6,15 @@
  * under-reported: every row is kept, counted and logged). Rows can move while we page (late arrivals, a short
  * page, a row served twice), so a disagreeing request is read again, a bounded number of times,
  * keeping every distinct row any read saw, before the slice fails with both numbers in the message.
+ * A list that ends on a page boundary is read once more with another page size before it counts
+ * as complete (see confirmPageBoundary).
  */
 
 import type { z } from "zod";
 import { damagedPages } from "../api/damaged-pages.js";
 import { type FetchAllPagesResult, fetchAllPages } from "../api/fetch-all-pages.js";
 import type { ApiClient, RequestTally } from "../api/http-client.js";
-import { type Page, PaginationError } from "../api/page-paginator.js";
+import { boundaryCheckPerPage, type Page, PaginationError } from "../api/page-paginator.js";
 import { type ErrorContext, SliceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Implied } from "../streams/columns.js";
@@ -151,28 +153,10 @@ async function extractRequest(
   counter: { pages: number },
   readings: ClockReadings,
 ): Promise<ExtractedRequest> {
-  if (answer.kind === "whole") {
-    // Every row at once, no total to compare with: one read, made distinct like any other.
-    counter.pages++;
-    try {
-      const { rows, state } = await fetchAnswer(options, request, answer, null, options.signal, readings);
-      const identity = rowIdentityOf(options.stream);
-      const seen = new Map(rows.map((row) => [identity(row, request.implied), row]));
-      return {
-        request,
-        rows: [...seen.values()],
-        reportedTotal: seen.size,
-        distinctKeys: seen.size,
-        attempts: 1,
-        ...(state === undefined ? {} : { state }),
-      };
-    } finally {
-      options.onPage?.();
-    }
-  }
+  const reader: RequestReader = { options, request, answer, counter, readings };
+  if (answer.kind === "whole") return extractWhole(reader);
   const maxAttempts = Math.max(1, options.attempts ?? DEFAULT_EXTRACT_ATTEMPTS);
   const context = { ...options.context, stream: options.stream.name };
-  const identity = rowIdentityOf(options.stream);
   // Rows seen by any read, by identity: a row skipped by one read (rows shifting under the reader,
   // a short page) is usually served by another; nothing is ever removed from this platform's lists.
   const seen = new Map<string, unknown>();
@@ -180,40 +164,10 @@ async function extractRequest(
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     options.signal?.throwIfAborted();
     try {
-      const result = await fetchAllPages({
-        fetchPage: async (page, signal) => {
-          counter.pages++;
-          try {
-            return await fetchAnswer(options, request, answer, page, signal, readings);
-          } finally {
-            options.onPage?.();
-          }
-        },
-        concurrency: options.concurrency,
-        signal: options.signal,
-        context,
-      });
-      for (const row of result.rows) seen.set(identity(row, request.implied), row);
-      if (seen.size < result.reportedTotal)
-        await repairPages(options, request, answer, result, seen, readings, counter);
+      const result = await readList(reader, options.perPage, seen);
       if (seen.size >= result.reportedTotal) {
-        const beyondTotal = seen.size - result.reportedTotal;
-        if (beyondTotal > 0) {
-          // The list was read to its short (or empty) last page: the rows are there, the total is wrong.
-          options.log?.warn(
-            { ...context, total: result.reportedTotal, fetched: seen.size, pages: result.pages },
-            `${describe(options, request)}: the platform reported total ${result.reportedTotal} but served ${seen.size} distinct rows ` +
-              `(read to its last, short page: ${result.pages} pages); every row is loaded`,
-          );
-        }
-        return {
-          request,
-          rows: [...seen.values()],
-          reportedTotal: result.reportedTotal,
-          distinctKeys: seen.size,
-          ...(beyondTotal > 0 ? { beyondTotal } : {}),
-          attempts: attempt,
-        };
+        if (result.endedOnPageBoundary) await confirmPageBoundary(reader, result, seen);
+        return completeRequest(reader, result, seen, attempt);
       }
       lastProblem = `fetched ${seen.size} distinct rows but the platform reported total ${result.reportedTotal}`;
       options.log?.warn(
@@ -235,6 +189,132 @@ async function extractRequest(
   );
 }
 
+/** A request that is answered whole: every row at once, no total to compare with, one read made distinct. */
+async function extractWhole(reader: RequestReader): Promise<ExtractedRequest> {
+  const { options, request, answer, counter, readings } = reader;
+  counter.pages++;
+  try {
+    const { rows, state } = await fetchAnswer(options, request, answer, null, options.signal, readings);
+    const identity = rowIdentityOf(options.stream);
+    const seen = new Map(rows.map((row) => [identity(row, request.implied), row]));
+    return {
+      request,
+      rows: [...seen.values()],
+      reportedTotal: seen.size,
+      distinctKeys: seen.size,
+      attempts: 1,
+      ...(state === undefined ? {} : { state }),
+    };
+  } finally {
+    options.onPage?.();
+  }
+}
+
+/** What reading one request needs (a list's page size aside). */
+interface RequestReader {
+  readonly options: ExtractSliceOptions;
+  readonly request: StreamRequest;
+  readonly answer: StreamAnswer;
+  readonly counter: { pages: number };
+  readonly readings: ClockReadings;
+}
+
+/**
+ * Reads the list of `reader.request` once, `perPage` rows a page, adding every row to `seen` by
+ * identity, then fetches the pages that look damaged again when the distinct rows fall short of
+ * the reported total.
+ */
+async function readList(
+  reader: RequestReader,
+  perPage: number,
+  seen: Map<string, unknown>,
+): Promise<FetchAllPagesResult> {
+  const { options, request, answer, counter, readings } = reader;
+  const result = await fetchAllPages({
+    fetchPage: async (page, signal) => {
+      counter.pages++;
+      try {
+        return await fetchAnswer(options, request, answer, { page, perPage }, signal, readings);
+      } finally {
+        options.onPage?.();
+      }
+    },
+    concurrency: options.concurrency,
+    signal: options.signal,
+    context: { ...options.context, stream: options.stream.name },
+  });
+  const identity = rowIdentityOf(options.stream);
+  for (const row of result.rows) seen.set(identity(row, request.implied), row);
+  if (seen.size < result.reportedTotal) await repairPages(reader, perPage, result, seen);
+  return result;
+}
+
+/**
+ * A list that ended on an empty page right after a full one (its rows an exact multiple of
+ * `per_page`) looks the same whether it truly ends there or the platform stopped serving at a page
+ * boundary and set its total to match (total = per_page, page 2 empty: 53 CDRs settled short). So
+ * it is asked again with another page size (see boundaryCheckPerPage), whose boundaries fall
+ * elsewhere: the same total and the same distinct rows confirm it; any difference is a damaged
+ * answer (PaginationError: the request is read again, bounded, then its window fails unsettled).
+ */
+async function confirmPageBoundary(
+  reader: RequestReader,
+  first: FetchAllPagesResult,
+  seen: Map<string, unknown>,
+): Promise<void> {
+  const { options, request } = reader;
+  const perPage = boundaryCheckPerPage(options.perPage);
+  const again = new Map<string, unknown>();
+  const second = await readList(reader, perPage, again);
+  let unseen = 0;
+  for (const key of again.keys()) if (!seen.has(key)) unseen++;
+  if (second.reportedTotal === first.reportedTotal && again.size === seen.size && unseen === 0) {
+    for (const [key, row] of again) seen.set(key, row);
+    return;
+  }
+  throw new PaginationError(
+    `${describe(options, request)}: the list ended on a page boundary (total ${first.reportedTotal}, ` +
+      `${seen.size} distinct rows in ${first.pages} pages of ${first.perPage}, the last one empty), ` +
+      `but asked again with per_page ${perPage} the platform reports total ${second.reportedTotal} and serves ` +
+      `${again.size} distinct rows${unseen > 0 ? ` (${unseen} the first read did not have)` : ""}: ` +
+      "its answers depend on the page size, the list cannot be trusted to end there",
+    { ...options.context, stream: options.stream.name },
+  );
+}
+
+/** The answer to a request whose distinct rows reached the reported total (more: an under-reported total, logged). */
+function completeRequest(
+  reader: RequestReader,
+  result: FetchAllPagesResult,
+  seen: ReadonlyMap<string, unknown>,
+  attempt: number,
+): ExtractedRequest {
+  const { options, request } = reader;
+  const beyondTotal = seen.size - result.reportedTotal;
+  if (beyondTotal > 0) {
+    // The list was read to its short (or empty) last page: the rows are there, the total is wrong.
+    options.log?.warn(
+      {
+        ...options.context,
+        stream: options.stream.name,
+        total: result.reportedTotal,
+        fetched: seen.size,
+        pages: result.pages,
+      },
+      `${describe(options, request)}: the platform reported total ${result.reportedTotal} but served ${seen.size} distinct rows ` +
+        `(read to its last, short page: ${result.pages} pages); every row is loaded`,
+    );
+  }
+  return {
+    request,
+    rows: [...seen.values()],
+    reportedTotal: result.reportedTotal,
+    distinctKeys: seen.size,
+    ...(beyondTotal > 0 ? { beyondTotal } : {}),
+    attempts: attempt,
+  };
+}
+
 /** Rounds of fetching only the damaged pages of a read before the whole request is read again. */
 const PAGE_REPAIR_ROUNDS = 2;
 
@@ -244,14 +324,12 @@ const PAGE_REPAIR_ROUNDS = 2;
  * total or the rounds run out. Much cheaper than reading the whole list again for one bad page.
  */
 async function repairPages(
-  options: ExtractSliceOptions,
-  request: StreamRequest,
-  answer: StreamAnswer,
+  reader: RequestReader,
+  perPage: number,
   read: FetchAllPagesResult,
   seen: Map<string, unknown>,
-  readings: ClockReadings,
-  counter: { pages: number },
 ): Promise<void> {
+  const { options, request, answer, counter, readings } = reader;
   const identity = rowIdentityOf(options.stream);
   const key = (row: unknown) => identity(row, request.implied);
   const rowsByPage = new Map(read.rowsByPage);
@@ -273,7 +351,14 @@ async function repairPages(
       pages.map(async (page) => {
         counter.pages++;
         try {
-          const again = await fetchAnswer(options, request, answer, page, options.signal, readings);
+          const again = await fetchAnswer(
+            options,
+            request,
+            answer,
+            { page, perPage },
+            options.signal,
+            readings,
+          );
           rowsByPage.set(page, again.rows);
           for (const row of again.rows) seen.set(key(row), row);
         } finally {
@@ -285,7 +370,7 @@ async function repairPages(
 }
 
 /**
- * One GET of `request` (page `page` of it, or the whole answer when `page` is null), read with
+ * One GET of `request` (page `paging.page` of `paging.perPage` rows, or the whole answer when `paging` is null), read with
  * `answer`: the rows it holds and, for a page, its pagination (a valid empty answer without one
  * counts as an empty list). Notes the platform's clock from the `Date` header. For a lookup stream,
  * a 404 or a 202 is an answer about the id (`state`), not a failure.
@@ -294,12 +379,14 @@ async function fetchAnswer(
   options: ExtractSliceOptions,
   request: StreamRequest,
   answer: StreamAnswer,
-  page: number | null,
+  paging: { readonly page: number; readonly perPage: number } | null,
   signal: AbortSignal | undefined,
   readings: ClockReadings,
 ): Promise<Page & { readonly state?: TrackedState }> {
   const { stream } = options;
-  const query = page === null ? request.query : { ...request.query, page, per_page: options.perPage };
+  const page = paging?.page ?? null;
+  const perPage = paging?.perPage ?? options.perPage;
+  const query = paging === null ? request.query : { ...request.query, page, per_page: perPage };
   const response = await options.client.getJson(request.path, query, {
     stream: stream.name,
     permission: stream.permission,
@@ -318,7 +405,7 @@ async function fetchAnswer(
   }
   const where = `${describe(options, request)}${page === null ? "" : ` page ${page}`}`;
   const context = { ...options.context, stream: stream.name, ...(page === null ? {} : { page }) };
-  const empty = { current_page: page ?? 1, per_page: options.perPage, total: 0, total_pages: 0 };
+  const empty = { current_page: page ?? 1, per_page: perPage, total: 0, total_pages: 0 };
   if (stream.lookup !== undefined) {
     const state = stream.lookup.state(response.status, response.body);
     // Only a 200 carries the id's rows; a 202 (still pending) or a 404 (nothing) carries none.

@@ -93,6 +93,26 @@ describe("fetchAllPages", () => {
     expect((error as Error).message).toMatch(/the platform contradicts itself$/);
   });
 
+  it("asks for pages lazily and stops at the first empty one: 10 million pages reported, 5 requests", async () => {
+    const requested: number[] = [];
+    const before = process.memoryUsage().heapUsed;
+    const result = await fetchAllPages({
+      concurrency: 4,
+      fetchPage: async (n) => {
+        requested.push(n);
+        return {
+          rows: n === 1 ? list(100, 100)(1).rows : [],
+          pagination: { current_page: n, per_page: 100, total: 1_000_000_000, total_pages: 10_000_000 },
+        };
+      },
+    });
+    // Page 1, then pages 2..5 in flight together; page 2 is empty, so nothing after them is asked.
+    expect(requested).toEqual([1, 2, 3, 4, 5]);
+    expect(result).toMatchObject({ reportedTotal: 1_000_000_000, pages: 5, endedOnPageBoundary: true });
+    expect(result.rows).toHaveLength(100);
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(50 * 1024 * 1024);
+  });
+
   it("makes one request for an empty list", async () => {
     let calls = 0;
     const result = await fetchAllPages({

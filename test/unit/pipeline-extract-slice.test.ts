@@ -125,6 +125,58 @@ describe("extractSlice: completeness check", () => {
     expect(result.answerQuality).toEqual({ rows_beyond_reported_total: 6 });
   });
 
+  it("asks a list that ends on a page boundary again with another per_page, and keeps it when both agree", async () => {
+    const rows = ["a", "b", "c", "d"].map((u) => cdr(u));
+    const { client, calls } = fakeClient((_read, _type, page, perPage) => ({
+      rows: pageOf(rows, page, perPage),
+      total: 4,
+    }));
+    const perPages: number[] = [];
+    const recording: ApiClient = {
+      ...client,
+      getJson: (path, query = {}, requestOptions) => {
+        if (query.type === "placed") perPages.push(Number(query.per_page));
+        return client.getJson(path, query, requestOptions);
+      },
+    };
+    const result = await extractSlice({ ...options, client: recording });
+    expect(result.requests.map((r) => [r.rows.length, r.attempts])).toEqual([
+      [4, 1],
+      [4, 1],
+    ]);
+    // Pages 1..3 of 2 (page 3 empty), then the same list again 1 a page (pages 1..5, page 5 empty).
+    expect(calls.filter((c) => c.includes("placed"))).toHaveLength(8);
+    expect(perPages).toEqual([2, 2, 2, 1, 1, 1, 1, 1]);
+  });
+
+  it("does not settle a list cut at a page boundary (total = per_page, page 2 empty): read again, then failed", async () => {
+    const rows = ["a", "b", "c", "d", "e"].map((u) => cdr(u));
+    // Whatever the page size, the platform says the list is one full page and serves nothing after it.
+    const { client } = fakeClient((_read, _type, page, perPage) => ({
+      rows: page === 1 ? pageOf(rows, 1, perPage) : [],
+      total: perPage,
+    }));
+    const error = await extractSlice({ ...options, client, attempts: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SliceError);
+    expect((error as Error).message).toMatch(
+      /after 2 reads: .*the list ended on a page boundary \(total 2, 2 distinct rows in 2 pages of 2, the last one empty\), but asked again with per_page 1 the platform reports total 1 and serves 1 distinct rows: its answers depend on the page size/,
+    );
+  });
+
+  it("reads a list again when its page-boundary end was a lie on the first read only", async () => {
+    const rows = ["a", "b", "c", "d", "e"].map((u) => cdr(u));
+    const { client } = fakeClient((read, _type, page, perPage) =>
+      read === 1
+        ? { rows: page === 1 ? pageOf(rows, 1, perPage) : [], total: perPage }
+        : { rows: pageOf(rows, page, perPage), total: 5 },
+    );
+    const result = await extractSlice({ ...options, client });
+    expect(result.requests.map((r) => [r.rows.length, r.attempts])).toEqual([
+      [5, 2],
+      [5, 2],
+    ]);
+  });
+
   it("reads a window again when a row was served twice in place of another, and keeps the good read", async () => {
     const rows = ["a", "b", "c", "d"].map((u) => cdr(u));
     const shifted = [rows[0], rows[1], rows[1], rows[3]];
