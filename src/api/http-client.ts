@@ -5,7 +5,14 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
-import { type ErrorContext, RetryableError, redactUrl, UnreachableHostError, UsageError } from "../errors.js";
+import {
+  type ErrorContext,
+  RetryableError,
+  redactUrl,
+  SliceError,
+  UnreachableHostError,
+  UsageError,
+} from "../errors.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import { parseJsonExact } from "../platform/exact-number.js";
@@ -53,7 +60,10 @@ export interface ApiClientOptions {
   readonly lookup?: LookupFunction;
   /** Sockets kept per host; default the budget's concurrency, or 8. */
   readonly maxSockets?: number;
-  /** Bodies larger than this fail the attempt. Default 64 MiB. */
+  /**
+   * Bodies larger than this, decoded (after gzip, deflate or br) or on the wire, fail the request
+   * at once, without retries. Default 64 MiB.
+   */
   readonly maxBodyBytes?: number;
   /**
    * The run's secrets: the client learns its key and every secret-looking field of every answer (a
@@ -195,6 +205,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (unreachable !== undefined) {
         throw new UnreachableHostError(
           `account ${request.account}: cannot reach ${request.origin ?? base.origin}: ${unreachable}`,
+          context,
+          { cause: error },
+        );
+      }
+      if (error instanceof TransportError && error.failure === "too-large") {
+        // Not transient: the same request gets the same body (a runaway page, a decompression
+        // bomb); retrying would only repeat the work up to the cap. The window fails, the next run asks again.
+        throw new SliceError(
+          `${describeRequest(request)}: ${scrub(error.message)}; refused, not retried ` +
+            `(the cap is ${maxBodyBytes} bytes of decoded body; lower per_page if the platform's pages really are this large)`,
           context,
           { cause: error },
         );

@@ -513,6 +513,116 @@ describe("http client: errors that are not retried", () => {
   });
 });
 
+/** A JSON list answer whose `padding` holds `decodedBytes` zeros, gzipped: ~1,000 times smaller on the wire. */
+function gzipBomb(decodedBytes: number, encode: (data: Buffer) => Buffer = zlib.gzipSync): Buffer {
+  const head = Buffer.from('{"items": [], "padding": "');
+  const tail = Buffer.from('"}');
+  return encode(Buffer.concat([head, Buffer.alloc(decodedBytes, "0"), tail]));
+}
+
+describe("http client: a body past the cap once decompressed (issue 32 item 8)", () => {
+  const CAP = 4 * 1024 * 1024;
+
+  it("a gzip bomb (100 KB inflating to 100 MB) is refused at the cap, in one line, not retried", async () => {
+    const bomb = gzipBomb(100 * 1024 * 1024);
+    expect(bomb.length).toBeLessThan(CAP); // passes any cap checked on the wire
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": bomb.length,
+      });
+      res.end(bomb);
+    });
+    const { client, waits } = makeClient(server, { maxBodyBytes: CAP });
+    const error = await caught(client.getJson("/v1/cdr", { type: "placed" }, { stream: "cdrs" }));
+    expect(error).toBeInstanceOf(SliceError);
+    expect(error).not.toBeInstanceOf(RetriesExhaustedError);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^account acme, stream cdrs: GET ${server.baseUrl.replace(/\./g, "\\.")}/v1/cdr\\?type=placed: ` +
+          `response body larger than ${CAP} bytes once decompressed \\(gzip\\), \\d+ bytes received; refused, not retried ` +
+          `\\(the cap is ${CAP} bytes of decoded body; lower per_page if the platform's pages really are this large\\)$`,
+      ),
+    );
+    expect(error.message).not.toContain("\n");
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it("stops reading as soon as the decoded size passes the cap: an endless gzip stream costs a few KB", async () => {
+    let sent = 0;
+    let closed: () => void = () => {};
+    const hungUp = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      const gzip = zlib.createGzip();
+      gzip.on("data", (chunk: Buffer) => {
+        sent += chunk.length;
+        res.write(chunk);
+      });
+      const zeros = Buffer.alloc(64 * 1024, "0");
+      // Zeros for ever, at the pace the socket takes them, until the client hangs up.
+      const pump = () => {
+        if (res.destroyed) return;
+        gzip.write(zeros, () => setImmediate(pump));
+      };
+      res.on("close", () => {
+        gzip.destroy();
+        closed();
+      });
+      gzip.write('{"items": [], "padding": "');
+      pump();
+    });
+    const { client } = makeClient(server, { maxBodyBytes: CAP });
+    const started = Date.now();
+    const error = await caught(client.getJson("/v1/cdr"));
+    await hungUp;
+    expect(error.message).toContain(`response body larger than ${CAP} bytes once decompressed (gzip)`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // 4 MiB of zeros gzip to about 4 KB: the client hung up long before 1 MB went out.
+    expect(sent).toBeLessThan(1024 * 1024);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("the same cap holds for deflate and br, and for a body announced larger than the cap", async () => {
+    const bodies: [string, Buffer][] = [
+      ["deflate", gzipBomb(16 * 1024 * 1024, zlib.deflateSync)],
+      ["br", gzipBomb(16 * 1024 * 1024, zlib.brotliCompressSync)],
+    ];
+    for (const [encoding, body] of bodies) {
+      const server = await startServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": encoding });
+        res.end(body);
+      });
+      const { client } = makeClient(server, { maxBodyBytes: CAP });
+      const error = await caught(client.getJson("/v1/cdr"));
+      expect(error.message, encoding).toContain(`once decompressed (${encoding})`);
+      expect(server.requests).toHaveLength(1);
+    }
+    const announced = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": CAP + 1 });
+      res.write("{");
+    });
+    const { client } = makeClient(announced, { maxBodyBytes: CAP });
+    const error = await caught(client.getJson("/v1/cdr"));
+    expect(error.message).toContain(`response body larger than ${CAP} bytes, announced as ${CAP + 1} bytes`);
+  });
+
+  it("a body under the cap once decompressed loads as before", async () => {
+    const items = Array.from({ length: 2000 }, (_, i) => ({ uuid: `call-${i}`, duration: i }));
+    const body = zlib.gzipSync(JSON.stringify({ items }));
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(body);
+    });
+    const { client } = makeClient(server, { maxBodyBytes: CAP });
+    expect((await client.getJson("/v1/cdr")).body).toEqual({ items });
+  });
+});
+
 describe("http client: the API key never leaks", () => {
   it("appears in no error (message, stack, context, causes) nor log line, even when the server echoes it", async () => {
     const echo = `invalid token ${API_KEY}`;

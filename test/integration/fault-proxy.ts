@@ -7,7 +7,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** An answer the proxy gives instead of forwarding: a status and a JSON body. */
+/** An answer the proxy gives instead of forwarding: a status and a JSON body (a Buffer is sent as is). */
 export interface InjectedAnswer {
   readonly status: number;
   readonly body: unknown;
@@ -62,7 +62,7 @@ export async function startFaultProxy(
     }
     if (injected !== undefined) {
       response.writeHead(injected.status, { "content-type": "application/json", ...injected.headers });
-      response.end(JSON.stringify(injected.body));
+      response.end(Buffer.isBuffer(injected.body) ? injected.body : JSON.stringify(injected.body));
       return;
     }
     // A body to rewrite must come back uncompressed.

@@ -1,12 +1,15 @@
+import zlib from "node:zlib";
 import type { EtlConfig } from "../../src/config.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { type FaultRule, startFaultProxy } from "./fault-proxy.js";
 import { completedLabels, loadedRows, runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 import { expectedFromTruth } from "./truth-oracle.js";
 
 /**
- * Issue 32, items 7 and 3(a): pagination that lies in ways its own numbers cannot show.
+ * Issue 32, items 7, 3(a) and 8: answers that lie in ways their own numbers cannot show, or that
+ * are far larger than they look.
  * - 7: an inflated `total_pages` (10 million) used to be trusted: the loader built one pending
  *   request per reported page after page 1 (heap exhausted, exit 134); 100,000 pages meant hours
  *   of empty pages. Pages are now asked for lazily, the first empty page ends the list, and a
@@ -14,7 +17,9 @@ import { expectedFromTruth } from "./truth-oracle.js";
  * - 3(a): `total = per_page` with an empty page 2 looks exactly like a list of one full page (53
  *   CDRs settled short, exit 0). Such a list is now asked again with another `per_page`, and a
  *   total that follows the page size fails the window instead of settling it.
- * Both through a real HTTP proxy in front of the sandbox, compared with the sandbox's truth.
+ * - 8: a gzip bomb passed the 64 MiB cap, checked on the wire (409 KB became 400 MB, accepted).
+ *   The cap now applies to the decoded bytes as they stream; the page fails at once, not retried.
+ * All through a real HTTP proxy in front of the sandbox, compared with the sandbox's truth.
  */
 const START = "2026-08-01";
 const SANDBOX = {
@@ -54,6 +59,15 @@ async function truthWithout(
 function cdrsOnly(sandbox: RunningSandbox, baseUrl: string): EtlConfig {
   const base = sandboxConfig(sandbox, { baseUrl });
   return { ...base, accounts: base.accounts.map((a) => ({ ...a, streams: ["cdrs"] })) };
+}
+
+/** The next run, once the platform answers right: exit 0 and every CDR equal to the truth. */
+async function expectHealed(warehouse: Warehouse, config: EtlConfig, sandbox: RunningSandbox): Promise<void> {
+  const run = await runAt(warehouse, config, sandbox, { command: "run" });
+  expect(run.exitCode, run.streams[0]!.errors.join("\n")).toBe(0);
+  expect(await loadedRows(warehouse, "cdrs", config.accounts[0]!.name)).toEqual(
+    await truthWithout(sandbox, config.accounts[0]!.name, run.today, []),
+  );
 }
 
 describe("an inflated total_pages (item 7)", () => {
@@ -121,11 +135,7 @@ describe("an inflated total_pages (item 7)", () => {
 
       // The platform answers right again: the next run loads both windows and settles them.
       lying.on = false;
-      const second = await runAt(db.warehouse, config, sandbox, { command: "run" });
-      expect(second.exitCode, second.streams[0]!.errors.join("\n")).toBe(0);
-      expect(await loadedRows(db.warehouse, "cdrs", account)).toEqual(
-        await truthWithout(sandbox, account, second.today, []),
-      );
+      await expectHealed(db.warehouse, config, sandbox);
       expect(await completedLabels(db.warehouse, account, "cdrs")).toEqual([
         `${CONTRADICTED}..2026-08-02`,
         `${INFLATED}..2026-08-03`,
@@ -185,12 +195,59 @@ describe("a list cut at a page boundary (item 3a)", () => {
 
       // The platform recovers: the window was never settled, so the next run reads it whole.
       lying.on = false;
-      const second = await runAt(db.warehouse, config, sandbox, { command: "run" });
-      expect(second.exitCode, second.streams[0]!.errors.join("\n")).toBe(0);
-      expect(await loadedRows(db.warehouse, "cdrs", account)).toEqual(
-        await truthWithout(sandbox, account, second.today, []),
-      );
+      await expectHealed(db.warehouse, config, sandbox);
       expect(await completedLabels(db.warehouse, account, "cdrs")).toContain(`${CUT}..2026-08-03`);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("a gzip bomb (item 8)", () => {
+  it("100 KB inflating to 100 MB: refused at the 64 MiB cap in one line, not retried; the other windows equal the truth", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const sandbox = await launchSandbox(SANDBOX);
+    const BOMBED = "2026-08-02";
+    const decoded = 100 * 1024 * 1024;
+    const bomb = zlib.gzipSync(
+      Buffer.concat([
+        Buffer.from('{"items": [], "padding": "'),
+        Buffer.alloc(decoded, "0"),
+        Buffer.from('"}'),
+      ]),
+    );
+    expect(bomb.length).toBeLessThan(200 * 1024);
+    const bombing = { on: true };
+    let served = 0;
+    const rule: FaultRule = (url) => {
+      if (!bombing.on || !isPlacedCdrList(url) || url.searchParams.get("from") !== BOMBED) return undefined;
+      served++;
+      return { status: 200, body: bomb, headers: { "content-encoding": "gzip" } };
+    };
+    const proxy = await startFaultProxy(sandbox.url, rule);
+    try {
+      const db = await createDatabase();
+      const config = cdrsOnly(sandbox, proxy.url);
+      const account = config.accounts[0]!.name;
+      const first = await runAt(db.warehouse, config, sandbox, { command: "run" });
+      expect(first.exitCode).toBe(1);
+      // A bomb is not transient: one request, no retry, no re-read of the window.
+      expect(served).toBe(1);
+      const cdrs = first.streams[0]!;
+      expect(cdrs.windowsFailed).toBe(1);
+      expect(cdrs.errors).toHaveLength(1);
+      expect(cdrs.errors[0]).toMatch(
+        /^2026-08-02\.\.2026-08-03: account .*, stream cdrs: GET .*type=placed.*: response body larger than 67108864 bytes once decompressed \(gzip\), \d+ bytes received; refused, not retried \(the cap is 67108864 bytes of decoded body; lower per_page if the platform's pages really are this large\)$/,
+      );
+      expect(await completedLabels(db.warehouse, account, "cdrs")).not.toContain(`${BOMBED}..2026-08-03`);
+      expect(await loadedRows(db.warehouse, "cdrs", account)).toEqual(
+        await truthWithout(sandbox, account, first.today, [BOMBED]),
+      );
+
+      bombing.on = false;
+      await expectHealed(db.warehouse, config, sandbox);
     } finally {
       await proxy.close();
     }
