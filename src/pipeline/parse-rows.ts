@@ -8,13 +8,10 @@ import type { z } from "zod";
 import type { KnownSecrets } from "../known-secrets.js";
 import { type LoadRow, toLoadRow } from "../streams/load-row.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
+import type { RowIssue } from "./row-issue.js";
+import { misfitOf } from "./row-misfits.js";
 
-/** One validation problem, as stored in `etl.rejects.issues`. */
-export interface RowIssue {
-  readonly path: string;
-  readonly code: string;
-  readonly message: string;
-}
+export type { RowIssue } from "./row-issue.js";
 
 /**
  * A row that failed validation: the raw value as served, why, and the values its request implied
@@ -93,6 +90,11 @@ export function parseRow(
         .rows(result.data as never, implied)
         .map((c) => maskLoadRow(toLoadRow(child, c.row, c.implied), secrets)),
     }));
+    const misfit = misfitOf(stream, row, children);
+    if (misfit !== null) {
+      const issue = { ...misfit, message: secrets.maskText(misfit.message) };
+      return { ok: false, reject: { raw: secrets.mask(raw), issues: [issue], ...withImplied } };
+    }
     return { ok: true, row, children };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
