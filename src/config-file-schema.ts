@@ -97,6 +97,16 @@ export const configFileSchema = z.strictObject({
   max_missing_charge_share: rejectShare.default(0.05),
   /** Share of a window's rows that may lie outside it (a shifted platform day) before it is held. */
   max_outside_window_share: rejectShare.default(0),
+  /**
+   * Days back the re-count of every `run` compares settled windows with the platform's totals
+   * (one `per_page=1` request per window and direction); 0 turns it off.
+   */
+  recount_days: z.number().int().min(0).max(400).default(35),
+  /**
+   * Requests the re-count of one account may send per run; default: enough that a week of runs
+   * checks every settled window of the last `recount_days` (see recountBudget).
+   */
+  recount_max_requests: z.number().int().min(0).max(100_000).optional(),
   transcription_max_age_days: z.number().int().min(1).max(90).default(7),
   /** Hours a read without the platform's Date header counts as made earlier (its clock unknown, ours may be fast). */
   missing_clock_margin_hours: z

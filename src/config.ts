@@ -135,7 +135,20 @@ export interface EtlConfig {
   readonly distributed?: DistributedConfig;
   /** Retention of the month partitions of the large landing tables; absent in configs built in code: keep all. */
   readonly retention?: RetentionConfig;
+  /** The re-count of settled windows every `run` makes; absent in configs built in code: {@link DEFAULT_RECOUNT}. */
+  readonly recount?: RecountConfig;
 }
+
+/** How every `run` re-counts settled windows against the platform's totals (config `recount_days`, `recount_max_requests`). */
+export interface RecountConfig {
+  /** Settled windows ending in the last this many days are re-counted (0: no re-count). */
+  readonly days: number;
+  /** Requests per account and run; undefined: derived so a week of runs checks every window (recountBudget). */
+  readonly maxRequests: number | undefined;
+}
+
+/** The re-count of a config that says nothing: the last 35 days, the derived budget. */
+export const DEFAULT_RECOUNT: RecountConfig = { days: 35, maxRequests: undefined };
 
 /** What `run` and `nightly` retire from the landing tables partitioned by month (config `retention`). */
 export interface RetentionConfig {
@@ -239,6 +252,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
       idleWarningSeconds: cfg.distributed.idle_warning_seconds,
     },
     retention: { landingMonths: cfg.retention.landing_months, action: cfg.retention.action },
+    recount: { days: cfg.recount_days, maxRequests: cfg.recount_max_requests },
   };
 }
 
@@ -506,6 +520,10 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     max_shrink_share: config.maxShrinkShare,
     max_missing_charge_share: config.maxMissingChargeShare,
     max_outside_window_share: config.maxOutsideWindowShare ?? 0,
+    recount_days: (config.recount ?? DEFAULT_RECOUNT).days,
+    recount_max_requests:
+      (config.recount ?? DEFAULT_RECOUNT).maxRequests ??
+      "(derived: a week of runs re-counts every settled window of recount_days)",
     transcription_max_age_days: config.transcriptionMaxAgeDays,
     missing_clock_margin_hours: config.missingClockMarginHours ?? 24,
     stream_options: Object.fromEntries(

@@ -2,6 +2,7 @@
  * The text of `telecom-etl runs list`, `runs show` and `schema`: pure, from records read back from
  * the warehouse, so tests check the lines without a database.
  */
+import { recountLines } from "../pipeline/recount-windows.js";
 import { describeDbtStep } from "../transform/dbt-step-record.js";
 import type { RunRecord, RunStreamFigures, RunWindowProblem } from "../warehouse/run-history.js";
 import { runTotals } from "../warehouse/run-history.js";
@@ -43,6 +44,8 @@ export function formatRunList(runs: readonly RunRecord[]): string[] {
       `#${run.id} ${run.command} ${run.status} ${exitOf(run)}  ${run.startedAt.toISOString()} ${formatDuration(run.startedAt, run.finishedAt)}` +
       `  windows ${t.windowsLoaded}/${t.windowsPlanned}${problems.length > 0 ? ` (${problems.join(", ")})` : ""}` +
       `  rows ${t.rowsFetched} fetched, ${t.rowsInserted} inserted, ${t.rowsUpdated} updated, ${t.rowsRejected} rejected` +
+      (t.rowsDeleted > 0 ? `, ${t.rowsDeleted} deleted` : "") +
+      recountVerdict(run) +
       `  requests ${t.requests}${t.throttled > 0 ? ` (${t.throttled} answered 429)` : ""}` +
       dbtVerdict(run) +
       (run.newFields > 0 ? `  ${run.newFields} new field(s)` : "")
@@ -50,13 +53,21 @@ export function formatRunList(runs: readonly RunRecord[]): string[] {
   });
 }
 
+/** `  re-count 1 window(s) differed` for a run whose re-count found windows to read again; empty otherwise. */
+function recountVerdict(run: RunRecord): string {
+  const differed = run.streams.reduce((n, s) => n + (s.recount?.differing.length ?? 0), 0);
+  return differed > 0 ? `  re-count: ${differed} window(s) differed` : "";
+}
+
 function streamLine(s: RunStreamFigures, width: number): string[] {
   const name = `${s.account}/${s.stream}`.padEnd(width);
   const lines = [
     `    ${name}  ${s.status.padEnd(11)} windows ${s.windowsLoaded}/${s.windowsPlanned} loaded (${s.windowsSettled} settled, ${s.windowsFailed} failed, ${s.windowsHeld} held open)` +
-      `  rows ${s.rowsFetched} fetched: ${s.rowsInserted} inserted, ${s.rowsUpdated} updated, ${s.rowsRejected} rejected` +
+      `  rows ${s.rowsFetched} fetched: ${s.rowsInserted} inserted, ${s.rowsUpdated} updated, ${s.rowsDeleted} deleted, ${s.rowsRejected} rejected` +
       `  requests ${s.requests} (${s.retries} retries, ${s.throttled} answered 429)`,
   ];
+  if (s.recount !== null)
+    for (const line of recountLines(s.account, s.stream, s.recount)) lines.push(`        ${line}`);
   const quality = Object.entries(s.quality);
   if (quality.length > 0)
     lines.push(
@@ -66,7 +77,10 @@ function streamLine(s: RunStreamFigures, width: number): string[] {
   return lines;
 }
 
-/** Every detail of one run: header, streams, held/failed windows, dbt steps, new fields. */
+/**
+ * Every detail of one run: header, streams (with their re-counts), held/failed windows, windows
+ * that deleted stored rows, dbt steps, new fields.
+ */
 export function formatRunDetail(
   run: RunRecord,
   windows: readonly RunWindowProblem[],
@@ -83,19 +97,26 @@ export function formatRunDetail(
   lines.push(`  arguments ${JSON.stringify(run.arguments)}`);
   const t = runTotals(run);
   lines.push(
-    `  totals: windows ${t.windowsLoaded}/${t.windowsPlanned} loaded (${t.windowsHeld} held, ${t.windowsFailed} failed), rows ${t.rowsFetched} fetched, ${t.rowsInserted} inserted, ${t.rowsUpdated} updated, ${t.rowsRejected} rejected, requests ${t.requests} (${t.throttled} answered 429)`,
+    `  totals: windows ${t.windowsLoaded}/${t.windowsPlanned} loaded (${t.windowsHeld} held, ${t.windowsFailed} failed), rows ${t.rowsFetched} fetched, ${t.rowsInserted} inserted, ${t.rowsUpdated} updated, ${t.rowsDeleted} deleted, ${t.rowsRejected} rejected, requests ${t.requests} (${t.throttled} answered 429)`,
   );
   if (run.streams.length > 0) {
     lines.push("  streams:");
     const width = Math.max(...run.streams.map((s) => `${s.account}/${s.stream}`.length), 10);
     for (const s of run.streams) lines.push(...streamLine(s, width));
   }
-  if (windows.length > 0) {
+  const problems = windows.filter((w) => w.status !== "succeeded");
+  const deletions = windows.filter((w) => w.rowsDeleted > 0);
+  if (problems.length > 0) {
     lines.push("  windows held, failed or skipped:");
-    for (const w of windows) {
+    for (const w of problems) {
       const status = w.holdReason === null ? w.status : `${w.status} (${w.holdReason})`;
       lines.push(`    ${w.account}/${w.stream} ${w.window} ${status}: ${w.error ?? "(no message)"}`);
     }
+  }
+  if (deletions.length > 0) {
+    lines.push("  windows whose read deleted stored rows (the platform no longer lists them):");
+    for (const d of deletions)
+      lines.push(`    ${d.account}/${d.stream} ${d.window}: ${d.rowsDeleted} deleted`);
   }
   if (run.dbt !== null) {
     lines.push(run.dbt.steps.length === 0 ? "  dbt: not run (the load did not run)" : "  dbt:");

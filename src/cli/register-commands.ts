@@ -8,6 +8,7 @@ import { registerDocsCommand } from "./docs-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerNightlyCommand } from "./nightly-command.js";
 import { registerQueueCommand } from "./queue-command.js";
+import { registerRecountCommand } from "./recount-command.js";
 import { registerRejectsCommand } from "./rejects-command.js";
 import { registerReportCommand } from "./report-command.js";
 import { registerRunCommand } from "./run-command.js";
@@ -29,6 +30,7 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   registerCheckCommand(program, runtime);
   registerRunCommand(program, runtime);
   registerBackfillCommand(program, runtime);
+  registerRecountCommand(program, runtime);
   registerStatusCommand(program, runtime);
   registerRunsCommand(program, runtime);
   registerSchemaCommand(program, runtime);

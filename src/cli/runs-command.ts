@@ -45,7 +45,9 @@ export function registerRunsCommand(program: Command, runtime: Runtime): void {
 
   const show = runs
     .command("show <run>")
-    .description("one run in full: its streams, held and failed windows, dbt steps, new fields")
+    .description(
+      "one run in full: its streams and their re-counts, held and failed windows, deletions, dbt steps, new fields",
+    )
     .option("--json", "machine-readable output")
     .action(async (id: string, options: { json?: boolean }, cmd: Command) => {
       const global = globalOptions(cmd);

@@ -3,6 +3,7 @@
  * rows and rejects, then the errors that explain a non-zero exit. Pure, for tests and the CLI.
  */
 import { OUTSIDE_WINDOW } from "./outside-window.js";
+import { describeDifference, recountLines } from "./recount-windows.js";
 import { ACCOUNT_STOPS } from "./run-outcome.js";
 import type { PipelineResult } from "./run-pipeline.js";
 
@@ -19,10 +20,12 @@ export function formatRunSummary(result: PipelineResult): string[] {
       `  ${name}  ${s.status.padEnd(11)} windows ${s.windowsLoaded}/${s.windowsPlanned} loaded` +
         ` (${s.windowsCompleted} settled, ${s.windowsFailed} failed${s.windowsHeld > 0 ? `, ${s.windowsHeld} held open` : ""})` +
         `  rows ${s.rowsFetched} fetched: ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged` +
-        (s.deleted > 0 ? `, ${s.deleted} replaced` : "") +
+        (s.deleted > 0 ? `, ${s.deleted} deleted` : "") +
         `, ${s.rejected} rejected  requests ${s.requests}` +
         (s.throttled > 0 ? ` (${s.throttled} answered 429)` : ""),
     );
+    if (s.recount !== null)
+      for (const line of recountLines(s.account, s.stream, s.recount)) lines.push(`      ${line}`);
     const asked = Object.entries(s.lookups);
     if (asked.length > 0) {
       lines.push(`      ids asked: ${asked.map(([state, n]) => `${n} ${state}`).join(", ")}`);
@@ -53,6 +56,41 @@ export function formatRunSummary(result: PipelineResult): string[] {
       );
     }
   }
+  return lines;
+}
+
+/**
+ * The text `telecom-etl recount` prints: one line per window that differs (it was opened again:
+ * the next run reads it), why a stream's re-count stopped or an account could not be read, then
+ * one line of totals.
+ */
+export function formatRecountSummary(result: PipelineResult): string[] {
+  const lines = [
+    `recount ${result.runId} (${result.status}, exit ${result.exitCode}), today ${result.today}`,
+  ];
+  const stopped = stoppedAccounts(result);
+  for (const reason of stopped.values()) lines.push(`  stopped: ${reason}`);
+  let windows = 0;
+  let requests = 0;
+  let differing = 0;
+  for (const s of result.streams) {
+    if (stopped.has(s.account)) continue;
+    for (const error of s.errors) lines.push(`  ${s.account}/${s.stream}: ${error}`);
+    if (s.recount === null) continue;
+    windows += s.recount.windows;
+    requests += s.recount.requests;
+    differing += s.recount.differing.length;
+    for (const d of s.recount.differing)
+      lines.push(`  differs: ${describeDifference(s.account, s.stream, d.window, d.counts)}: opened again`);
+    if (s.recount.stopped !== undefined) lines.push(`  ${s.account}/${s.stream}: ${s.recount.stopped}`);
+  }
+  for (const note of result.notes) lines.push(`  ${note}`);
+  lines.push(
+    `  ${windows} settled window(s) checked against the platform's totals (${requests} request(s)): ` +
+      (differing === 0
+        ? "all agree"
+        : `${differing} differ, opened again: the next run (or a backfill of their days) reads them again`),
+  );
   return lines;
 }
 

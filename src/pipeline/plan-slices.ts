@@ -4,11 +4,19 @@
  * the account's other streams loaded, the id batches of a lookup stream.
  */
 import { sourcesOf } from "../config.js";
+import type { DateWindow } from "../slices.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 import { expireStaleLookups, lookupCandidates, trackIds } from "../warehouse/lookup-candidates.js";
-import { type PlannedWindow, planBackfillWindows, planWindows, resolveStartDate } from "./plan-windows.js";
-import { readStreamProgress } from "./read-progress.js";
-import type { PipelineDeps, PipelineRequest } from "./run-pipeline.js";
+import {
+  isCovered,
+  mergeWindows,
+  type PlannedWindow,
+  planBackfillWindows,
+  planWindows,
+  resolveStartDate,
+} from "./plan-windows.js";
+import { readStreamProgress, type StreamProgress } from "./read-progress.js";
+import type { PipelineDeps, RunRequest } from "./run-pipeline.js";
 import type { PlannedSlice, StreamJob } from "./run-stream.js";
 
 /** Ids asked about per lookup slice (one transaction each). */
@@ -62,12 +70,14 @@ export async function planLookupSlices(
  */
 export async function planSlices(
   deps: PipelineDeps,
-  request: PipelineRequest,
+  request: RunRequest,
   account: string,
   stream: StreamDefinition,
   when: { readonly today: string; readonly readAt: number; readonly settleHours: number },
   onSettledSkipped: (windows: number) => void = () => {},
 ): Promise<PlannedSlice[]> {
+  // A re-count reads no slice: the windows it re-opens wait for the next run.
+  if (request.command === "recount") return [];
   if (stream.slicing === "full_refresh") return [{ slice: { kind: "full" }, complete: false }];
   // A lookup's ids come from what the account's other streams load first: planned after them.
   if (stream.slicing === "lookup") return [];
@@ -89,8 +99,24 @@ export async function planSlices(
       completed: progress.completed,
     });
   }
-  return windows.map((w) => ({
+  return windows.map((w) => plannedWindow(stream, w, progress));
+}
+
+/**
+ * A planned window with what its state says of it: settled before (covered by completed windows,
+ * or re-opened after settling), re-opened, and whether it waits for the account's other windows
+ * (a re-opened merge window the platform counts fewer rows in).
+ */
+function plannedWindow(stream: StreamDefinition, w: PlannedWindow, progress: StreamProgress): PlannedSlice {
+  const overlaps = (other: DateWindow) => other.start < w.end && w.start < other.end;
+  const reopened = progress.reopened.filter(overlaps);
+  const settled = reopened.length > 0 || isCovered(w, mergeWindows(progress.completed));
+  const deferred = stream.table.writeMode === "merge" && reopened.some((r) => r.fewerOnPlatform);
+  return {
     slice: { kind: "window", window: { start: w.start, end: w.end } },
     complete: w.complete,
-  }));
+    ...(settled ? { settled } : {}),
+    ...(reopened.length > 0 ? { reopened: true } : {}),
+    ...(deferred ? { deferred } : {}),
+  };
 }

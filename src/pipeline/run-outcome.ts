@@ -36,3 +36,16 @@ export function runOutcome(summaries: readonly StreamSummary[], interrupted: boo
   if (summaries.some((s) => s.rejected > 0)) return { exitCode: EXIT.quarantined, status: "quarantined" };
   return { exitCode: EXIT.ok, status: "succeeded" };
 }
+
+/**
+ * The outcome of a `recount`: a run's (nothing is loaded), and 1 (`partial`) when a window's counts
+ * differed (it was opened again: the next run reads it) or a stream's re-count stopped early.
+ */
+export function recountOutcome(summaries: readonly StreamSummary[], interrupted: boolean): RunOutcome {
+  const outcome = runOutcome(summaries, interrupted);
+  if (outcome.exitCode !== EXIT.ok) return outcome;
+  const off = summaries.some(
+    (s) => s.recount !== null && (s.recount.differing.length > 0 || s.recount.stopped !== undefined),
+  );
+  return off ? { exitCode: EXIT.workFailed, status: "partial" } : outcome;
+}

@@ -7,27 +7,31 @@
 import pLimit from "p-limit";
 import type { ApiClient } from "../api/http-client.js";
 import type { SharedRateBuckets } from "../api/shared-token-bucket.js";
-import { type EtlConfig, settingsOf } from "../config.js";
-import { AuthError, describeError } from "../errors.js";
+import { DEFAULT_RECOUNT, type EtlConfig, settingsOf } from "../config.js";
+import { AuthError, describeError, UsageError } from "../errors.js";
 import type { ExitCode } from "../exit-codes.js";
 import { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
+import { isRecounted } from "../streams/recount-parts.js";
 import { getStream, STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
+import type { StreamLocks } from "../warehouse/stream-locks.js";
 import { type AcceptedHolds, checkAcceptedHolds, NOTHING_ACCEPTED } from "./accepted-holds.js";
-import { AccountClients } from "./account-clients.js";
+import { type AccountClient, AccountClients } from "./account-clients.js";
 import { resolveApiRevision } from "./api-revision.js";
 import { planLookupSlices, planSlices } from "./plan-slices.js";
 import { PlatformClockWatch } from "./platform-clock.js";
 import { withRecordedRun } from "./recorded-run.js";
-import { runOutcome } from "./run-outcome.js";
+import { type RecountTally, recountAccount } from "./recount-windows.js";
+import { recountOutcome, runOutcome } from "./run-outcome.js";
 import { logProgress, type ProgressReporter } from "./run-progress.js";
 import {
+  addRecount,
   newTally,
   type PlannedSlice,
   runSlice,
@@ -68,6 +72,24 @@ export type PipelineRequest =
       /** Only the accounts named (a master without its sub-accounts): a distributed work unit. */
       readonly exactAccounts?: boolean;
     };
+
+/**
+ * `telecom-etl recount`: every settled window of [from, to] (both inclusive) of the re-counted
+ * streams counted against the platform's totals, those that differ opened again; nothing loaded.
+ */
+export interface RecountRequest {
+  readonly command: "recount";
+  readonly accounts?: readonly string[];
+  readonly streams?: readonly string[];
+  readonly from: string;
+  readonly to: string;
+  readonly lockTimeoutMs?: number;
+  readonly accepted?: undefined;
+  readonly exactAccounts?: undefined;
+}
+
+/** Everything {@link runPipeline} runs: a load, or a re-count. */
+export type RunRequest = PipelineRequest | RecountRequest;
 
 /** Side effects and process facts the pipeline works with. */
 export interface PipelineDeps {
@@ -127,11 +149,11 @@ export interface PipelineResult {
 const ACCOUNTS_PREPARED_AT_ONCE = 16;
 
 /** Runs the request; throws UsageError (bad selection) or LockHeldError (exit 4) before loading anything. */
-export async function runPipeline(deps: PipelineDeps, request: PipelineRequest): Promise<PipelineResult> {
+export async function runPipeline(deps: PipelineDeps, request: RunRequest): Promise<PipelineResult> {
   const clock = deps.clock ?? systemClock;
   const runStartedAt = new Date(deps.runStartedAt ?? clock.now());
   const today = utcDayOf(runStartedAt.getTime());
-  const targets = selectRunTargets(deps.config, request.accounts, request.streams, request.exactAccounts);
+  const targets = targetsOf(deps.config, request);
   checkAcceptedHolds(
     request.accepted ?? NOTHING_ACCEPTED,
     deps.config.accounts.map((a) => a.name),
@@ -191,12 +213,26 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
             "client" in ready
               ? await accountRevision(deps, target, ready.client, today, accountAbort)
               : "2024";
-          for (const stream of target.streams) {
-            // A sub-account's ledger is read with its master's key, whether or not its own key could be had.
-            const reader =
+          // A sub-account's ledger is read with its master's key, whether or not its own key could be had.
+          const readers = new Map<string, AccountClient>();
+          for (const stream of target.streams)
+            readers.set(
+              stream.name,
               stream.readWithMasterKey === true
                 ? await clients.masterClientFor(target.account, deps.signal)
-                : ready;
+                : ready,
+            );
+          const recounts = await recountBeforePlanning(deps, request, {
+            runId,
+            locks,
+            today,
+            ready,
+            readers,
+            revision,
+            accountAbort,
+          });
+          for (const stream of target.streams) {
+            const reader = readers.get(stream.name)!;
             const settings = settingsOf(deps.config, stream.name);
             const plan = await planSlices(
               deps,
@@ -212,6 +248,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
               },
             );
             const tally = newTally(target.account.name, stream.name, plan.length);
+            addRecount(tally, recounts.get(stream.name));
             if ("failure" in reader && reader.failure instanceof AuthError) {
               // Its master's key was refused or its host cannot be reached: the account stops, as the master does.
               if (!accountAbort.signal.aborted) accountAbort.abort(reader.failure);
@@ -302,7 +339,10 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         // An interrupted run stops as soon as it can; autovacuum analyzes what it loaded.
         if (!deps.signal.aborted && deps.refreshStatistics !== false)
           await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(summaries), deps.log, runId);
-        const outcome = runOutcome(summaries, deps.signal.aborted);
+        const outcome = (request.command === "recount" ? recountOutcome : runOutcome)(
+          summaries,
+          deps.signal.aborted,
+        );
         const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {
           const stats = budget.stats();
           return {
@@ -328,6 +368,73 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
         clients.close();
       }
     },
+  );
+}
+
+/**
+ * The (account, streams) of a request. A `recount` takes the streams the re-count checks only;
+ * naming another with `--streams` is a usage error saying which are.
+ */
+function targetsOf(config: EtlConfig, request: RunRequest): RunTarget[] {
+  if (request.command !== "recount")
+    return selectRunTargets(config, request.accounts, request.streams, request.exactAccounts);
+  const recounted: readonly string[] = STREAM_NAMES.filter((name) => isRecounted(getStream(name)));
+  const other = request.streams?.find((name) => !recounted.includes(name));
+  if (other !== undefined)
+    throw new UsageError(
+      `stream ${other} is not re-counted (only date-windowed lists with a total are): ${recounted.join(", ")}`,
+    );
+  return selectRunTargets(config, request.accounts, request.streams)
+    .map((t) => ({ ...t, streams: t.streams.filter(isRecounted) }))
+    .filter((t) => t.streams.length > 0);
+}
+
+/**
+ * The re-count of an account's settled windows, before its windows are planned (so a window that
+ * differs is planned again): a nightly `run`'s budgeted share, every settled window of a
+ * `recount`'s range, none for a backfill or an account that cannot be read.
+ */
+async function recountBeforePlanning(
+  deps: PipelineDeps,
+  request: RunRequest,
+  input: {
+    readonly runId: number;
+    readonly locks: StreamLocks;
+    readonly today: string;
+    readonly ready: AccountClient;
+    readonly readers: ReadonlyMap<string, AccountClient>;
+    readonly revision: ApiRevision;
+    readonly accountAbort: AbortController;
+  },
+): Promise<Map<string, RecountTally>> {
+  const { ready, today } = input;
+  if (request.command === "backfill" || !("client" in ready) || input.accountAbort.signal.aborted)
+    return new Map();
+  const streams = [...input.readers].flatMap(([name, reader]) =>
+    "client" in reader ? [{ stream: getStream(name), client: reader.client }] : [],
+  );
+  return recountAccount(
+    {
+      warehouse: deps.warehouse,
+      runId: input.runId,
+      log: deps.log,
+      signal: deps.signal,
+      locks: input.locks,
+      account: ready.account,
+      revision: input.revision,
+      concurrency: ready.budget.budget.concurrency,
+      accountAbort: input.accountAbort,
+    },
+    streams,
+    request.command === "recount"
+      ? { kind: "range", today, from: request.from, to: request.to }
+      : {
+          kind: "nightly",
+          today,
+          ...(request.until === undefined ? {} : { until: request.until }),
+          settings: deps.config.recount ?? DEFAULT_RECOUNT,
+          windowDays: deps.config.windowDays,
+        },
   );
 }
 
@@ -375,8 +482,9 @@ export function windowsInFlight(concurrency: number): number {
 
 /**
  * Every slice of one account's streams, `concurrency` at a time: first every windowed and
- * full-refresh stream, oldest window first across streams; then the lookups, whose ids come from
- * what those just loaded (a call loaded now is asked about its transcription in the same run).
+ * full-refresh stream, oldest window first across streams (the deferred re-opened windows after
+ * the others); then the lookups, whose ids come from what those just loaded (a call loaded now is
+ * asked about its transcription in the same run).
  */
 async function runAccountSlices(
   env: SliceEnvironment,
@@ -385,13 +493,19 @@ async function runAccountSlices(
   planLookups: (job: StreamJob) => Promise<PlannedSlice[]>,
 ) {
   const limit = pLimit(Math.max(1, concurrency));
-  const runJobs = async (list: readonly StreamJob[]) => {
-    const tasks = list.flatMap((job, order) => job.plan.map((planned) => ({ job, planned, order })));
+  const runJobs = async (list: readonly StreamJob[], deferred = false) => {
+    const tasks = list.flatMap((job, order) =>
+      job.plan.filter((p) => (p.deferred === true) === deferred).map((planned) => ({ job, planned, order })),
+    );
     const startOf = (p: PlannedSlice) => (p.slice.kind === "window" ? p.slice.window.start : "");
     tasks.sort((a, b) => startOf(a.planned).localeCompare(startOf(b.planned)) || a.order - b.order);
     await Promise.all(tasks.map(({ job, planned }) => limit(() => runSlice(env, job, planned))));
   };
-  await runJobs(jobs.filter((job) => job.stream.lookup === undefined));
+  const windowed = jobs.filter((job) => job.stream.lookup === undefined);
+  await runJobs(windowed);
+  // Re-opened windows the platform counts fewer rows in: a row that moved to another day has been
+  // merged there by now, so their reads do not take it for vanished.
+  await runJobs(windowed, true);
   const lookups = jobs.filter((job) => job.stream.lookup !== undefined);
   for (const job of lookups) {
     if (env.signal.aborted || job.accountAbort.signal.aborted || env.locks.lost.aborted) continue;
@@ -415,16 +529,16 @@ async function runAccountSlices(
  * A last day after today is cut to today (nothing exists later): said in a note, not refused, so a
  * script asking for "through the end of the month" runs, and its operator sees what was loaded.
  */
-export function cutNotes(request: PipelineRequest, today: string): string[] {
-  if (request.command === "backfill" && request.from > today)
+export function cutNotes(request: RunRequest, today: string): string[] {
+  if (request.command !== "run" && request.from > today)
     return [`note: --from ${request.from} is after today (${today}, UTC): nothing to load`];
-  const [flag, last] = request.command === "backfill" ? ["--to", request.to] : ["--until", request.until];
+  const [flag, last] = request.command !== "run" ? ["--to", request.to] : ["--until", request.until];
   if (last === undefined || last <= today) return [];
   return [`note: ${flag} ${last} is after today (${today}, UTC): cut to ${today}`];
 }
 
 /** A backfill's range does not apply to full-refresh streams: they load every page, and say so. */
-function requestNotes(request: PipelineRequest, targets: readonly RunTarget[]): string[] {
+function requestNotes(request: RunRequest, targets: readonly RunTarget[]): string[] {
   if (request.command !== "backfill") return [];
   const names = new Set(
     targets.flatMap((t) => t.streams.filter((s) => s.slicing === "full_refresh").map((s) => s.name)),
@@ -435,13 +549,14 @@ function requestNotes(request: PipelineRequest, targets: readonly RunTarget[]): 
 }
 
 /** The request as recorded in `etl.runs.arguments`: names and dates only, never a secret. */
-export function recordedArguments(request: PipelineRequest): Record<string, unknown> {
+export function recordedArguments(request: RunRequest): Record<string, unknown> {
   const base = {
     accounts: request.accounts ?? null,
     streams: request.streams ?? null,
     lockTimeoutMs: request.lockTimeoutMs ?? 0,
     ...(request.accepted === undefined ? {} : { accepted: request.accepted }),
   };
+  if (request.command === "recount") return { ...base, from: request.from, to: request.to };
   return request.command === "backfill"
     ? { ...base, from: request.from, to: request.to, ...(request.refetch ? { refetch: true } : {}) }
     : { ...base, until: request.until ?? null };

@@ -5,7 +5,7 @@
  * anything else fails this window only (recorded, left open) while the others go on.
  */
 import { type ApiClient, newRequestTally, type RequestTally } from "../api/http-client.js";
-import { type AccountConfig, type StreamSettings, sourcesOf } from "../config.js";
+import type { AccountConfig, StreamSettings } from "../config.js";
 import { AuthError, describeError, LockHeldError, PermissionError, UnreachableHostError } from "../errors.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
@@ -15,25 +15,42 @@ import { sliceLabel } from "../slices.js";
 import type { LoadRow } from "../streams/load-row.js";
 import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { loadSlice } from "../warehouse/load-slice.js";
+import { loadSlice, type SettledWindowGuard } from "../warehouse/load-slice.js";
 import type { TrackedUpdate } from "../warehouse/lookup-candidates.js";
 import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.js";
 import type { StreamLocks } from "../warehouse/stream-locks.js";
 import { recordUnknownFields } from "../warehouse/unknown-fields.js";
-import type { AcceptedHolds } from "./accepted-holds.js";
+import type { RecountRecord } from "../warehouse/window-counts.js";
+import { type AcceptedHolds, isAccepted } from "./accepted-holds.js";
 import { type ExtractedRequest, extractSlice } from "./extract-slice.js";
 import { OUTSIDE_WINDOW, outsideWindowCheck, splitOutside } from "./outside-window.js";
 import { emptyParsedRows, type ParsedRows, parseRows } from "./parse-rows.js";
 import { settledBy } from "./plan-windows.js";
 import type { PlatformClockWatch } from "./platform-clock.js";
 import { holdOf } from "./read-holds.js";
+import type { RecountTally } from "./recount-windows.js";
+import { requestContextOf } from "./request-context.js";
 import type { ProgressReporter } from "./run-progress.js";
 import { describeNewField, type NewField, unknownFieldsOf } from "./unknown-fields.js";
+import { settledDeletionHold } from "./window-holds.js";
 
 /** A slice to load and whether loading it may mark its window complete. */
 export interface PlannedSlice {
   readonly slice: Slice;
   readonly complete: boolean;
+  /**
+   * The window was settled before this run (or re-opened after it settled, and not settled again):
+   * a read deleting any of its stored rows is held until confirmed (`--accept-shrink`).
+   */
+  readonly settled?: boolean;
+  /** The window was re-opened after it settled: a merge stream's read also removes the rows the platform no longer lists. */
+  readonly reopened?: boolean;
+  /**
+   * Read after the account's other windows (a re-opened merge window where the platform counts
+   * fewer rows than the warehouse): a row that moved to another day is merged there first, so it
+   * is not taken for vanished here.
+   */
+  readonly deferred?: boolean;
 }
 
 /** How one (account, stream) ended in a run. */
@@ -82,6 +99,8 @@ export interface StreamSummary {
   readonly errors: readonly string[];
   /** Fields not in the schema (kept in `_extra`) that this run was the first to see: reported once, here. */
   readonly newFields: readonly NewField[];
+  /** What the run's re-count of the stream's settled windows did (its requests are in `requests`); null when none ran. */
+  readonly recount: RecountRecord | null;
 }
 
 /** Everything a stream's slices share during a run. */
@@ -157,7 +176,17 @@ export function newTally(account: string, stream: string, planned: number): Stre
     lookups: {},
     errors: [],
     newFields: [],
+    recount: null,
   };
+}
+
+/** Adds what the re-count of a stream did before its windows were planned (its requests count as the stream's). */
+export function addRecount(tally: StreamJob["tally"], recount: RecountTally | undefined): void {
+  if (recount === undefined) return;
+  const { throttled, ...record } = recount;
+  tally.recount = record;
+  tally.requests += recount.requests;
+  tally.throttled += throttled;
 }
 
 /** Rows of `rows` per quality check of `stream` that they fail (checks no row fails are left out). */
@@ -195,13 +224,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       client: job.client,
       stream,
       slice: planned.slice,
-      requestContext: {
-        account: job.account.name,
-        revision: job.revision,
-        sources: sourcesOf(job.account),
-        today: env.today,
-        ...(job.account.subAccountOf === undefined ? {} : { subAccountId: job.account.subAccountOf.id }),
-      },
+      requestContext: requestContextOf(job.account, job.revision, env.today),
       perPage: env.perPage,
       concurrency: job.concurrency,
       signal,
@@ -256,6 +279,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       planned.complete &&
       planned.slice.kind === "window" &&
       settledBy(readAt, job.settings.settleHours)(planned.slice.window.end);
+    const settledWindow = held === undefined ? settledWindowGuard(env, job, planned, parsed) : undefined;
     const quality = {
       ...countQuality(stream, parsed.rows),
       ...answerQuality,
@@ -281,6 +305,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
         },
         completeWindow: completesWindow,
         ...(held === undefined ? {} : { held }),
+        ...(settledWindow === undefined ? {} : { settledWindow }),
         quality,
         readAt: new Date(readAt),
         children: (stream.children ?? []).map((child) => ({
@@ -292,8 +317,10 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       },
       { log: env.log, statementTimeoutMs: env.loadStatementTimeoutMs },
     );
+    // A read that would have deleted rows of a settled window without confirmation was held instead.
+    const hold = held ?? result.held;
     tally.windowsLoaded++;
-    if (completesWindow) tally.windowsCompleted++;
+    if (completesWindow && hold === undefined) tally.windowsCompleted++;
     tally.requests += http.requests;
     tally.throttled += http.throttled;
     tally.rowsFetched += rowsFetched;
@@ -307,7 +334,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
       tally.lookups[update.state] = (tally.lookups[update.state] ?? 0) + 1;
     // Rows outside the window have their own line (above, or the held window's); a held read loaded nothing.
     const { [OUTSIDE_WINDOW]: _outside, ...loadedAsTheyAre } = quality;
-    if (held === undefined && Object.keys(loadedAsTheyAre).length > 0) {
+    if (hold === undefined && Object.keys(loadedAsTheyAre).length > 0) {
       env.log.warn(
         { account: job.account.name, stream: stream.name, window: label, quality: loadedAsTheyAre },
         `${describeQuality(stream, loadedAsTheyAre)}; loaded as they are (nulls kept)`,
@@ -315,25 +342,58 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     }
     // A held read reports its new fields too: a renamed field is a schema change either way.
     await reportUnknownFields(env, job, label, parsed);
-    if (held !== undefined) {
+    if (hold !== undefined) {
       tally.windowsHeld++;
-      if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(held.message);
-      env.log.error({ account: job.account.name, stream: stream.name, window: label }, held.message);
+      if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(hold.message);
+      env.log.error({ account: job.account.name, stream: stream.name, window: label }, hold.message);
     }
     env.progress.windowDone(job.id, {
       window: label,
-      status: held === undefined ? "succeeded" : "failed",
+      status: hold === undefined ? "succeeded" : "failed",
       rows: parsed.rows.length,
       rejected: result.rejected,
       requests: http.requests,
-      completed: completesWindow,
-      ...(held === undefined ? {} : { error: held.message }),
+      completed: completesWindow && hold === undefined,
+      ...(hold === undefined ? {} : { error: hold.message }),
     });
   } catch (error) {
     tally.requests += http.requests;
     tally.throttled += http.throttled;
     await onSliceError(env, job, planned, error, { http, rowsFetched, startedAt, signal });
   }
+}
+
+/**
+ * The guard of a read of a window that was settled (or re-opened after settling): any stored row
+ * it would delete needs `--accept-shrink` (see settledDeletionHold), and a re-opened merge window's
+ * read also removes the rows the platform no longer lists there, unless it rejected rows (a
+ * rejected row's stored copy is not vanished: it stays, and the next re-count sees the window
+ * again). Undefined for other reads, and for streams whose reads never delete a window's rows.
+ */
+function settledWindowGuard(
+  env: SliceEnvironment,
+  job: StreamJob,
+  planned: PlannedSlice,
+  parsed: ParsedRows,
+): SettledWindowGuard | undefined {
+  const { stream } = job;
+  if (planned.settled !== true || planned.slice.kind !== "window") return undefined;
+  const removeUnlisted =
+    stream.table.writeMode === "merge" && planned.reopened === true && parsed.rejects.length === 0;
+  if (stream.table.writeMode !== "replace_window" && !removeUnlisted) return undefined;
+  const window = planned.slice.window;
+  const place = {
+    account: job.account.name,
+    stream: stream.name,
+    window: sliceLabel(planned.slice),
+    windowStart: window.start,
+  };
+  const accepted = isAccepted(env.accepted.shrink, { ...place, windowStart: window.start });
+  return {
+    removeUnlisted,
+    hold: (counts) =>
+      settledDeletionHold(place, { ...counts, listed: parsed.rows.length }, accepted) ?? undefined,
+  };
 }
 
 /**

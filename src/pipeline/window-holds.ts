@@ -74,6 +74,29 @@ export function shrinkHold(
 }
 
 /**
+ * A read of a window that was settled (or re-opened after settling) that would delete stored rows:
+ * held whatever the share, until the operator confirms (`--accept-shrink`), since a settled
+ * window's rows are what BI trusts. Rows the read rejected may be among those it no longer lists
+ * (they are kept in `etl.rejects`), so only deletions beyond them hold. `listed`: the rows the read
+ * lists.
+ */
+export function settledDeletionHold(
+  place: ReadPlace & { readonly windowStart: string },
+  counts: { readonly deleted: number; readonly rejected: number; readonly listed: number },
+  accepted: boolean,
+): Hold | null {
+  if (accepted || counts.deleted <= counts.rejected) return null;
+  const rows = counts.deleted === 1 ? "1 row" : `${number.format(counts.deleted)} rows`;
+  return {
+    reason: "shrink",
+    message:
+      `${where(place)}: ${rows} the warehouse holds in this settled window ${counts.deleted === 1 ? "is" : "are"} no longer listed by the platform ` +
+      `(it lists ${number.format(counts.listed)}); held: the warehouse keeps its rows. A settled window's rows are deleted only when confirmed: ` +
+      `if the platform really deleted them, run again with --accept-shrink ${place.account}/${place.stream}/${place.windowStart}`,
+  };
+}
+
+/**
  * A window where more than `maxShare` of the billable calls (answered, rated, with a duration)
  * lack a charge, beyond chance (the rule of max_reject_share): the platform's rating has broken,
  * and loading would settle calls without their cost.

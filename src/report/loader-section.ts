@@ -1,3 +1,4 @@
+import { recountLines } from "../pipeline/recount-windows.js";
 import { chartFigure, escapeHtml, formatCount, htmlTable } from "./html.js";
 import { requestsPerWindowChart, rowsPerWindowChart } from "./night-charts.js";
 import { FRESHNESS_HOURS, type NightFacts, type NightStream, type NightWindow } from "./night-facts.js";
@@ -114,6 +115,7 @@ const WINDOW_COLUMNS = [
   { key: "throttled", label: "429s", numeric: true },
   { key: "retries", label: "retries", numeric: true },
   { key: "rejected", label: "rejected", numeric: true },
+  { key: "deleted", label: "deleted", numeric: true },
 ] as const;
 
 function windowRow(w: NightWindow) {
@@ -129,8 +131,26 @@ function windowRow(w: NightWindow) {
       formatCount(w.throttled),
       formatCount(w.retries),
       formatCount(w.rowsRejected),
+      w.rowsDeleted > 0 ? { text: formatCount(w.rowsDeleted), cls: "num warn" } : "0",
     ],
   };
+}
+
+/**
+ * What the run's re-count of an account's settled windows did (windows checked against the
+ * platform's totals, those that differed and were opened again), one item per line.
+ */
+function recountHtml(facts: NightFacts, account: string): string {
+  const recounts = facts.recounts.filter((r) => r.account === account);
+  if (recounts.length === 0) return "";
+  const items = recounts.flatMap((r) =>
+    recountLines(r.account, r.stream, r.record).map(
+      (line, i) =>
+        `<li${i > 0 ? ' class="warn"' : ""}><b>${escapeHtml(r.stream)}</b> ${escapeHtml(line)}</li>`,
+    ),
+  );
+  const differing = recounts.reduce((n, r) => n + r.record.differing.length, 0);
+  return `<p>Re-count of settled windows against the platform's totals:</p><ul data-recount-differing="${differing}">${items.join("")}</ul>`;
 }
 
 /** Held and failed windows of every stream, as `status` shows them: what to look at first. */
@@ -154,12 +174,17 @@ function problemsHtml(facts: NightFacts): string {
 export function loaderSection(facts: NightFacts, now: number): string {
   const parts = ["<section><h2>The loader, per account and stream</h2>", problemsHtml(facts)];
   const accounts = [
-    ...new Set([...facts.streams.map((s) => s.status.account), ...facts.windows.map((w) => w.account)]),
+    ...new Set([
+      ...facts.streams.map((s) => s.status.account),
+      ...facts.windows.map((w) => w.account),
+      ...facts.recounts.map((r) => r.account),
+    ]),
   ].sort();
   for (const account of accounts) {
     const windows = facts.windows.filter((w) => w.account === account);
     const streams = facts.streams.filter((s) => s.status.account === account);
     parts.push(`<h3>${escapeHtml(account)}</h3>`);
+    parts.push(recountHtml(facts, account));
     parts.push(
       htmlTable(
         `streams-${account}`,

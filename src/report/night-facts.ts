@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database, SliceStatus } from "../warehouse/database.js";
 import { REPLAY_RUN_COMMAND } from "../warehouse/run-records.js";
 import { type StreamStatus, streamStatus } from "../warehouse/stream-status.js";
+import type { RecountRecord } from "../warehouse/window-counts.js";
 
 /**
  * What the loader did, read from the control schema `etl` only: the run the page is about, what it
@@ -34,11 +35,20 @@ export interface NightWindow {
   readonly holdReason: string | null;
   readonly error: string | null;
   readonly rowsFetched: number;
+  /** Stored rows the read deleted (the platform no longer lists them). */
+  readonly rowsDeleted: number;
   readonly rowsRejected: number;
   readonly requests: number;
   readonly retries: number;
   /** Requests answered 429. */
   readonly throttled: number;
+}
+
+/** What the run's re-count of one (account, stream)'s settled windows did. */
+export interface NightRecount {
+  readonly account: string;
+  readonly stream: string;
+  readonly record: RecountRecord;
 }
 
 /** Where one (account, stream) stands, with how fresh its data is. */
@@ -57,6 +67,8 @@ export interface NightFacts {
   readonly windows: readonly NightWindow[];
   /** Every configured or loaded (account, stream). */
   readonly streams: readonly NightStream[];
+  /** The run's re-counts of settled windows, by account and stream (none when it made none). */
+  readonly recounts: readonly NightRecount[];
 }
 
 /** Freshness of a source last read at `lastReadAt`, seen at `now`. */
@@ -106,6 +118,7 @@ async function readWindows(db: Kysely<Database>, runId: number): Promise<NightWi
       "hold_reason",
       "error",
       "rows_fetched",
+      "rows_deleted",
       "rows_rejected",
       "requests",
       "retries",
@@ -125,10 +138,28 @@ async function readWindows(db: Kysely<Database>, runId: number): Promise<NightWi
     holdReason: row.hold_reason,
     error: row.error,
     rowsFetched: row.rows_fetched,
+    rowsDeleted: row.rows_deleted,
     rowsRejected: row.rows_rejected,
     requests: row.requests,
     retries: row.retries,
     throttled: row.throttled,
+  }));
+}
+
+/** What run `runId` re-counted, per (account, stream) it re-counted. */
+async function readRecounts(db: Kysely<Database>, runId: number): Promise<NightRecount[]> {
+  const rows = await db
+    .selectFrom("etl.run_streams")
+    .select(["account", "stream", "recount"])
+    .where("run_id", "=", runId)
+    .where("recount", "is not", null)
+    .orderBy("account")
+    .orderBy("stream")
+    .execute();
+  return rows.map((row) => ({
+    account: row.account,
+    stream: row.stream,
+    record: row.recount as RecountRecord,
   }));
 }
 
@@ -160,6 +191,7 @@ export async function readNightFacts(
 ): Promise<NightFacts> {
   const run = await readRun(db, options.runId);
   const windows = run === null ? [] : await readWindows(db, run.id);
+  const recounts = run === null ? [] : await readRecounts(db, run.id);
   const statuses = await streamStatus(db, {
     configured: options.configured,
     tables: options.tables,
@@ -170,5 +202,5 @@ export async function readNightFacts(
     const lastReadAt = reads.get(JSON.stringify([status.account, status.stream])) ?? null;
     return { status, lastReadAt, freshness: freshnessOf(lastReadAt, options.now) };
   });
-  return { run, windows, streams };
+  return { run, windows, streams, recounts };
 }

@@ -42,10 +42,12 @@ export const messagesStream = defineStream({
   resource: CATALOGUE.messages,
   requests(slice: Slice, context: RequestContext): readonly StreamRequest[] {
     const window = windowRequestQuery("messages", CATALOGUE.messages, slice);
+    // `type` filters by direction: every row of a request is of that direction (the re-count
+    // counts the warehouse's rows per request by it).
     return MESSAGE_DIRECTIONS.map((type) => ({
       path: resourcePath(CATALOGUE.messages, context.revision),
       query: { type, ...window },
-      implied: {},
+      implied: { direction: type },
     }));
   },
   columns: MESSAGE_COLUMNS,

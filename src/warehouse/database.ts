@@ -83,8 +83,12 @@ export interface RunStreamsTable {
   rows_inserted: ColumnType<number, number | undefined, number>;
   rows_updated: ColumnType<number, number | undefined, number>;
   rows_rejected: ColumnType<number, number | undefined, number>;
+  /** Stored rows the stream's reads deleted (migration 0025). */
+  rows_deleted: ColumnType<number, number | undefined, number>;
   quality: ColumnType<unknown, string | null | undefined, string | null>;
   errors: ColumnType<unknown, string | undefined, string>;
+  /** What the run's re-count of the stream's settled windows did (see RecountRecord); null when none ran. */
+  recount: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** etl.stream_state: the set of completed windows per (account, stream). */
@@ -97,6 +101,35 @@ export interface StreamStateTable {
   run_id: number | null;
   /** When the settling read happened (the earlier of the run's and the platform's clocks). */
   read_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** etl.window_counts: what the latest re-count of a settled window (one of its requests) found (migration 0025). */
+export interface WindowCountsTable {
+  account: string;
+  stream: string;
+  window_start: ColumnType<string, string, string>;
+  window_end: ColumnType<string, string, string>;
+  /** The request counted: its direction (`placed`), '' for a stream asked once per window. */
+  part: string;
+  platform_total: number;
+  /** Landing rows of the window (and part) plus its pending rejects, when it was checked. */
+  warehouse_rows: number;
+  checked_at: Timestamp;
+  run_id: number | null;
+}
+
+/** etl.reopened_windows: windows that were settled and are open again, until a read settles them (migration 0025). */
+export interface ReopenedWindowsTable {
+  account: string;
+  stream: string;
+  window_start: ColumnType<string, string, string>;
+  window_end: ColumnType<string, string, string>;
+  /** `recount`, or the hold reason of the read that opened it. */
+  reason: string;
+  /** The re-count found fewer rows on the platform than in the warehouse. */
+  fewer_on_platform: ColumnType<boolean, boolean | undefined, boolean>;
+  run_id: number | null;
+  reopened_at: Timestamp;
 }
 
 /** etl.rejects: rows that failed validation, with the raw JSON and the zod issues. */
@@ -185,6 +218,8 @@ export interface EtlTables {
   "etl.run_slices": RunSlicesTable;
   "etl.run_streams": RunStreamsTable;
   "etl.stream_state": StreamStateTable;
+  "etl.window_counts": WindowCountsTable;
+  "etl.reopened_windows": ReopenedWindowsTable;
   "etl.rejects": RejectsTable;
   "etl.tracked_requests": TrackedRequestsTable;
   "etl.published_marts": PublishedMartsTable;

@@ -4,9 +4,13 @@ import type { RowProvenance } from "./merge-stage.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 import { STAGE_TABLE } from "./stage-rows.js";
 
-/** What a history write did: versions opened (inserted) and closed. */
+/**
+ * What a history write did, by key: keys read for the first time (a version opened), keys whose row
+ * changed (its version closed, a new one opened), keys no longer read (their version closed).
+ */
 export interface HistoryCounts {
   readonly inserted: number;
+  readonly updated: number;
   readonly closed: number;
 }
 
@@ -33,12 +37,19 @@ export async function writeHistoryFromStage(
   ];
   const sameKey = table.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(" AND ");
   const sameValues = `(${compared.map((c) => `s.${c}`).join(", ")}) IS NOT DISTINCT FROM (${compared.map((c) => `t.${c}`).join(", ")})`;
-  const closed = await client.query(
-    `UPDATE ${name} t SET valid_to = $2::timestamptz
-     WHERE t._account = $1 AND t.valid_to IS NULL
-       AND NOT EXISTS (SELECT 1 FROM ${STAGE_TABLE} s WHERE ${sameKey} AND ${sameValues})`,
+  const closed = await client.query<{ changed: string; gone: string }>(
+    `WITH closed AS (
+       UPDATE ${name} t SET valid_to = $2::timestamptz
+       WHERE t._account = $1 AND t.valid_to IS NULL
+         AND NOT EXISTS (SELECT 1 FROM ${STAGE_TABLE} s WHERE ${sameKey} AND ${sameValues})
+       RETURNING ${table.key.map((k) => `t.${quoteIdent(k)}`).join(", ")}
+     )
+     SELECT count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ${STAGE_TABLE} s WHERE ${sameKey})) AS changed,
+            count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM ${STAGE_TABLE} s WHERE ${sameKey})) AS gone
+     FROM closed t`,
     [provenance.account, readAt],
   );
+  const changed = Number(closed.rows[0]!.changed);
   const inserted = await client.query(
     `INSERT INTO ${name} (_account, ${columns.join(", ")}, _run_id, _extracted_at, _extra, valid_from, valid_to)
      SELECT $1::text, ${columns.map((c) => `s.${c}`).join(", ")}, $2::bigint, $3::timestamptz, s._extra, $4::timestamptz, NULL
@@ -47,5 +58,9 @@ export async function writeHistoryFromStage(
        SELECT 1 FROM ${name} t WHERE t._account = $1 AND t.valid_to IS NULL AND ${sameKey} AND ${sameValues})`,
     [provenance.account, provenance.runId, provenance.extractedAt, readAt],
   );
-  return { inserted: inserted.rowCount ?? 0, closed: closed.rowCount ?? 0 };
+  return {
+    inserted: (inserted.rowCount ?? 0) - changed,
+    updated: changed,
+    closed: Number(closed.rows[0]!.gone),
+  };
 }

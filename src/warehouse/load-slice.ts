@@ -9,14 +9,20 @@ import { insertIntoNewWindow } from "./insert-new-window.js";
 import type { LandingTable, LoadRow } from "./landing-table.js";
 import { loadSlotsOf } from "./load-slots.js";
 import { type TrackedUpdate, trackedUpdatesQuery } from "./lookup-candidates.js";
-import { appendFromStage, mergeStage, type RowProvenance, replaceWindowFromStage } from "./merge-stage.js";
+import {
+  appendFromStage,
+  deleteUnlistedRows,
+  mergeStage,
+  type RowProvenance,
+  replaceWindowFromStage,
+} from "./merge-stage.js";
 import { ensureMonthPartitions, forgetKnownPartitions } from "./month-partitions.js";
 import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
 import { replaceSetFromStage } from "./replace-stage.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
 import { DEADLINE_GRACE_MS, watchStatements } from "./statement-deadline.js";
-import { completeWindowQuery, reopenWindowQuery } from "./stream-state.js";
+import { completeWindowQuery, reopenWindowQuery, settledAgainQuery } from "./stream-state.js";
 
 /** What a load needs of a stream: its name (for the records) and its landing table. */
 export interface LoadTarget {
@@ -60,6 +66,13 @@ export interface LoadSliceInput {
    * `completeWindow`.
    */
   readonly held?: { readonly reason: string; readonly message: string };
+  /**
+   * The read is of a window that was settled (or re-opened after it settled): `hold` says whether
+   * the stored rows it would delete must be held instead (a held read writes nothing, see `held`),
+   * given how many it would delete and how many rows it rejected; `removeUnlisted` (merge streams)
+   * also deletes the window's stored rows the read does not list. Never with `held`.
+   */
+  readonly settledWindow?: SettledWindowGuard;
   /** Rows per data-quality check, recorded with the slice. */
   readonly quality?: Readonly<Record<string, number>>;
   /** When the read happened (recorded with a completion). */
@@ -73,6 +86,26 @@ export interface LoadSliceInput {
    * the stream's lock (see StreamLocks.fence): a window is never written without its lock.
    */
   readonly fence?: (client: pg.PoolClient) => Promise<void>;
+}
+
+/** A hold of a read: why (`etl.run_slices.hold_reason`) and the one line the run reports. */
+export interface LoadHold {
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** How a read of a settled (or re-opened) window may delete stored rows; see LoadSliceInput.settledWindow. */
+export interface SettledWindowGuard {
+  readonly removeUnlisted: boolean;
+  hold(counts: { readonly deleted: number; readonly rejected: number }): LoadHold | undefined;
+}
+
+/** The stored rows a read of a settled window would delete need confirmation: its transaction is undone, then recorded held. */
+class DeletionHeld extends Error {
+  constructor(readonly hold: LoadHold) {
+    super(hold.message);
+    this.name = "DeletionHeld";
+  }
 }
 
 /** Default limit of one load statement (`load_statement_timeout_ms`): 5 minutes. */
@@ -100,11 +133,19 @@ export interface SliceLoadResult {
   readonly updated: number;
   /** Distinct rows whose stored copy was already identical (merge streams). */
   readonly unchanged: number;
-  /** Rows removed before the insert (replace_window streams). */
+  /**
+   * Stored rows the read deleted: a replaced window's or set's rows it no longer lists (by content
+   * where rows have no id), a history key it no longer lists, a re-opened merge window's unlisted rows.
+   */
   readonly deleted: number;
   readonly rejected: number;
   /** replace_window rows whose window column lies outside the slice's window: left to their own window. */
   readonly outsideWindow: number;
+  /**
+   * The read would have deleted stored rows of a settled window without confirmation: it was
+   * recorded held instead (nothing written), and this is why.
+   */
+  readonly held?: LoadHold;
 }
 
 async function run(
@@ -129,12 +170,17 @@ async function writeRows(
   const { table } = target;
   if (table.writeMode === "merge") {
     if (input.insertFastPath !== false) {
+      // A window without rows yet: nothing stored to delete either.
       const counts = await insertIntoNewWindow(client, table, provenance, slice, rows);
       if (counts !== null) return counts;
     }
     const staged = await stageRows(client, table.columns, rows);
     const counts = await mergeStage(client, table, provenance);
-    return { ...counts, unchanged: staged - counts.inserted - counts.updated };
+    const deleted =
+      input.settledWindow?.removeUnlisted === true && slice.kind === "window"
+        ? await deleteUnlistedRows(client, table, provenance, slice.window)
+        : 0;
+    return { ...counts, deleted, unchanged: staged - counts.inserted - counts.updated };
   }
   if (table.writeMode === "replace_all" || table.writeMode === "replace_snapshot") {
     const staged = await stageRows(client, table.columns, rows);
@@ -144,7 +190,12 @@ async function writeRows(
   if (table.writeMode === "history") {
     const staged = await stageRows(client, table.columns, rows);
     const counts = await writeHistoryFromStage(client, table, provenance, input.readAt ?? input.extractedAt);
-    return { inserted: counts.inserted, deleted: counts.closed, unchanged: staged - counts.inserted };
+    return {
+      inserted: counts.inserted,
+      updated: counts.updated,
+      deleted: counts.closed,
+      unchanged: staged - counts.inserted - counts.updated,
+    };
   }
   if (input.append === true) {
     await stageRows(client, table.columns, rows);
@@ -161,12 +212,35 @@ async function writeRows(
  * store the rejects, record the slice in `etl.run_slices` and, when `completeWindow`, mark the
  * window completed (a `held` read writes no row and opens its window again); the lock fence runs last. A failure anywhere rolls back all of it and throws a
  * SliceError. When the connection is lost mid-load (the server restarted or terminated it), the
- * whole transaction is tried again on a new connection, `maxAttempts` times at most.
+ * whole transaction is tried again on a new connection, `maxAttempts` times at most. A read of a
+ * settled window that would delete stored rows its guard does not let go (`settledWindow`) is
+ * undone and loaded again as held: its result then says `held`.
  */
 export async function loadSlice(
   warehouse: Warehouse,
   input: LoadSliceInput,
   options: LoadOptions = {},
+): Promise<SliceLoadResult> {
+  try {
+    return await loadWithRetries(warehouse, input, options);
+  } catch (error) {
+    if (!(error instanceof DeletionHeld)) throw error;
+    // Undone whole: recorded held, nothing of the window written, the window open again.
+    const { settledWindow: _guard, ...rest } = input;
+    const held = await loadWithRetries(
+      warehouse,
+      { ...rest, held: error.hold, completeWindow: false },
+      options,
+    );
+    return { ...held, held: error.hold };
+  }
+}
+
+/** {@link loadSlice}'s transaction, tried again on a new connection when one is lost or stalls. */
+async function loadWithRetries(
+  warehouse: Warehouse,
+  input: LoadSliceInput,
+  options: LoadOptions,
 ): Promise<SliceLoadResult> {
   const { stream, slice } = input;
   if (input.append === true && input.completeWindow) {
@@ -187,6 +261,7 @@ export async function loadSlice(
         return loadOnce(warehouse, { ...input, stream: { ...stream, table } }, connection, timeoutMs);
       });
     } catch (error) {
+      if (error instanceof DeletionHeld) throw error;
       const timedOut = isStatementTimeout(error);
       // A month this process took for existing was retired meanwhile (by another process's retention).
       const monthGone = isMissingPartition(error);
@@ -287,6 +362,11 @@ async function loadOnce(
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
     const held = input.held !== undefined;
     const written = held ? {} : await writeRows(client, input, input.stream, input.rows, provenance);
+    const deletionHold = input.settledWindow?.hold({
+      deleted: written.deleted ?? 0,
+      rejected: input.rejects.length,
+    });
+    if (deletionHold !== undefined) throw new DeletionHeld(deletionHold);
     for (const child of held ? [] : (input.children ?? [])) {
       await writeRows(client, { ...input, insertFastPath: false }, child.stream, child.rows, provenance);
     }
@@ -333,9 +413,13 @@ async function loadOnce(
         client,
         completeWindowQuery(warehouse.db, { ...identity, window: slice.window, readAt: input.readAt }),
       );
+      await run(client, settledAgainQuery(warehouse.db, { ...identity, window: slice.window }));
     }
-    if (held && slice.kind === "window") {
-      await run(client, reopenWindowQuery(warehouse.db, { ...identity, window: slice.window }));
+    if (input.held !== undefined && slice.kind === "window") {
+      await run(
+        client,
+        reopenWindowQuery(warehouse.db, { ...identity, window: slice.window, reason: input.held.reason }),
+      );
     }
     await input.fence?.(client);
     await client.query("COMMIT");

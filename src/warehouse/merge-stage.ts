@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { DateWindow } from "../slices.js";
+import { contentDifference } from "./content-difference.js";
 import { type LandingTable, monthPartitionColumn, primaryKeyOf } from "./landing-table.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 import { STAGE_TABLE } from "./stage-rows.js";
@@ -178,10 +179,15 @@ export async function deleteMovedRows(
   );
 }
 
-/** Rows a window replacement deleted and inserted, and staged rows it skipped as outside the window. */
+/**
+ * What a window replacement changed, by content (rows have no id): stored rows the read no longer
+ * lists (deleted), listed rows not stored before (inserted), rows stored and listed alike
+ * (unchanged), and staged rows it skipped as outside the window.
+ */
 export interface ReplaceCounts {
   readonly deleted: number;
   readonly inserted: number;
+  readonly unchanged: number;
   readonly outsideWindow: number;
 }
 
@@ -209,7 +215,8 @@ function windowInsert(landing: LandingTable, action: string) {
 /**
  * Replaces the account's rows of `window` (all its rows when no window) by the staged rows of that
  * window, numbering each day's rows by content (`_row_ordinal`) so a re-run writes identical rows.
- * Staged rows of another window are left to that window's own load.
+ * Staged rows of another window are left to that window's own load. Counts what changed by content
+ * (see contentDifference): a re-read of the same rows deletes and inserts none.
  */
 export async function replaceWindowFromStage(
   client: pg.PoolClient,
@@ -221,7 +228,12 @@ export async function replaceWindowFromStage(
   const { table: name, win, into, dayRank, values } = windowInsert(table, "writes");
   const inWindow = window ? ` AND ${win} >= $2::date AND ${win} < $3::date` : "";
   const windowParams = window ? [window.start, window.end] : [];
-  const deleted = await client.query(`DELETE FROM ${name} WHERE _account = $1${inWindow}`, [
+  const difference = await contentDifference(client, table, {
+    stored: inWindow,
+    staged: window ? ` WHERE s.${win} >= $2::date AND s.${win} < $3::date` : "",
+    params: [provenance.account, ...windowParams],
+  });
+  await client.query(`DELETE FROM ${name} WHERE _account = $1${inWindow}`, [
     provenance.account,
     ...windowParams,
   ]);
@@ -232,8 +244,38 @@ export async function replaceWindowFromStage(
      FROM ${STAGE_TABLE} s${stagedInWindow}`,
     [provenance.account, provenance.runId, provenance.extractedAt, ...windowParams],
   );
-  const insertedCount = inserted.rowCount ?? 0;
-  return { deleted: deleted.rowCount ?? 0, inserted: insertedCount, outsideWindow: staged - insertedCount };
+  const written = inserted.rowCount ?? 0;
+  return {
+    deleted: difference.gone,
+    inserted: difference.fresh,
+    unchanged: written - difference.fresh,
+    outsideWindow: staged - written,
+  };
+}
+
+/**
+ * Deletes the account's rows of a merge table whose window column falls in `window` and whose key
+ * the stage does not hold: the rows a re-read of a re-opened window no longer lists (the platform
+ * removed them, or moved them to a day outside the window, whose own read merges them). Must run
+ * in the load's transaction after the merge of the same stage. Returns how many it deleted.
+ */
+export async function deleteUnlistedRows(
+  client: pg.PoolClient,
+  table: LandingTable,
+  provenance: RowProvenance,
+  window: DateWindow,
+): Promise<number> {
+  if (table.key === null || table.windowColumn === undefined)
+    throw new Error(`${table.name} has no key or window column to tell unlisted rows by`);
+  const column = quoteIdent(table.windowColumn);
+  const sameKey = table.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(" AND ");
+  const deleted = await client.query(
+    `DELETE FROM ${quoteTable(table.name)} t
+     WHERE t._account = $1 AND t.${column} >= $2::date AND t.${column} < $3::date
+       AND NOT EXISTS (SELECT 1 FROM ${STAGE_TABLE} s WHERE ${sameKey})`,
+    [provenance.account, window.start, window.end],
+  );
+  return deleted.rowCount ?? 0;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { contentDifference } from "./content-difference.js";
 import type { LandingTable } from "./landing-table.js";
 import { type MergeCounts, mergeStage, type RowProvenance } from "./merge-stage.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
@@ -37,7 +38,10 @@ export async function replaceSetFromStage(
   return { ...counts, deleted: deleted.rowCount ?? 0 };
 }
 
-/** A set without ids (10DLC appeals): the account's rows are deleted and the staged ones inserted, numbered by content. */
+/**
+ * A set without ids (10DLC appeals): the account's rows are deleted and the staged ones inserted,
+ * numbered by content; what changed is counted by content (see contentDifference).
+ */
 async function replaceKeylessSet(
   client: pg.PoolClient,
   table: LandingTable,
@@ -46,13 +50,18 @@ async function replaceKeylessSet(
   const name = quoteTable(table.name);
   const columns = table.columns.map((column) => quoteIdent(column.name));
   const staged = columns.map((column) => `s.${column}`);
-  const deleted = await client.query(`DELETE FROM ${name} WHERE _account = $1`, [provenance.account]);
-  const inserted = await client.query(
+  const difference = await contentDifference(client, table, {
+    stored: "",
+    staged: "",
+    params: [provenance.account],
+  });
+  await client.query(`DELETE FROM ${name} WHERE _account = $1`, [provenance.account]);
+  await client.query(
     `INSERT INTO ${name} (_account, _row_ordinal, ${columns.join(", ")}, _run_id, _extracted_at, _extra)
      SELECT $1::text, row_number() OVER (ORDER BY ${[...staged, "s._extra::text"].join(", ")}),
             ${staged.join(", ")}, $2::bigint, $3::timestamptz, s._extra
      FROM ${STAGE_TABLE} s`,
     [provenance.account, provenance.runId, provenance.extractedAt],
   );
-  return { inserted: inserted.rowCount ?? 0, updated: 0, deleted: deleted.rowCount ?? 0 };
+  return { inserted: difference.fresh, updated: 0, deleted: difference.gone };
 }

@@ -8,6 +8,7 @@
 import { type Kysely, sql } from "kysely";
 import type { NightlyDbtRecord } from "../transform/dbt-step-record.js";
 import type { Database } from "./database.js";
+import type { RecountRecord } from "./window-counts.js";
 
 /** What one (account, stream) did in one run. */
 export interface RunStreamFigures {
@@ -28,12 +29,16 @@ export interface RunStreamFigures {
   readonly rowsFetched: number;
   readonly rowsInserted: number;
   readonly rowsUpdated: number;
+  /** Stored rows the stream's reads deleted (see SliceLoadResult.deleted). */
+  readonly rowsDeleted: number;
   readonly rowsRejected: number;
   readonly quality: Readonly<Record<string, number>>;
   readonly errors: readonly string[];
+  /** What the run's re-count of the stream's settled windows did; null when none ran (or the run ended before recording it). */
+  readonly recount: RecountRecord | null;
 }
 
-/** A window of a run that did not load cleanly: held (with why), failed, or skipped. */
+/** A window of a run that did not load cleanly (held with why, failed, or skipped), or whose read deleted stored rows. */
 export interface RunWindowProblem {
   readonly account: string;
   readonly stream: string;
@@ -41,6 +46,8 @@ export interface RunWindowProblem {
   readonly status: string;
   readonly holdReason: string | null;
   readonly error: string | null;
+  /** Stored rows the read deleted (the platform no longer lists them). */
+  readonly rowsDeleted: number;
 }
 
 /** One run as `runs list` shows it, with its streams' figures. */
@@ -80,6 +87,7 @@ export interface RunTotals {
   readonly rowsFetched: number;
   readonly rowsInserted: number;
   readonly rowsUpdated: number;
+  readonly rowsDeleted: number;
   readonly rowsRejected: number;
 }
 
@@ -96,6 +104,7 @@ export function runTotals(run: Pick<RunRecord, "streams">): RunTotals {
     rowsFetched: sum((s) => s.rowsFetched),
     rowsInserted: sum((s) => s.rowsInserted),
     rowsUpdated: sum((s) => s.rowsUpdated),
+    rowsDeleted: sum((s) => s.rowsDeleted),
     rowsRejected: sum((s) => s.rowsRejected),
   };
 }
@@ -115,6 +124,7 @@ interface SliceSums {
   rows_fetched: number;
   rows_inserted: number;
   rows_updated: number;
+  rows_deleted: number;
   rows_rejected: number;
 }
 
@@ -139,7 +149,7 @@ export async function readRuns(
            sum(requests)::bigint AS requests, sum(retries)::bigint AS retries,
            sum(throttled)::bigint AS throttled, sum(rows_fetched)::bigint AS rows_fetched,
            sum(rows_inserted)::bigint AS rows_inserted, sum(rows_updated)::bigint AS rows_updated,
-           sum(rows_rejected)::bigint AS rows_rejected
+           sum(rows_deleted)::bigint AS rows_deleted, sum(rows_rejected)::bigint AS rows_rejected
     FROM etl.run_slices WHERE run_id = ANY(${ids}::bigint[])
     GROUP BY run_id, account, stream`.execute(db);
   const fields = await sql<{ run_id: number; n: number }>`
@@ -168,9 +178,11 @@ export async function readRuns(
         rowsFetched: ended ? recorded.rows_fetched : Number(sums?.rows_fetched ?? 0),
         rowsInserted: ended ? recorded.rows_inserted : Number(sums?.rows_inserted ?? 0),
         rowsUpdated: ended ? recorded.rows_updated : Number(sums?.rows_updated ?? 0),
+        rowsDeleted: ended ? recorded.rows_deleted : Number(sums?.rows_deleted ?? 0),
         rowsRejected: ended ? recorded.rows_rejected : Number(sums?.rows_rejected ?? 0),
         quality: (recorded.quality ?? {}) as Record<string, number>,
         errors: (recorded.errors ?? []) as string[],
+        recount: (recorded.recount ?? null) as RecountRecord | null,
       });
     }
     // Runs without stream records (`rejects replay`, runs recorded before 0005): their windows alone.
@@ -193,9 +205,11 @@ export async function readRuns(
         rowsFetched: Number(sums.rows_fetched),
         rowsInserted: Number(sums.rows_inserted),
         rowsUpdated: Number(sums.rows_updated),
+        rowsDeleted: Number(sums.rows_deleted),
         rowsRejected: Number(sums.rows_rejected),
         quality: {},
         errors: [],
+        recount: null,
       });
     }
     const dbt = (run.dbt ?? null) as NightlyDbtRecord | null;
@@ -220,13 +234,13 @@ export async function readRuns(
   });
 }
 
-/** The windows of run `runId` that were held, failed or skipped, in window order. */
+/** The windows of run `runId` that were held, failed or skipped, or whose read deleted stored rows, in window order. */
 export async function runWindowProblems(db: Kysely<Database>, runId: number): Promise<RunWindowProblem[]> {
   const rows = await db
     .selectFrom("etl.run_slices")
-    .select(["account", "stream", "slice", "status", "hold_reason", "error"])
+    .select(["account", "stream", "slice", "status", "hold_reason", "error", "rows_deleted"])
     .where("run_id", "=", runId)
-    .where("status", "in", ["held", "failed", "skipped"])
+    .where((eb) => eb.or([eb("status", "in", ["held", "failed", "skipped"]), eb("rows_deleted", ">", 0)]))
     .orderBy("account")
     .orderBy("stream")
     .orderBy("slice")
@@ -238,6 +252,7 @@ export async function runWindowProblems(db: Kysely<Database>, runId: number): Pr
     status: r.status,
     holdReason: r.hold_reason,
     error: r.error,
+    rowsDeleted: r.rows_deleted,
   }));
 }
 

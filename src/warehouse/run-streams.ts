@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "./database.js";
+import type { RecountRecord } from "./window-counts.js";
 
 /** One (account, stream) a run planned, as recorded at its start. */
 export interface PlannedStream {
@@ -23,9 +24,13 @@ export interface FinishedStream {
   readonly rowsFetched: number;
   readonly inserted: number;
   readonly updated: number;
+  /** Stored rows the stream's reads deleted. */
+  readonly deleted: number;
   readonly rejected: number;
   readonly quality: Readonly<Record<string, number>>;
   readonly errors: readonly string[];
+  /** What the run's re-count of the stream's settled windows did; null when none ran. */
+  readonly recount: RecountRecord | null;
 }
 
 /** Records every (account, stream) a run is about to work on, status `running`. */
@@ -70,9 +75,11 @@ export async function recordFinishedStreams(
         rows_fetched: f.rowsFetched,
         rows_inserted: f.inserted,
         rows_updated: f.updated,
+        rows_deleted: f.deleted,
         rows_rejected: f.rejected,
         quality: Object.keys(f.quality).length > 0 ? JSON.stringify(f.quality) : null,
         errors: JSON.stringify(f.errors),
+        recount: f.recount === null ? null : JSON.stringify(f.recount),
       })
       .where("run_id", "=", runId)
       .where("account", "=", f.account)

@@ -55,41 +55,81 @@ export function completeWindowQuery(
 }
 
 /**
- * The delete opening again every completed window of (account, stream) that overlaps `window`,
+ * The statement opening again every completed window of (account, stream) that overlaps `window`,
  * compiled for a transaction's client: a held read of a window must be re-read by every run until
- * it loads cleanly, whether or not the window had settled before. A longer completed window
- * (another `window_days`) is opened whole; re-reading its other days changes nothing.
+ * it loads cleanly, and a re-count that differs re-reads it, whether or not the window had settled
+ * before. A longer completed window (another `window_days`) is opened whole; re-reading its other
+ * days changes nothing. Each settled window it opens is remembered in `etl.reopened_windows`
+ * (`reason`: `recount` or the hold's reason) until a read settles it again: until then it keeps
+ * the guard of a settled window (any deletion of its rows needs `--accept-shrink`).
  */
 export function reopenWindowQuery(
+  db: Kysely<Database>,
+  input: {
+    account: string;
+    stream: string;
+    window: DateWindow;
+    runId: number;
+    reason: string;
+    /** The re-count found fewer rows on the platform than in the warehouse. */
+    fewerOnPlatform?: boolean;
+  },
+): CompiledQuery {
+  return sql`
+    WITH reopened AS (
+      DELETE FROM etl.stream_state
+      WHERE account = ${input.account} AND stream = ${input.stream}
+        AND window_start < ${input.window.end}::date AND window_end > ${input.window.start}::date
+      RETURNING account, stream, window_start, window_end
+    )
+    INSERT INTO etl.reopened_windows (account, stream, window_start, window_end, reason, fewer_on_platform, run_id)
+    SELECT account, stream, window_start, window_end, ${input.reason}, ${input.fewerOnPlatform === true}, ${input.runId}
+    FROM reopened
+    ON CONFLICT (account, stream, window_start) DO UPDATE
+      SET window_end = excluded.window_end, reason = excluded.reason,
+          fewer_on_platform = excluded.fewer_on_platform, run_id = excluded.run_id, reopened_at = now()`.compile(
+    db,
+  );
+}
+
+/**
+ * The delete forgetting the re-opened windows (account, stream) that `window` covers, compiled for
+ * the transaction of the read that settles `window` again.
+ */
+export function settledAgainQuery(
   db: Kysely<Database>,
   input: { account: string; stream: string; window: DateWindow },
 ): CompiledQuery {
   return db
-    .deleteFrom("etl.stream_state")
+    .deleteFrom("etl.reopened_windows")
     .where("account", "=", input.account)
     .where("stream", "=", input.stream)
-    .where("window_start", "<", input.window.end)
-    .where("window_end", ">", input.window.start)
+    .where("window_start", ">=", input.window.start)
+    .where("window_end", "<=", input.window.end)
     .compile();
 }
 
 /**
  * Forgets completed windows of `streams` (of `accounts` when given; those ending after `from` when
- * given), so the next run loads them again. Returns how many windows were forgotten.
+ * given), so the next run loads them again, and that any of them was settled before (their
+ * re-opened entries). Returns how many completed windows were forgotten.
  */
 export async function resetStreamState(
   db: Kysely<Database>,
   options: { streams: readonly string[]; accounts?: readonly string[]; from?: string },
 ): Promise<number> {
   if (options.streams.length === 0) return 0;
-  let query = db.deleteFrom("etl.stream_state").where("stream", "in", options.streams);
-  if (options.accounts) {
-    if (options.accounts.length === 0) return 0;
-    query = query.where("account", "in", options.accounts);
-  }
-  if (options.from) query = query.where("window_end", ">", options.from);
-  const result = await query.executeTakeFirst();
-  return Number(result.numDeletedRows);
+  if (options.accounts?.length === 0) return 0;
+  return db.transaction().execute(async (tx) => {
+    const forget = (table: "etl.stream_state" | "etl.reopened_windows") => {
+      let query = tx.deleteFrom(table).where("stream", "in", options.streams);
+      if (options.accounts) query = query.where("account", "in", options.accounts);
+      if (options.from) query = query.where("window_end", ">", options.from);
+      return query.executeTakeFirst();
+    };
+    await forget("etl.reopened_windows");
+    return Number((await forget("etl.stream_state")).numDeletedRows);
+  });
 }
 
 /** Accounts with completed windows of any of `streams` (of any stream when absent), sorted. */

@@ -20,8 +20,12 @@ export interface FieldPresence {
 /** Rows the drift rule reads at most from the warehouse (its cost stays bounded on large windows). */
 const PRESENCE_SAMPLE = 10_000;
 
-/** `column >= from AND column < to` for a window of UTC days, whatever the column's type and the session's time zone. */
-function windowPredicate(table: LandingTable, from: string, to: string): string {
+/**
+ * `column >= from AND column < to` for a window of UTC days, whatever the column's type and the
+ * session's time zone (literal bounds: the planner prunes month partitions and uses the table's
+ * `(_account, <window column>)` index). `from` and `to` must be checked days.
+ */
+export function windowPredicate(table: LandingTable, from: string, to: string): string {
   const name = table.windowColumn!;
   const type = table.columns.find((c) => c.name === name)?.pgType;
   const column = quoteIdent(name);

@@ -147,3 +147,35 @@ function rewriteAnswer(
   forward.on("error", () => response.destroy());
   request.pipe(forward);
 }
+
+/**
+ * A list that lost every row past its first `limit` and says so consistently, whatever page size
+ * is asked: its total is at most `limit`, its pages hold only those rows (with `limit` equal to the
+ * loader's page size: page 1 is full and says total 100, page 2 is empty, exactly what a list of
+ * 100 rows looks like; a `per_page=1` request says 100 too). For the answers `matches` picks (the
+ * rows under `items`); undefined (unchanged) for the others.
+ */
+export function cutListAfter(limit: number, items: string, matches: (url: URL) => boolean): BodyRewrite {
+  return (url, body) => {
+    if (!matches(url)) return undefined;
+    const answer = body as Record<string, unknown> & { pagination: { total: number; per_page: number } };
+    const page = Number(url.searchParams.get("page") ?? 1);
+    const perPage = answer.pagination.per_page;
+    const total = Math.min(answer.pagination.total, limit);
+    const keep = Math.max(0, Math.min(perPage, total - (page - 1) * perPage));
+    return {
+      ...answer,
+      [items]: (answer[items] as unknown[]).slice(0, keep),
+      pagination: { ...answer.pagination, total, total_pages: Math.ceil(total / perPage) },
+    };
+  };
+}
+
+/** Whether `url` asks for the CDR list (either API revision) of `day` in direction `type`. */
+export function isCdrListOf(url: URL, day: string, type: string): boolean {
+  return (
+    (url.pathname === "/v1/cdr" || url.pathname === "/v1/cdrs") &&
+    url.searchParams.get("from") === day &&
+    url.searchParams.get("type") === type
+  );
+}

@@ -127,7 +127,11 @@ describe("settled windows", () => {
       // 07-27 settles with this read (its end + 72 h = 07-31 00:00).
       expect(summary.windowsCompleted, stream).toBe(1);
     }
-    // Each CDR window is one page per direction at 20 calls a day: the platform saw exactly that.
-    expect((after["200"] ?? 0) - (before["200"] ?? 0)).toBe(expectedWindows * 2);
+    // Each CDR window is one page per direction at 20 calls a day, and the re-count asked one
+    // total per direction of the settled windows it checked: the platform saw exactly that.
+    const recount = nightly.streams.find((s) => s.stream === "cdrs")!.recount!;
+    expect(recount.differing).toEqual([]);
+    expect(recount.requests).toBe(recount.windows * 2);
+    expect((after["200"] ?? 0) - (before["200"] ?? 0)).toBe(expectedWindows * 2 + recount.requests);
   });
 });

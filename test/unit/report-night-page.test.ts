@@ -29,6 +29,7 @@ const night: NightFacts = {
       holdReason: null,
       error: null,
       rowsFetched: 120,
+      rowsDeleted: 0,
       rowsRejected: 0,
       requests: 4,
       retries: 1,
@@ -42,6 +43,7 @@ const night: NightFacts = {
       holdReason: "too_many_rejects",
       error: HOSTILE,
       rowsFetched: 80,
+      rowsDeleted: 2,
       rowsRejected: 9,
       requests: 2,
       retries: 0,
@@ -80,6 +82,25 @@ const night: NightFacts = {
       },
       lastReadAt: new Date("2026-09-03T02:16:00Z"),
       freshness: "ok",
+    },
+  ],
+  recounts: [
+    {
+      account: "acme",
+      stream: "cdrs",
+      record: {
+        windows: 12,
+        requests: 24,
+        differing: [
+          {
+            window: "2026-08-20..2026-08-21",
+            counts: [
+              { part: "placed", platform: 153, warehouse: 100 },
+              { part: "received", platform: 40, warehouse: 40 },
+            ],
+          },
+        ],
+      },
     },
   ],
 };
@@ -154,6 +175,16 @@ describe("the night's page", () => {
     expect(html).toMatch(/data-card="held"><b>1<\/b>/);
     expect(html).toContain("held open 2026-09-02..2026-09-03 in run 7");
     expect(html).toContain('data-problems="1"');
+  });
+
+  it("lists the run's re-count of settled windows and every window it opened again", () => {
+    expect(html).toContain('data-recount-differing="1"');
+    expect(html).toContain(
+      "re-count: 12 settled window(s) checked against the platform&#39;s totals (24 request(s)); 1 differed",
+    );
+    expect(html).toContain(
+      "re-count: account acme, stream cdrs, window 2026-08-20..2026-08-21: the platform counts 153 rows (placed), the warehouse holds 100",
+    );
   });
 
   it("says the marts are not built yet instead of drawing them", () => {
