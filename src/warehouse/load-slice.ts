@@ -368,7 +368,9 @@ async function loadOnce(
     });
     if (deletionHold !== undefined) throw new DeletionHeld(deletionHold);
     for (const child of held ? [] : (input.children ?? [])) {
-      await writeRows(client, { ...input, insertFastPath: false }, child.stream, child.rows, provenance);
+      // A child table's rows are written by key; the parent's window guard is not theirs.
+      const asChild = { ...input, insertFastPath: false, settledWindow: undefined };
+      await writeRows(client, asChild, child.stream, child.rows, provenance);
     }
     const result: SliceLoadResult = {
       inserted: 0,
