@@ -205,6 +205,8 @@ async function countAll(
       }),
     ),
   );
+  // Counted side by side: said oldest window first, whatever finished first.
+  for (const tally of tallies.values()) tally.differing.sort((a, b) => a.window.localeCompare(b.window));
   return tallies;
 }
 
