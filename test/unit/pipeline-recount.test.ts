@@ -1,5 +1,8 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RECOUNT, defaultFileSettings } from "../../src/config.js";
+import { DEFAULT_RECOUNT, defaultFileSettings, loadConfig, redactedConfig } from "../../src/config.js";
 import { formatRecountSummary } from "../../src/pipeline/format-summary.js";
 import { describeDifference, recountBudget, withinBudget } from "../../src/pipeline/recount-windows.js";
 import { recountOutcome } from "../../src/pipeline/run-outcome.js";
@@ -52,6 +55,31 @@ describe("which streams the re-count checks", () => {
     // A stream read with one request a window counts the window's rows of the account, whatever they imply.
     expect(parts("transactions")).toEqual([["", {}, { from_date: "2026-08-02", to_date: "2026-08-02" }]]);
     expect(parts("short_link_metrics")).toEqual([["", {}, { from: "2026-08-02", to: "2026-08-02" }]]);
+  });
+});
+
+describe("the re-count's settings", () => {
+  const env = { TELECOM_API_URL: "http://127.0.0.1:4010", TELECOM_API_KEY: "k-123456" };
+  const file = async (text: string) => {
+    const dir = await mkdtemp(path.join(tmpdir(), "recount-cfg-"));
+    await writeFile(path.join(dir, "telecom-etl.yaml"), text);
+    return path.join(dir, "telecom-etl.yaml");
+  };
+
+  it("are read from the file and shown by config show; a bad one is one line naming it", async () => {
+    const config = await loadConfig(
+      { file: await file("recount_days: 14\nrecount_max_requests: 20\n") },
+      env,
+    );
+    expect(config.recount).toEqual({ days: 14, maxRequests: 20 });
+    expect(redactedConfig(config)).toMatchObject({ recount_days: 14, recount_max_requests: 20 });
+    const defaults = await loadConfig({}, env);
+    expect(redactedConfig(defaults)).toMatchObject({
+      recount_days: 35,
+      recount_max_requests: "(derived: a week of runs re-counts every settled window of recount_days)",
+    });
+    const error = await loadConfig({ file: await file("recount_days: -1\n") }, env).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^config: recount_days: .*>=0/);
   });
 });
 
