@@ -17,6 +17,8 @@ export type LockEntry = readonly [lockKey: string, key: StreamLockKey];
 /** New sessions tried before the locks count as lost because the database cannot be reached. */
 const RETAKE_ATTEMPTS = 5;
 const RETAKE_BACKOFF_MS = 200;
+/** Longest wait between two tries of a session that holds no lock (it is tried until the warehouse answers). */
+const MAX_RETAKE_BACKOFF_MS = 5_000;
 
 /**
  * `pg_try_advisory_lock` of every entry on `client`, in order. All-or-nothing: when one is held
@@ -119,6 +121,8 @@ class WatchedLocks implements StreamLocks {
   #backendPid: Promise<number>;
   #state: State = "held";
   #retake: Promise<void> | undefined;
+  /** Set by release(): a retake still trying gives up (the run has ended). */
+  #ending = false;
   #lostError: LockLostError | undefined;
   #beating = false;
 
@@ -163,6 +167,7 @@ class WatchedLocks implements StreamLocks {
 
   async release(): Promise<void> {
     if (this.#state === "released") return;
+    this.#ending = true;
     if (this.#state === "retaking") await this.#retake;
     const wasHeld = this.#state === "held";
     this.#state = "released";
@@ -222,10 +227,14 @@ class WatchedLocks implements StreamLocks {
    * told by its name: the run's lock session is named after the run, pid and host, and the run has
    * no other (its own server pid may never have been read, when the session was cut at once). A
    * lock held by no session that can be named is asked again (the ending session's last moment).
+   * A session that holds no lock (a distributed coordinator's: its name alone says the run is alive)
+   * has nothing to lose: it is opened again until the warehouse answers (a restart) or the run ends.
    */
   async #retakeLocks(reason: string): Promise<void> {
     let lastError = "";
-    for (let attempt = 1; attempt <= RETAKE_ATTEMPTS; attempt++) {
+    const holdsNone = this.#entries.length === 0;
+    for (let attempt = 1; holdsNone || attempt <= RETAKE_ATTEMPTS; attempt++) {
+      if (holdsNone && this.#ending) return;
       let client: pg.PoolClient | undefined;
       try {
         client = await prepareSession(this.#warehouse, this.#applicationName);
@@ -236,7 +245,9 @@ class WatchedLocks implements StreamLocks {
           this.#state = "held";
           this.#log?.warn(
             { reason },
-            "the lock session was lost; every lock was taken again on a new session",
+            holdsNone
+              ? "the run's database session was lost; it was opened again"
+              : "the lock session was lost; every lock was taken again on a new session",
           );
           return;
         }
@@ -261,7 +272,8 @@ class WatchedLocks implements StreamLocks {
       } catch (error) {
         if (client) await closeSession(client);
         lastError = describeError(error);
-        await new Promise((resolve) => setTimeout(resolve, RETAKE_BACKOFF_MS * attempt));
+        const backoffMs = Math.min(RETAKE_BACKOFF_MS * attempt, MAX_RETAKE_BACKOFF_MS);
+        await new Promise((resolve) => setTimeout(resolve, backoffMs));
       }
     }
     const [, key] = this.#entries[0]!;

@@ -33,7 +33,7 @@ export interface FinishedStream {
   readonly recount: RecountRecord | null;
 }
 
-/** Records every (account, stream) a run is about to work on, status `running`. */
+/** Records every (account, stream) a run is about to work on, status `running` (those recorded already are kept). */
 export async function recordPlannedStreams(
   db: Kysely<Database>,
   runId: number,
@@ -52,6 +52,8 @@ export async function recordPlannedStreams(
         windows_planned: p.windowsPlanned,
       })),
     )
+    // A repeat after a lost connection (the coordinator rides out a warehouse restart) records nothing twice.
+    .onConflict((conflict) => conflict.columns(["run_id", "account", "stream"]).doNothing())
     .execute();
 }
 
