@@ -190,6 +190,11 @@ export const configFileSchema = z.strictObject({
       worker_units: z.number().int().min(1).max(64).default(2),
       /** The coordinator warns when no worker has taken any unit for this long. */
       idle_warning_seconds: z.number().int().min(5).max(86_400).default(120),
+      /**
+       * Seconds the coordinator waits without a heartbeat of any worker of its queue before it gives
+       * the run up (exit 1); `--wait-for-workers` waits anyway.
+       */
+      no_worker_timeout: z.number().int().min(15).max(86_400).default(120),
     })
     .prefault({}),
   /** How long the landing tables partitioned by month (cdrs, messages, recordings, transactions) keep their months. */
@@ -208,3 +213,44 @@ export const configFileSchema = z.strictObject({
 
 /** The config file as written. */
 export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/**
+ * Settings of the process that reads the file rather than of the load: where its warehouse
+ * password and embedded server are, where its alerts and metrics go (both URLs are secrets), how
+ * it takes part in distributed runs, what it retires and which BI role it grants. A distributed
+ * work unit carries every OTHER setting from its coordinator (see {@link carriedConfigSchema}), so
+ * a setting added to the schema travels with the units unless it is listed here.
+ */
+export const PROCESS_SETTINGS = [
+  "embedded_dir",
+  "database_password_file",
+  "alert_webhook_url",
+  "metrics_textfile",
+  "metrics_pushgateway_url",
+  "distributed",
+  "retention",
+  "bi_reader_role",
+] as const satisfies readonly (keyof ConfigFile)[];
+
+/** A setting of {@link PROCESS_SETTINGS}. */
+export type ProcessSetting = (typeof PROCESS_SETTINGS)[number];
+
+/**
+ * What a distributed work unit carries of its coordinator's config: the file's schema without the
+ * {@link PROCESS_SETTINGS} (its accounts' keys are never in the file: each process reads them from
+ * its own environment).
+ */
+export const carriedConfigSchema = configFileSchema.omit(
+  Object.fromEntries(PROCESS_SETTINGS.map((key) => [key, true])) as { [K in ProcessSetting]: true },
+);
+
+/** The coordinator's settings a work unit carries. */
+export type CarriedConfig = z.infer<typeof carriedConfigSchema>;
+
+/** The names of the settings a unit carries: every key of the schema but the process's own. */
+export const CARRIED_SETTINGS = Object.keys(carriedConfigSchema.shape) as (keyof CarriedConfig)[];
+
+/** The carried settings of a parsed file (every account's entry as written). */
+export function carriedSettingsOf(file: ConfigFile): CarriedConfig {
+  return Object.fromEntries(CARRIED_SETTINGS.map((key) => [key, file[key]])) as CarriedConfig;
+}

@@ -6,7 +6,9 @@ import { DEFAULT_TIME_ZONE, timeZoneProblem } from "./account-time-zone.js";
 import { DEFAULT_TIMEOUTS } from "./api/http-client.js";
 import {
   type ApiRevisionSetting,
+  type CarriedConfig,
   type ConfigFile,
+  carriedSettingsOf,
   configFileSchema,
   DEFAULT_MIN_RATE_SHARE,
   type StreamOptionsFile,
@@ -20,9 +22,13 @@ import { yamlErrorLine } from "./yaml-error-line.js";
 export {
   API_REVISION_SETTINGS,
   type ApiRevisionSetting,
+  CARRIED_SETTINGS,
+  type CarriedConfig,
   type ConfigFile,
+  carriedConfigSchema,
   configFileSchema,
   DEFAULT_MIN_RATE_SHARE,
+  PROCESS_SETTINGS,
 } from "./config-file-schema.js";
 
 /** One platform account, with its key resolved from the environment. */
@@ -129,6 +135,12 @@ export interface EtlConfig {
   readonly biReaderRole: string | undefined;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
+  /**
+   * The file's settings but the process's own (`PROCESS_SETTINGS`: no secret URL among them), as
+   * parsed (defaults filled, env overrides applied), every account's entry as written: what a
+   * distributed work unit carries of its coordinator's config. Absent in configs built in code.
+   */
+  readonly carried?: CarriedConfig;
   /** Alerts and metrics (`alert_webhook_url`, `metrics_textfile`, `metrics_pushgateway_url`); absent in configs built in code. */
   readonly monitoring?: MonitoringConfig;
   /** Scale-out through the warehouse's job queue; absent in configs built in code: {@link DEFAULT_DISTRIBUTED}. */
@@ -175,17 +187,14 @@ export interface DistributedConfig {
   readonly workerUnits: number;
   /** The coordinator warns when no worker has taken a unit for this long. */
   readonly idleWarningSeconds: number;
+  /** Without a heartbeat of any worker for this long, the coordinator gives the run up (exit 1). */
+  readonly noWorkerTimeoutSeconds: number;
 }
 
-/** The `distributed` settings of a config that says nothing. */
-export const DEFAULT_DISTRIBUTED: DistributedConfig = {
-  enabled: false,
-  retryLimit: 2,
-  heartbeatSeconds: 30,
-  unitLockTimeoutSeconds: 300,
-  workerUnits: 2,
-  idleWarningSeconds: 120,
-};
+/** The `distributed` settings of a config that says nothing (the schema's defaults). */
+export const DEFAULT_DISTRIBUTED: DistributedConfig = distributedSettings(
+  configFileSchema.shape.distributed.parse(undefined),
+);
 
 /** Where a run's alerts and metrics go; URLs are secrets (a Slack webhook's path is its key). */
 export interface MonitoringConfig {
@@ -195,7 +204,20 @@ export interface MonitoringConfig {
 }
 
 /** Everything of an EtlConfig the file decides besides its accounts. */
-export type FileSettings = Omit<EtlConfig, "accounts" | "databaseUrl" | "source">;
+export type FileSettings = Omit<EtlConfig, "accounts" | "databaseUrl" | "source" | "carried">;
+
+/** The `distributed` settings of a parsed file, in the shape the code uses. */
+function distributedSettings(file: ConfigFile["distributed"]): DistributedConfig {
+  return {
+    enabled: file.enabled,
+    retryLimit: file.retry_limit,
+    heartbeatSeconds: file.heartbeat_seconds,
+    unitLockTimeoutSeconds: file.unit_lock_timeout_seconds,
+    workerUnits: file.worker_units,
+    idleWarningSeconds: file.idle_warning_seconds,
+    noWorkerTimeoutSeconds: file.no_worker_timeout,
+  };
+}
 
 /** The settings of a parsed config file, in the shape the code uses. */
 function settingsFromFile(cfg: ConfigFile): FileSettings {
@@ -243,14 +265,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
       metricsPushgatewayUrl:
         cfg.metrics_pushgateway_url === undefined ? undefined : new Secret(cfg.metrics_pushgateway_url),
     },
-    distributed: {
-      enabled: cfg.distributed.enabled,
-      retryLimit: cfg.distributed.retry_limit,
-      heartbeatSeconds: cfg.distributed.heartbeat_seconds,
-      unitLockTimeoutSeconds: cfg.distributed.unit_lock_timeout_seconds,
-      workerUnits: cfg.distributed.worker_units,
-      idleWarningSeconds: cfg.distributed.idle_warning_seconds,
-    },
+    distributed: distributedSettings(cfg.distributed),
     retention: { landingMonths: cfg.retention.landing_months, action: cfg.retention.action },
     recount: { days: cfg.recount_days, maxRequests: cfg.recount_max_requests },
   };
@@ -342,7 +357,33 @@ export async function loadConfig(
   }
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) throw new UsageError(formatIssues("config", parsed.error.issues));
-  const cfg = parsed.data;
+  return configFromFile(
+    parsed.data,
+    {
+      source: file,
+      databaseUrl: options.databaseUrl,
+      requireAccounts: options.requireAccounts,
+      touchedAccounts: options.touchedAccounts,
+    },
+    env,
+  );
+}
+
+/**
+ * The effective configuration of a parsed config file (defaults filled, env overrides applied):
+ * accounts with their keys from `env`, checked as {@link loadConfig} says. A distributed worker
+ * builds each unit's configuration with it from the settings its coordinator sent.
+ */
+export function configFromFile(
+  cfg: ConfigFile,
+  options: {
+    source: string | undefined;
+    databaseUrl?: string | undefined;
+    requireAccounts?: boolean;
+    touchedAccounts?: readonly string[] | undefined;
+  },
+  env: NodeJS.ProcessEnv = process.env,
+): EtlConfig {
   if (options.requireAccounts !== false && cfg.accounts.length === 0) {
     throw new UsageError(
       "config: no accounts; set TELECOM_API_URL and TELECOM_API_KEY, or list accounts in telecom-etl.yaml",
@@ -405,7 +446,8 @@ export async function loadConfig(
     accounts,
     ...settingsFromFile(cfg),
     databaseUrl: options.databaseUrl ?? env.DATABASE_URL,
-    source: file,
+    source: options.source,
+    carried: carriedSettingsOf(cfg),
   };
 }
 
@@ -577,5 +619,6 @@ function distributedFile(d: DistributedConfig): Record<string, unknown> {
     unit_lock_timeout_seconds: d.unitLockTimeoutSeconds,
     worker_units: d.workerUnits,
     idle_warning_seconds: d.idleWarningSeconds,
+    no_worker_timeout: d.noWorkerTimeoutSeconds,
   };
 }
