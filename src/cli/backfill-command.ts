@@ -4,7 +4,7 @@ import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
 import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";
-import { loadOptionsFrom, runPipelineCommand } from "./run-command.js";
+import { loadOptionsFrom, runPipelineCommand, withDistributedFlags } from "./run-command.js";
 
 /**
  * `telecom-etl backfill`: loads the windows of [--from, --to] of the given streams that are not
@@ -23,13 +23,9 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
     .option("--refetch", "read the windows of the range that are settled already too (default: skip them)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
-    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
-    .option(
-      "--distributed",
-      "queue the work for `telecom-etl worker` processes and wait for them (default: config distributed.enabled)",
-    )
-    .option("--no-distributed", "load in this process even when the config enables distributed runs")
-    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock");
+  withDistributedFlags(command).action(
+    async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
       const { from, to } = parseDateRange(
         options.from as string | undefined,
         options.to as string | undefined,
@@ -45,7 +41,8 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
         accepted: acceptedHoldsFrom(options),
       };
       await runPipelineCommand(runtime, cmd, request, loadOptionsFrom(options));
-    });
+    },
+  );
   withExample(
     command,
     "telecom-etl backfill --streams cdrs --from 2026-01-01 --to 2026-03-31",

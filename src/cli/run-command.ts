@@ -27,6 +27,8 @@ export interface NowOverrides {
 /** How a load runs: its clock overrides, and `--distributed` / `--no-distributed` (default: config `distributed.enabled`). */
 export interface LoadOptions extends NowOverrides {
   readonly distributed?: boolean;
+  /** Distributed: wait however long no worker is alive (`--wait-for-workers`), instead of `distributed.no_worker_timeout`. */
+  readonly waitForWorkers?: boolean;
   /** After the load, retire month partitions past config `retention` (`run` and `nightly`, never a backfill). */
   readonly retireOldMonths?: boolean;
 }
@@ -99,6 +101,7 @@ export async function executePipeline(
     ? await runDistributed(
         { ...deps, ...(bars ? { progress: barProgress(systemClock, undefined, undefined, "units") } : {}) },
         request,
+        { waitForWorkers: options.waitForWorkers === true },
       )
     : await runPipeline(
         { ...deps, progress: bars ? barProgress(systemClock) : logProgress(ctx.log) },
@@ -192,18 +195,28 @@ export async function runPipelineCommand(
 
 /** Adds the flags of the nightly load (`run` and `nightly`) to a command. */
 export function withRunFlags(command: Command): Command {
-  return withHoldFlags(command)
+  withHoldFlags(command)
     .option("--streams <names>", "only these streams (comma-separated)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--until <date>", "load nothing after this day (YYYY-MM-DD, inclusive)")
     .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
     .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
-    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
+    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock");
+  return withDistributedFlags(command);
+}
+
+/** Adds the flags of a distributed load (`--distributed`, `--no-distributed`, `--wait-for-workers`) to a loading command. */
+export function withDistributedFlags(command: Command): Command {
+  return command
     .option(
       "--distributed",
       "queue the work for `telecom-etl worker` processes and wait for them (default: config distributed.enabled)",
     )
-    .option("--no-distributed", "load in this process even when the config enables distributed runs");
+    .option("--no-distributed", "load in this process even when the config enables distributed runs")
+    .option(
+      "--wait-for-workers",
+      "distributed: wait however long no worker is alive, instead of giving up after distributed.no_worker_timeout",
+    );
 }
 
 /** The clock overrides and the `--distributed` choice of a loading command's flags. */
@@ -212,6 +225,7 @@ export function loadOptionsFrom(options: Readonly<Record<string, unknown>>): Loa
     allowFutureNow: options.allowFutureNow === true,
     allowPastNow: options.allowPastNow === true,
     ...(typeof options.distributed === "boolean" ? { distributed: options.distributed } : {}),
+    waitForWorkers: options.waitForWorkers === true,
   };
 }
 

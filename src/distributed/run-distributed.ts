@@ -6,7 +6,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import type { JobWithMetadata } from "pg-boss";
 import { DEFAULT_DISTRIBUTED } from "../config.js";
 import { checkAcceptedHolds, NOTHING_ACCEPTED } from "../pipeline/accepted-holds.js";
 import { withRecordedRun } from "../pipeline/recorded-run.js";
@@ -19,34 +18,32 @@ import {
   type PipelineResult,
   recordedArguments,
 } from "../pipeline/run-pipeline.js";
-import type { ProgressReporter } from "../pipeline/run-progress.js";
-import { newTally, type StreamSummary } from "../pipeline/run-stream.js";
+import type { StreamSummary } from "../pipeline/run-stream.js";
 import { type RunTarget, selectRunTargets } from "../pipeline/select-targets.js";
-import { realSleep, systemClock } from "../ports.js";
+import { systemClock } from "../ports.js";
 import { STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
+import { readUnitRuns } from "../warehouse/run-history.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
+import { acrossOutage } from "../warehouse/warehouse-outage.js";
+import { type FollowedUnit, followUnits, outageOptions } from "./follow-units.js";
 import { requireSameSchema } from "./schema-version.js";
-import { failureReason, type UnitOutcome } from "./unit-outcome.js";
 import { openUnitQueue, type UnitQueue } from "./unit-queue.js";
+import { unitNotes, unitSummaries } from "./unit-summaries.js";
 import { planWorkUnits, type WorkUnit } from "./work-unit.js";
 
-/** How often the coordinator reads the units' states. */
-const POLL_MS = 1_000;
-
-/** A unit as the coordinator follows it. */
-interface FollowedUnit {
-  readonly id: string;
-  readonly target: RunTarget;
-  state: JobWithMetadata["state"];
-  attempts: number;
-  outcome?: UnitOutcome;
-  failure?: string;
+/** How the coordinator waits: `waitForWorkers` waits however long no worker is alive (`--wait-for-workers`). */
+export interface CoordinatorOptions {
+  readonly waitForWorkers?: boolean;
 }
 
 /** Runs `request` through the workers; the result is the sum of the units' (see the module comment). */
-export async function runDistributed(deps: PipelineDeps, request: PipelineRequest): Promise<PipelineResult> {
+export async function runDistributed(
+  deps: PipelineDeps,
+  request: PipelineRequest,
+  options: CoordinatorOptions = {},
+): Promise<PipelineResult> {
   const clock = deps.clock ?? systemClock;
   const runStartedAt = new Date(deps.runStartedAt ?? clock.now());
   const today = utcDayOf(runStartedAt.getTime());
@@ -58,6 +55,7 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
     STREAM_NAMES,
   );
   const schemaVersion = await requireSameSchema(deps.warehouse);
+  const outage = outageOptions(deps);
   return withRecordedRun(
     { warehouse: deps.warehouse, log: deps.log, host: deps.host, pid: deps.pid, signal: deps.signal },
     {
@@ -73,32 +71,28 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
         instanceName: `telecom-etl ${request.command} run ${runId} ${deps.pid ?? process.pid}@${deps.host}`,
       });
       try {
-        await cancelOrphanedUnits(deps, queue);
-        const units = planWorkUnits(request, targets, {
+        const followed = await queueUnits(deps, queue, request, targets, {
           coordinatorRunId: runId,
           runStartedAt,
           schemaVersion,
+          config: deps.config,
         });
-        const followed = await enqueue(queue, units, targets, settings);
-        deps.log.info({ runId, units: followed.length, queue: queue.name }, "work units queued");
-        await followUnits(deps, queue, runId, followed, settings.idleWarningSeconds * 1000);
-        const streams = followed.flatMap(summariesOf);
-        // The run's streams as its units ended them, so `runs show`, `status` and the night's page
-        // read a distributed run as they read an in-process one (its windows are in the units' runs).
-        await recordPlannedStreams(
-          deps.warehouse.db,
-          runId,
-          streams.map((s) => ({
-            account: s.account,
-            stream: s.stream,
-            windowsPlanned: s.windowsPlanned,
-            apiRevision: null,
-          })),
+        await followUnits(deps, queue, runId, followed, {
+          idleWarningMs: settings.idleWarningSeconds * 1000,
+          noWorkerTimeoutMs: options.waitForWorkers === true ? null : settings.noWorkerTimeoutSeconds * 1000,
+        });
+        const streams = await acrossOutage(
+          "recording the run's streams",
+          () => recordStreams(deps, runId, followed),
+          outage,
         );
-        await recordFinishedStreams(deps.warehouse.db, runId, streams);
         // Once for the whole run, as an in-process run does (the units leave it to the coordinator).
         if (!deps.signal.aborted)
-          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(streams), deps.log, runId);
+          await acrossOutage(
+            "refreshing the planner statistics",
+            () => refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(streams), deps.log, runId),
+            outage,
+          );
         const outcome = runOutcome(streams, deps.signal.aborted);
         const result: PipelineResult = {
           runId,
@@ -108,7 +102,7 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
           budgets: followed.flatMap((u) => u.outcome?.budgets ?? []),
           exitCode: outcome.exitCode,
           status: outcome.status,
-          notes: [...new Set([...cutNotes(request, today), ...followed.flatMap(notesOf)])],
+          notes: [...new Set([...cutNotes(request, today), ...followed.flatMap(unitNotes)])],
         };
         return { result, outcome };
       } finally {
@@ -116,6 +110,58 @@ export async function runDistributed(deps: PipelineDeps, request: PipelineReques
       }
     },
   );
+}
+
+/**
+ * Queues one unit per target (after cancelling the units orphaned by a killed coordinator);
+ * returns them as followed. Rides out a warehouse outage: queueing twice queues nothing twice.
+ */
+async function queueUnits(
+  deps: PipelineDeps,
+  queue: UnitQueue,
+  request: PipelineRequest,
+  targets: readonly RunTarget[],
+  context: Parameters<typeof planWorkUnits>[2],
+): Promise<FollowedUnit[]> {
+  const outage = outageOptions(deps);
+  await acrossOutage("cancelling orphaned work units", () => cancelOrphanedUnits(deps, queue), outage);
+  const units = planWorkUnits(request, targets, context);
+  const followed = targets.map(
+    (target): FollowedUnit => ({ id: randomUUID(), target, state: "created", attempts: 0 }),
+  );
+  const settings = deps.config.distributed ?? DEFAULT_DISTRIBUTED;
+  await acrossOutage("queueing the work units", () => enqueue(queue, units, followed, settings), outage);
+  deps.log.info(
+    { runId: context.coordinatorRunId, units: followed.length, queue: queue.name },
+    "work units queued",
+  );
+  return followed;
+}
+
+/**
+ * The run's streams: every stream of every unit as its attempts ended it (see unit-summaries.ts),
+ * recorded as the coordinator's, so `runs show`, `status` and the night's page read a distributed
+ * run as they read an in-process one (its windows are in the units' runs). Safe to repeat.
+ */
+async function recordStreams(
+  deps: PipelineDeps,
+  runId: number,
+  units: readonly FollowedUnit[],
+): Promise<StreamSummary[]> {
+  const runs = await readUnitRuns(deps.warehouse.db, runId);
+  const streams = units.flatMap((unit) => unitSummaries(unit, runs));
+  await recordPlannedStreams(
+    deps.warehouse.db,
+    runId,
+    streams.map((s) => ({
+      account: s.account,
+      stream: s.stream,
+      windowsPlanned: s.windowsPlanned,
+      apiRevision: null,
+    })),
+  );
+  await recordFinishedStreams(deps.warehouse.db, runId, streams);
+  return streams;
 }
 
 /**
@@ -143,19 +189,16 @@ async function cancelOrphanedUnits(deps: PipelineDeps, queue: UnitQueue): Promis
   );
 }
 
-/** Queues every unit (each with the run's retry limit and lease); returns them as followed. */
+/**
+ * Queues every unit (each with the run's retry limit and lease) under the ids of `followed`: a
+ * repeat after a lost connection queues nothing twice (pg-boss skips an id it has).
+ */
 async function enqueue(
   queue: UnitQueue,
   units: readonly WorkUnit[],
-  targets: readonly RunTarget[],
+  followed: readonly FollowedUnit[],
   settings: typeof DEFAULT_DISTRIBUTED,
-): Promise<FollowedUnit[]> {
-  const followed = units.map((_, i) => ({
-    id: randomUUID(),
-    target: targets[i]!,
-    state: "created" as const,
-    attempts: 0,
-  }));
+): Promise<void> {
   await queue.boss.insert(
     queue.name,
     units.map((data, i) => ({
@@ -165,132 +208,4 @@ async function enqueue(
       heartbeatSeconds: settings.heartbeatSeconds,
     })),
   );
-  return followed;
-}
-
-/**
- * Waits until every unit is completed or failed for good, reporting each as it ends; an
- * interruption cancels the units not started (those in hand finish on their workers).
- */
-async function followUnits(
-  deps: PipelineDeps,
-  queue: UnitQueue,
-  runId: number,
-  units: FollowedUnit[],
-  idleWarningMs: number,
-): Promise<void> {
-  const clock = deps.clock ?? systemClock;
-  const sleep = deps.sleep ?? realSleep;
-  const progress: ProgressReporter | undefined = deps.progress;
-  progress?.begin([
-    { id: "units", account: `${units.length} account(s)`, stream: "work units", windows: units.length },
-  ]);
-  const byId = new Map(units.map((u) => [u.id, u]));
-  let lastActivity = clock.now();
-  let warned = false;
-  try {
-    while (units.some((u) => !isFinal(u.state))) {
-      if (deps.signal.aborted) {
-        const open = units.filter((u) => u.state === "created" || u.state === "retry").map((u) => u.id);
-        if (open.length > 0) await queue.boss.cancel(queue.name, open);
-        for (const u of units) if (u.state === "created" || u.state === "retry") u.state = "cancelled";
-        if (units.every((u) => isFinal(u.state) || u.state !== "active")) break;
-      }
-      const jobs = await queue.boss.findJobs<WorkUnit>(queue.name, {
-        data: { coordinatorRunId: runId },
-        limit: 100_000,
-      });
-      for (const job of jobs) {
-        const unit = byId.get(job.id);
-        if (unit === undefined || isFinal(unit.state)) continue;
-        if (job.state !== unit.state) lastActivity = clock.now();
-        noteAttempt(deps, unit, job);
-        unit.state = job.state;
-        if (job.state === "completed") {
-          unit.outcome = job.output as unknown as UnitOutcome;
-          reportUnit(deps, progress, unit);
-        } else if (job.state === "failed") {
-          unit.failure = failureReason(job.output);
-          reportUnit(deps, progress, unit);
-        }
-      }
-      const waiting = units.every((u) => u.state === "created" || u.state === "retry");
-      if (!warned && waiting && clock.now() - lastActivity > idleWarningMs) {
-        warned = true;
-        deps.log.warn(
-          { queue: queue.name, waitedSeconds: Math.round((clock.now() - lastActivity) / 1000) },
-          `no worker has taken a unit from queue ${queue.name}: start \`telecom-etl worker\` of this release on a machine that reaches the warehouse`,
-        );
-      }
-      if (units.some((u) => !isFinal(u.state))) await sleep(POLL_MS).catch(() => {});
-    }
-  } finally {
-    progress?.end();
-  }
-}
-
-function isFinal(state: FollowedUnit["state"]): boolean {
-  return state === "completed" || state === "failed" || state === "cancelled";
-}
-
-/** Counts a unit's attempts; logs an attempt that failed and will be made again (its worker failed or vanished). */
-function noteAttempt(deps: PipelineDeps, unit: FollowedUnit, job: JobWithMetadata<WorkUnit>): void {
-  unit.attempts = Math.max(unit.attempts, job.state === "created" ? 0 : job.retryCount + 1);
-  if (job.state !== "retry" || unit.state === "retry") return;
-  deps.log.warn(
-    { account: unit.target.account.name, attempt: unit.attempts, reason: failureReason(job.output) },
-    "work unit attempt failed (or its worker stopped answering); another attempt follows",
-  );
-}
-
-/** One finished unit: a progress tick and a log line. */
-function reportUnit(deps: PipelineDeps, progress: ProgressReporter | undefined, unit: FollowedUnit): void {
-  const streams = unit.outcome?.streams ?? [];
-  const rows = streams.reduce((n, s) => n + s.inserted + s.updated, 0);
-  const rejected = streams.reduce((n, s) => n + s.rejected, 0);
-  const ok = unit.outcome !== undefined;
-  // The unit's requests, told at its end: the bar's req/s is the run's average so far.
-  const requests = streams.reduce((n, s) => n + s.requests, 0);
-  for (let i = 0; i < requests; i++) progress?.page("units");
-  progress?.windowDone("units", {
-    window: unit.target.account.name,
-    status: ok ? "succeeded" : "failed",
-    rows,
-    rejected,
-    requests,
-    completed: ok,
-    ...(unit.failure === undefined ? {} : { error: unit.failure }),
-  });
-  const fields = {
-    account: unit.target.account.name,
-    worker: unit.outcome?.worker,
-    runId: unit.outcome?.runId,
-    exitCode: unit.outcome?.exitCode,
-    rows,
-    rejected,
-    ...(unit.failure === undefined ? {} : { error: unit.failure }),
-  };
-  if (ok) deps.log.info(fields, "work unit finished");
-  else deps.log.error(fields, "work unit failed for good");
-}
-
-/** The stream summaries of a unit: its workers', or one failed (or interrupted) summary per stream. */
-function summariesOf(unit: FollowedUnit): StreamSummary[] {
-  if (unit.outcome !== undefined) return [...unit.outcome.streams];
-  const status = unit.state === "cancelled" ? "interrupted" : "failed";
-  const reason = unit.failure ?? "cancelled before a worker took it";
-  return unit.target.streams.map((stream) => ({
-    ...newTally(unit.target.account.name, stream.name, 0),
-    status,
-    windowsFailed: status === "failed" ? 1 : 0,
-    errors: [`work unit ${unit.state}: ${reason}`],
-  }));
-}
-
-/** A unit's notes, and a note when it needed more than one attempt. */
-function notesOf(unit: FollowedUnit): string[] {
-  const notes = [...(unit.outcome?.notes ?? [])];
-  if (unit.attempts > 1)
-    notes.push(`${unit.target.account.name}: work unit done in ${unit.attempts} attempts`);
-  return notes;
 }

@@ -1,15 +1,19 @@
 /**
  * The job queue of distributed loads: pg-boss in the warehouse's own schema `etl_queue`, one
- * queue per warehouse schema version (`load-units-0024`), so a worker of another release never
- * takes a unit planned for this one. A unit's lease is pg-boss's heartbeat: a worker that stops
- * answering (SIGKILL, a cut network, a machine gone) loses its unit after `heartbeat_seconds`, and
- * another worker takes it; a unit that fails `retry_limit` + 1 times is failed for good.
+ * queue per warehouse schema version and unit shape (`load-units-0024-fe8b0b`), so a worker of
+ * another release never takes a unit planned for this one. A unit's lease is pg-boss's heartbeat:
+ * a worker that stops answering (SIGKILL, a cut network, a machine gone) loses its unit after
+ * `heartbeat_seconds`, and another worker takes it; a unit that fails `retry_limit` + 1 times is
+ * failed for good.
  */
+import { createHash } from "node:crypto";
 import { PgBoss } from "pg-boss";
+import { z } from "zod";
 import type { DistributedConfig } from "../config.js";
 import { describeError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import { workUnitSchema } from "./work-unit.js";
 
 /** The schema pg-boss keeps its tables in (created by the first process that opens the queue). */
 export const QUEUE_SCHEMA = "etl_queue";
@@ -17,9 +21,27 @@ export const QUEUE_SCHEMA = "etl_queue";
 /** Longest a unit may stay active at all (pg-boss's maximum, 24 h); the heartbeat detects dead workers far sooner. */
 const UNIT_EXPIRE_SECONDS = 86_400;
 
-/** The queue of a schema version: `load-units-` and the migration's number. */
+/**
+ * How often every queue client refreshes its row in pg-boss's instance registry: the sign of life
+ * the coordinator reads (worker-liveness.ts), so `no_worker_timeout` (at least 15 s) spans 3 beats.
+ */
+const INSTANCE_HEARTBEAT_SECONDS = 5;
+
+/**
+ * A digest of what a unit carries (its zod schema as JSON Schema, the coordinator's settings
+ * included): a build whose units have another shape, or carry other settings, uses another queue.
+ */
+const UNIT_SHAPE = createHash("sha256")
+  .update(JSON.stringify(z.toJSONSchema(workUnitSchema, { unrepresentable: "any", io: "input" })))
+  .digest("hex")
+  .slice(0, 6);
+
+/**
+ * The queue of a schema version and unit shape: `load-units-`, the migration's number and the
+ * digest of the unit's shape (`load-units-0024-fe8b0b`).
+ */
 export function unitQueueName(schemaVersion: string): string {
-  return `load-units-${schemaVersion.split("_")[0]}`;
+  return `load-units-${schemaVersion.split("_")[0]}-${UNIT_SHAPE}`;
 }
 
 /** An open queue client. */
@@ -50,6 +72,7 @@ export async function openUnitQueue(
     superviseIntervalSeconds: checkSeconds,
     monitorIntervalSeconds: checkSeconds,
     instanceName: options.instanceName,
+    instanceHeartbeatSeconds: INSTANCE_HEARTBEAT_SECONDS,
     openTelemetry: { enabled: false },
   });
   // pg-boss reports background failures as events; an unheard 'error' event would end the process.

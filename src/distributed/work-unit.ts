@@ -1,11 +1,14 @@
 /**
  * A work unit of a distributed load: one account's part of a `run` or `backfill` (all its selected
- * streams, the whole range), as the job queue carries it. Names and dates only, never a key: every
- * worker reads the keys from its own environment, as the coordinator does.
+ * streams, the whole range) and the coordinator's settings it is loaded by, as the job queue
+ * carries it. Names, dates and settings only, never a key: every worker reads the keys from its
+ * own environment, as the coordinator does.
  */
 import { z } from "zod";
+import { carriedConfigSchema, type EtlConfig } from "../config.js";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import type { RunTarget } from "../pipeline/select-targets.js";
+import { carriedConfigOf } from "./unit-config.js";
 
 const acceptSpec = z.strictObject({
   account: z.string(),
@@ -47,6 +50,8 @@ export const workUnitSchema = z.strictObject({
   /** The schema the coordinator planned for; workers of another one never see the queue. */
   schemaVersion: z.string(),
   request: requestSchema,
+  /** The coordinator's settings and the unit's account entry (see unit-config.ts): the worker loads by them. */
+  config: carriedConfigSchema,
 });
 
 /** One account's work of a distributed run. */
@@ -56,15 +61,19 @@ export type WorkUnit = z.infer<typeof workUnitSchema>;
 export function planWorkUnits(
   request: PipelineRequest,
   targets: readonly RunTarget[],
-  context: { coordinatorRunId: number; runStartedAt: Date; schemaVersion: string },
+  context: { coordinatorRunId: number; runStartedAt: Date; schemaVersion: string; config: EtlConfig },
 ): WorkUnit[] {
   return targets.map((target) => {
+    const account = target.account.name;
+    // The confirmations of this unit's account only: the unit's config knows no other account.
+    const own = <T extends { account: string }>(specs: readonly T[]) =>
+      specs.filter((s) => s.account === account);
     const base = {
-      accounts: [target.account.name],
+      accounts: [account],
       ...(request.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: request.lockTimeoutMs }),
       ...(request.accepted === undefined
         ? {}
-        : { accepted: { shrink: [...request.accepted.shrink], drift: [...request.accepted.drift] } }),
+        : { accepted: { shrink: own(request.accepted.shrink), drift: own(request.accepted.drift) } }),
       exactAccounts: true as const,
     };
     const unitRequest =
@@ -88,6 +97,7 @@ export function planWorkUnits(
       runStartedAt: context.runStartedAt.toISOString(),
       schemaVersion: context.schemaVersion,
       request: unitRequest,
+      config: carriedConfigOf(context.config, target.account.subAccountOf?.account ?? account),
     };
   });
 }

@@ -12,13 +12,19 @@ import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import { type PipelineDeps, runPipeline } from "../pipeline/run-pipeline.js";
 import { logProgress } from "../pipeline/run-progress.js";
+import { settingsDiffering, unitConfig } from "./unit-config.js";
 import { type UnitOutcome, unitOutcomeOf } from "./unit-outcome.js";
 import type { UnitQueue } from "./unit-queue.js";
 import { unitRequest, workUnitSchema } from "./work-unit.js";
 
-/** What a worker loads with: its config, warehouse, logger, secrets, and the shared rate buckets. */
+/**
+ * What a worker loads with: its own config (its accounts' base URLs, its process settings; each
+ * unit brings the rest), warehouse, logger, secrets, environment (the keys), and the shared rate buckets.
+ */
 export type UnitDeps = Pick<PipelineDeps, "config" | "warehouse" | "host" | "pid"> &
   Partial<Pick<PipelineDeps, "lockHeartbeatMs">> & {
+    /** Where the accounts' keys are read (default `process.env`). */
+    readonly env?: NodeJS.ProcessEnv;
     readonly log: Logger;
     readonly secrets: KnownSecrets;
     /** Aborted when the worker is asked to stop: units in hand stop at their next safe point. */
@@ -50,10 +56,18 @@ export async function loadUnit(
   const worker = `${deps.pid ?? process.pid}@${deps.host}`;
   log.info({ command: unit.request.command }, "unit started");
   try {
+    const config = unitConfig(deps.config, unit.config, deps.env);
+    const differing = settingsDiffering(deps.config, unit.config);
+    if (differing.length > 0) {
+      log.warn(
+        { differing },
+        `this worker's config differs from its coordinator's in ${differing.join(", ")}: the unit is loaded by the coordinator's; deploy it to this worker`,
+      );
+    }
     const result = await runPipeline(
       {
         ...deps.pipeline,
-        config: deps.config,
+        config,
         warehouse: deps.warehouse,
         log,
         signal: AbortSignal.any([deps.signal, job.signal]),

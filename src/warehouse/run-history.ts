@@ -234,6 +234,19 @@ export async function readRuns(
   });
 }
 
+/**
+ * Every run of the work units of distributed run `coordinatorRunId` (`arguments.unit_of_run`):
+ * each attempt of each unit, whether it ended or was killed.
+ */
+export async function readUnitRuns(db: Kysely<Database>, coordinatorRunId: number): Promise<RunRecord[]> {
+  const ids = await db
+    .selectFrom("etl.runs")
+    .select("id")
+    .where(sql<string>`arguments->>'unit_of_run'`, "=", String(coordinatorRunId))
+    .execute();
+  return ids.length === 0 ? [] : readRuns(db, { ids: ids.map((r) => Number(r.id)) });
+}
+
 /** The windows of run `runId` that were held, failed or skipped, or whose read deleted stored rows, in window order. */
 export async function runWindowProblems(db: Kysely<Database>, runId: number): Promise<RunWindowProblem[]> {
   const rows = await db

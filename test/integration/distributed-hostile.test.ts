@@ -2,9 +2,10 @@
  * Issue 17 under the platform's worst: a distributed run whose worker processes load from a
  * hostile sandbox (timeouts, hangs, 5xx, injected 429s, malformed rows) serving the 2026 API
  * revision, which each unit detects itself (api_revision: auto). One worker is killed (SIGKILL)
- * after its first window and another starts late. The run ends as one process would: exit 3 (rows
+ * after a window that rejected rows and another starts late. The run ends as one process would: exit 3 (rows
  * rejected, nothing failed), every valid row of every account equal to the truth, the rejects
- * exactly the rows the sandbox corrupted, each unit done once, no key in any output.
+ * exactly the rows the sandbox corrupted, each unit done once, no key in any output; the
+ * coordinator's rejects count every attempt's (issue 32 item 16).
  */
 import { sql } from "kysely";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
@@ -44,7 +45,11 @@ describe("distributed run against a hostile platform on the 2026 revision", () =
     options,
   }) => {
     const { sandbox, db } = rig;
-    const { result, killed, stopped, late, killedPid } = await runWithKilledAndLateWorker(options);
+    // Killed after a window that rejected rows: its attempt's rejects must count (item 16).
+    const { result, killed, stopped, late, killedPid } = await runWithKilledAndLateWorker(
+      options,
+      /"rejected":[1-9]\d*,.*"msg":"window loaded"/,
+    );
     expect(result.code, result.stderr.slice(-3000)).toBe(3);
     expect(killed.signal).toBe("SIGKILL");
     expect([stopped, late].map((o) => o.code)).toEqual([0, 0]);
@@ -68,6 +73,23 @@ describe("distributed run against a hostile platform on the 2026 revision", () =
     const killedUnits = units.rows.filter((u) => u.pid === killedPid);
     expect(killedUnits.length).toBeGreaterThan(0);
     expect(killedUnits.every((u) => u.exit_code === null)).toBe(true);
+    // Issue 32 item 16: the coordinator's rejects are every attempt's, the killed worker's windows
+    // (recorded with each window's load) included, not only the last attempts'.
+    const rejected = await sql<{ coordinator: number; ended: number; killed: number }>`
+      SELECT
+        (SELECT sum(rows_rejected)::int FROM etl.run_streams WHERE run_id = ${coordinator.id}) AS coordinator,
+        (SELECT sum(s.rows_rejected)::int FROM etl.run_streams s JOIN etl.runs r ON r.id = s.run_id
+          WHERE r.arguments->>'unit_of_run' = ${String(coordinator.id)} AND r.exit_code IS NOT NULL) AS ended,
+        (SELECT coalesce(sum(s.rows_rejected), 0)::int FROM etl.run_slices s JOIN etl.runs r ON r.id = s.run_id
+          WHERE r.arguments->>'unit_of_run' = ${String(coordinator.id)} AND r.pid = ${killedPid}) AS killed`.execute(
+      db.warehouse.db,
+    );
+    const { coordinator: counted, ended, killed: killedRejects } = rejected.rows[0]!;
+    expect(killedRejects, "the killed attempt rejected rows of the windows it loaded").toBeGreaterThan(0);
+    expect(counted).toBe(ended + killedRejects);
+    expect(result.stdout).toMatch(
+      /work unit done in 2 attempts \(the figures count every attempt's requests, rows and rejects\)/,
+    );
     // The platform was hostile indeed: faults of several kinds were injected and survived.
     const stats = (await fetch(`${sandbox.url}/_sandbox/stats`).then((r) => r.json())) as {
       faults: Record<string, number>;

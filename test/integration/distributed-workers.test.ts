@@ -52,10 +52,16 @@ describe("distributed run on worker processes", () => {
     expect(late.code, late.stderr.slice(-1500)).toBe(0);
 
     // Warehouse == truth, without a duplicate.
+    let truthRows = 0;
     for (const account of sandbox.world.accounts) {
       for (const stream of STREAMS) {
+        const expected = await expectedRows(sandbox, stream, account.name, {
+          from: "2026-08-01",
+          to: "2026-08-06",
+        });
+        truthRows += expected.length;
         expect(await loadedRows(db.warehouse, stream, account.name), `${account.name}/${stream}`).toEqual(
-          await expectedRows(sandbox, stream, account.name, { from: "2026-08-01", to: "2026-08-06" }),
+          expected,
         );
       }
     }
@@ -85,21 +91,49 @@ describe("distributed run on worker processes", () => {
     expect(jobs.rows.map((j) => j.state)).toEqual(Array(ACCOUNTS).fill("completed"));
     expect(jobs.rows.filter((j) => j.retry_count > 0)).toHaveLength(1);
     expect(result.stderr).toMatch(/work unit attempt failed/);
-    // The coordinator's run records its streams as the units ended them (what `runs show` reads).
-    const sums = await sql<{ coordinator: number; units: number; streams: number }>`
+    // The coordinator's run records its streams as the units' attempts ended them (what `runs show`
+    // reads), counting EVERY attempt (issue 32 item 16): into an empty warehouse each row of the truth
+    // was inserted once, by the killed attempt's windows or by the retry, so the run's inserted rows
+    // are the truth's; its requests are at least the last attempts' plus those the killed attempt
+    // recorded for its windows, and at most what the sandbox served.
+    const sums = await sql<{
+      inserted: number;
+      requests: number;
+      last: number;
+      killed: number;
+      streams: number;
+    }>`
       SELECT
-        (SELECT sum(rows_inserted)::int FROM etl.run_streams WHERE run_id = ${coordinatorRun.id}) AS coordinator,
-        (SELECT sum(s.rows_inserted)::int FROM etl.run_streams s JOIN etl.runs r ON r.id = s.run_id
-          WHERE r.arguments->>'unit_of_run' = ${String(coordinatorRun.id)} AND r.status = 'succeeded') AS units,
+        (SELECT sum(rows_inserted)::int FROM etl.run_streams WHERE run_id = ${coordinatorRun.id}) AS inserted,
+        (SELECT sum(requests)::int FROM etl.run_streams WHERE run_id = ${coordinatorRun.id}) AS requests,
+        (SELECT sum(s.requests)::int FROM etl.run_streams s JOIN etl.runs r ON r.id = s.run_id
+          WHERE r.arguments->>'unit_of_run' = ${String(coordinatorRun.id)} AND r.status = 'succeeded') AS last,
+        (SELECT coalesce(sum(s.requests), 0)::int FROM etl.run_slices s JOIN etl.runs r ON r.id = s.run_id
+          WHERE r.arguments->>'unit_of_run' = ${String(coordinatorRun.id)} AND r.pid = ${killedPid}) AS killed,
         (SELECT count(*)::int FROM etl.run_streams WHERE run_id = ${coordinatorRun.id} AND status = 'succeeded') AS streams`.execute(
       db.warehouse.db,
     );
-    expect(sums.rows[0]).toEqual({
-      coordinator: sums.rows[0]!.units,
-      units: expect.any(Number),
-      streams: ACCOUNTS * 2,
-    });
-    expect(sums.rows[0]!.units).toBeGreaterThan(0);
+    const figures = sums.rows[0]!;
+    expect(figures.streams).toBe(ACCOUNTS * 2);
+    expect(figures.inserted).toBe(truthRows);
+    expect(figures.killed, "the killed attempt recorded the requests of its windows").toBeGreaterThan(0);
+    expect(figures.requests).toBeGreaterThanOrEqual(figures.last + figures.killed);
+    const served = (await fetch(`${sandbox.url}/_sandbox/stats`).then((r) => r.json())) as {
+      routes: Record<string, Record<string, number>>;
+    };
+    const requestsServed = Object.values(served.routes)
+      .flatMap((byStatus) => Object.values(byStatus))
+      .reduce((n, count) => n + count, 0);
+    expect(figures.requests).toBeLessThanOrEqual(requestsServed);
+    // The summary printed and `runs show` say the same.
+    const printedInserted = [...result.stdout.matchAll(/ (\d+) inserted,/g)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
+    expect(printedInserted).toBe(truthRows);
+    const shown = await runCli(["runs", "show", String(coordinatorRun.id)], options);
+    expect(shown.stdout).toContain(`, ${truthRows} inserted, `);
+    expect(shown.stdout).toContain(`requests ${figures.requests} (`);
 
     // No key was throttled: the sandbox limits each key to 10 requests/s.
     const stats = (await fetch(`${sandbox.url}/_sandbox/stats`).then((r) => r.json())) as {
@@ -150,7 +184,7 @@ describe("distributed run on worker processes", () => {
     // `queue` shows the unit given up, with its attempts and reason.
     const queue = await runCli(["queue"], options);
     expect(queue.code, queue.stderr).toBe(0);
-    expect(queue.stdout).toMatch(/^load-units-\d{4}: .*\b1 failed\b/m);
+    expect(queue.stdout).toMatch(/^load-units-\d{4}-[0-9a-f]{6}: .*\b1 failed\b/m);
     expect(queue.stdout).toMatch(new RegExp(`failed: ${last} \\(run \\d+, 2 attempts\\): .*unknown account`));
   });
 

@@ -49,10 +49,14 @@ export interface FleetOutcome {
 /**
  * A distributed run on a fleet that loses a worker: two `worker` processes start, a
  * `run --distributed` coordinates, the first worker is killed (SIGKILL) right after it loaded a
- * window (in the middle of its unit) and a third worker starts late. When the coordinator ends,
- * the two live workers are stopped (SIGTERM); every process's output is returned.
+ * window (in the middle of its unit; `killAfter` picks the window by its log line) and a third
+ * worker starts late. When the coordinator ends, the two live workers are stopped (SIGTERM); every
+ * process's output is returned.
  */
-export async function runWithKilledAndLateWorker(options: CliOptions): Promise<FleetOutcome> {
+export async function runWithKilledAndLateWorker(
+  options: CliOptions,
+  killAfter = /"msg":"window loaded"/,
+): Promise<FleetOutcome> {
   const first = spawnCli(["worker"], options);
   const second = spawnCli(["worker"], options);
   const workersDone = [collect(first, 300_000), collect(second, 300_000)];
@@ -61,7 +65,7 @@ export async function runWithKilledAndLateWorker(options: CliOptions): Promise<F
     stderrLine(second, /"msg":"worker started/),
   ]);
   const coordinated = collect(spawnCli(["run", "--distributed"], options), 300_000);
-  await stderrLine(first, /"msg":"window loaded"/);
+  await stderrLine(first, killAfter);
   first.kill("SIGKILL");
   const late = spawnCli(["worker"], options);
   const lateDone = collect(late, 300_000);
