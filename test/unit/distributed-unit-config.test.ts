@@ -99,7 +99,7 @@ describe("a work unit's configuration", () => {
       ],
       [
         await worker((t) => t.replace("@api.example.com/", "@api-old.example.com/")),
-        /^account acme: this worker's config .* reads it from https:\/\/etl:\*\*\*@api-old\.example\.com, the coordinator's from https:\/\/etl:\*\*\*@api\.example\.com: /,
+        /^account acme: this worker's config .* reads it from https:\/\/\S*\*\*\*@api-old\.example\.com, the coordinator's from https:\/\/\S*\*\*\*@api\.example\.com: /,
       ],
     ] as const;
     for (const [own, message] of refusals) {
