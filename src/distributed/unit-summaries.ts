@@ -58,7 +58,7 @@ function unloaded(unit: FollowedUnit, stream: string): StreamSummary {
   };
 }
 
-/** `summary` with the requests, rows and rejects of another attempt's stream added. */
+/** `summary` with the requests, rows (deleted ones too) and rejects of another attempt's stream added. */
 function addAttempt(summary: StreamSummary, attempt: RunStreamFigures | undefined): StreamSummary {
   if (attempt === undefined) return summary;
   return {
@@ -68,6 +68,7 @@ function addAttempt(summary: StreamSummary, attempt: RunStreamFigures | undefine
     rowsFetched: summary.rowsFetched + attempt.rowsFetched,
     inserted: summary.inserted + attempt.rowsInserted,
     updated: summary.updated + attempt.rowsUpdated,
+    deleted: summary.deleted + attempt.rowsDeleted,
     rejected: summary.rejected + attempt.rowsRejected,
   };
 }
