@@ -7,7 +7,12 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { describeError } from "../errors.js";
-import { BI_READER_PASSWORD_ENV, biReaderRoleFor, MARTS_SCHEMA } from "../warehouse/bi-reader-role.js";
+import {
+  BI_READER_PASSWORD_ENV,
+  biReaderRoleFor,
+  biReaderRoleRefusal,
+  MARTS_SCHEMA,
+} from "../warehouse/bi-reader-role.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { defaultMigrationsDir, readMigrationFiles } from "../warehouse/migrate.js";
 import type { CheckItem } from "./check-item.js";
@@ -83,6 +88,8 @@ export async function checkBiRole(
     return warn(
       `${role} does not exist yet: the next command that migrates (telecom-etl migrate) creates it`,
     );
+  const refusal = await biReaderRoleRefusal(warehouse.db, role, configuredRole !== undefined);
+  if (refusal !== undefined) return fail(refusal);
   if (!state.can_connect)
     return fail(
       `${role} may not connect to database ${database}: run telecom-etl migrate (it grants CONNECT), or GRANT CONNECT ON DATABASE ${database} TO ${role}`,

@@ -59,6 +59,40 @@ export function scramSha256Verifier(password: string, salt: Buffer = randomBytes
   return `SCRAM-SHA-256$${SCRAM_ITERATIONS}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
 }
 
+/**
+ * How every role the loader creates begins its comment (migration 0009's `bi_reader` as well, since
+ * its first version): what marks a role as the loader's to give a password, LOGIN and grants to.
+ */
+export const OWNED_ROLE_MARK = "telecom-etl:";
+
+/**
+ * Why the loader must not change role `role`, or undefined when it may: the role exists and is not
+ * the loader's (its comment lacks {@link OWNED_ROLE_MARK}), or it is the warehouse user itself or a
+ * superuser (whatever its comment says). Pointed at the warehouse owner, setting the BI password
+ * would replace the owner's and let BI log in as the owner. A role that does not exist yet is
+ * fine: the loader creates it with the mark. `configured`: the name came from `bi_reader_role`.
+ */
+export async function biReaderRoleRefusal(
+  db: Kysely<Database>,
+  role: string,
+  configured: boolean,
+): Promise<string | undefined> {
+  const found = await sql<{ comment: string | null; is_user: boolean; is_super: boolean }>`
+    SELECT shobj_description(r.oid, 'pg_authid') AS comment,
+           r.rolname IN (current_user, session_user) AS is_user,
+           r.rolsuper AS is_super
+    FROM pg_catalog.pg_roles AS r WHERE r.rolname = ${role}`.execute(db);
+  const state = found.rows[0];
+  if (state === undefined) return undefined;
+  const named = configured ? `bi_reader_role names ${role}` : `the BI role ${role}`;
+  const fix = `set bi_reader_role to a name no role has yet (the loader creates that role)${configured ? " or leave it unset" : ""}`;
+  if (state.is_user || state.is_super) {
+    return `${named}, ${state.is_user ? "the warehouse user itself" : "a superuser"}: the loader would replace its password and BI would log in with its rights; ${fix}`;
+  }
+  if (state.comment?.startsWith(OWNED_ROLE_MARK)) return undefined;
+  return `${named}, a role telecom-etl did not create, so it will not change its password or grants: ${fix}; or, if ${role} is only for BI reading, mark it as the loader's: COMMENT ON ROLE ${role} IS '${OWNED_ROLE_MARK} BI reader'`;
+}
+
 /** What setting up the BI role did, for the log. */
 export interface BiReaderSetup {
   readonly role: string;
@@ -75,6 +109,8 @@ export interface BiReaderSetup {
  * the legacy server-wide `bi_reader`'s access to this warehouse away, and, when
  * {@link BI_READER_PASSWORD_ENV} is set, gives the role that password (as a SCRAM verifier) and
  * LOGIN. SELECT on the marts is granted by dbt. The password is never logged nor put in an error.
+ * A role that exists but is not the loader's ({@link biReaderRoleRefusal}) is refused (UsageError,
+ * exit 2) before anything changes.
  */
 export async function setUpBiReaderRole(
   db: Kysely<Database>,
@@ -107,20 +143,25 @@ async function setUp(
   let created = false;
   if (!(await exists())) {
     try {
-      await sql`CREATE ROLE ${sql.id(role)} NOLOGIN`.execute(db);
-      await sql`COMMENT ON ROLE ${sql.id(role)} IS ${sql.lit(
-        `telecom-etl: BI reader of database ${database}: SELECT on its marts (granted by dbt), CONNECT on it only; password from ${BI_READER_PASSWORD_ENV}`,
-      )}`.execute(db);
+      // One transaction: another warehouse's set-up never sees the role without its mark.
+      await db.transaction().execute(async (trx) => {
+        await sql`CREATE ROLE ${sql.id(role)} NOLOGIN`.execute(trx);
+        await sql`COMMENT ON ROLE ${sql.id(role)} IS ${sql.lit(
+          `${OWNED_ROLE_MARK} BI reader of database ${database}: SELECT on its marts (granted by dbt), CONNECT on it only; password from ${BI_READER_PASSWORD_ENV}`,
+        )}`.execute(trx);
+      });
       created = true;
     } catch (error) {
       // Another warehouse's migration may have created it meanwhile; anything else is a rights problem.
       if (!(await exists())) {
         throw new UsageError(
-          `cannot create the BI role ${role}: the warehouse user needs CREATEROLE, or a DBA runs CREATE ROLE ${role} NOLOGIN (or set bi_reader_role to a role that exists): ${describeError(error)}`,
+          `cannot create the BI role ${role}: the warehouse user needs CREATEROLE, or a DBA runs CREATE ROLE ${role} NOLOGIN; COMMENT ON ROLE ${role} IS '${OWNED_ROLE_MARK} BI reader': ${describeError(error)}`,
         );
       }
     }
   }
+  const refusal = await biReaderRoleRefusal(db, role, options.role !== undefined);
+  if (refusal !== undefined) throw new UsageError(refusal);
   const publicHadConnect = await publicCanConnect(db);
   try {
     await sql`GRANT CONNECT ON DATABASE ${sql.id(database)} TO ${sql.id(role)}`.execute(db);

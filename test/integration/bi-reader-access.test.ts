@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Kysely, sql } from "kysely";
@@ -8,6 +10,7 @@ import { PUBLICATION_VIEW } from "../../src/transform/publish-marts.js";
 import type { Database } from "../../src/warehouse/database.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { type TestDatabase, testDatabaseUrl } from "../helpers/test-database.js";
 
 /**
  * Issue 9, access: the warehouse's BI role (`<database>_bi_reader`, password from the environment,
@@ -395,3 +398,123 @@ function grainOf(model: DbtModel): string[] | undefined {
   const unique = (model.columns ?? []).filter((c) => (c.data_tests ?? []).includes("unique"));
   return unique.length === 1 ? [unique[0]!.name] : undefined;
 }
+
+/**
+ * Issue 32 item 14: `bi_reader_role` naming a role that exists and is not the loader's (the
+ * warehouse owner, another team's role) is refused with exit 2 and one line, and its password is
+ * left as it was; a role the loader marked (migration 0009's `bi_reader` comment) still works.
+ */
+describe("bi_reader_role naming an existing role", () => {
+  const BI_PASSWORD = "the BI password";
+  const OWN_PASSWORD = "the role's own password";
+
+  /** Runs `migrate` against `url` with `bi_reader_role: role` and the BI password set. */
+  async function migrateWithRole(url: string, role: string): Promise<CliResult> {
+    const dir = await mkdtemp(path.join(tmpdir(), "telecom-etl-bi-role-"));
+    const config = path.join(dir, "telecom-etl.yaml");
+    await writeFile(config, `bi_reader_role: ${role}\n`);
+    return runCli(["migrate", "--config", config], {
+      env: { DATABASE_URL: url, TELECOM_ETL_BI_READER_PASSWORD: BI_PASSWORD },
+    });
+  }
+
+  /**
+   * Creates role `name` (server-wide) with `attributes` and its own password; after the test (its
+   * database dropped with it, what the role owned or was granted there gone too) the role is dropped.
+   */
+  async function createRole(
+    database: TestDatabase,
+    name: string,
+    attributes: string,
+    onTestFinished: (fn: () => Promise<void>) => void,
+  ): Promise<void> {
+    await sql`CREATE ROLE ${sql.id(name)} ${sql.raw(attributes)} PASSWORD ${sql.lit(OWN_PASSWORD)}`.execute(
+      database.warehouse.db,
+    );
+    onTestFinished(async () => {
+      const admin = new pg.Client({ connectionString: testDatabaseUrl("postgres") });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
+        await admin.query(`DROP ROLE IF EXISTS ${name}`);
+      } finally {
+        await admin.end();
+      }
+    });
+  }
+
+  function expectRefused(result: CliResult, role: string): void {
+    expect(result.code, result.stderr).toBe(2);
+    const lines = result.stderr.split("\n").filter((line) => line.startsWith("telecom-etl:"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`bi_reader_role names ${role}`);
+    expect(lines[0]).toMatch(/set bi_reader_role to a name no role has yet/);
+    expect(result.stderr + result.stdout).not.toContain(BI_PASSWORD);
+  }
+
+  fixtureTest(
+    "the warehouse owner: exit 2, the owner still logs in with its password, the BI password does not",
+    async ({ createDatabase, onTestFinished }) => {
+      const admin = await createDatabase({ migrate: false });
+      const owner = `${admin.name}_owner`;
+      // A superuser, as warehouse owners often are (a CREATEROLE owner of Postgres 16 may not alter itself).
+      await createRole(admin, owner, "LOGIN SUPERUSER", onTestFinished);
+      await sql`ALTER DATABASE ${sql.id(admin.name)} OWNER TO ${sql.id(owner)}`.execute(admin.warehouse.db);
+      await sql`ALTER SCHEMA public OWNER TO ${sql.id(owner)}`.execute(admin.warehouse.db);
+      const asOwner = new URL(admin.url);
+      asOwner.username = owner;
+      asOwner.password = encodeURIComponent(OWN_PASSWORD);
+
+      const refused = await migrateWithRole(asOwner.toString(), owner);
+      expectRefused(refused, owner);
+      expect(refused.stderr).toContain("the warehouse user itself");
+      expect(await asBiReader(admin.url, "SELECT 1", { role: owner, password: OWN_PASSWORD })).toBe("ok");
+      expect(await asBiReader(admin.url, "SELECT 1", { role: owner, password: BI_PASSWORD })).toBe("28P01");
+    },
+  );
+
+  fixtureTest(
+    "another team's role: exit 2, its password unchanged, nothing granted to it",
+    async ({ createDatabase, onTestFinished }) => {
+      const database = await createDatabase();
+      const analyst = `${database.name}_analyst`;
+      await createRole(database, analyst, "LOGIN", onTestFinished);
+      // A role of another team that may connect here (the loader took CONNECT from PUBLIC).
+      await sql`GRANT CONNECT ON DATABASE ${sql.id(database.name)} TO ${sql.id(analyst)}`.execute(
+        database.warehouse.db,
+      );
+
+      const refused = await migrateWithRole(database.url, analyst);
+      expectRefused(refused, analyst);
+      expect(refused.stderr).toContain(`COMMENT ON ROLE ${analyst} IS 'telecom-etl: BI reader'`);
+      expect(await asBiReader(database.url, "SELECT 1", { role: analyst, password: OWN_PASSWORD })).toBe(
+        "ok",
+      );
+      expect(await asBiReader(database.url, "SELECT 1", { role: analyst, password: BI_PASSWORD })).toBe(
+        "28P01",
+      );
+    },
+  );
+
+  fixtureTest(
+    "a role carrying migration 0009's mark (an installation from before per-warehouse roles) keeps working",
+    async ({ createDatabase, onTestFinished }) => {
+      const database = await createDatabase();
+      const db = database.warehouse.db;
+      // The comment migration 0009 puts on the server-wide bi_reader it creates (every test database is migrated).
+      const legacy = await sql<{ comment: string | null }>`
+        SELECT shobj_description(oid, 'pg_authid') AS comment FROM pg_roles WHERE rolname = 'bi_reader'`.execute(
+        db,
+      );
+      const mark = legacy.rows[0]?.comment;
+      expect(mark).toMatch(/^telecom-etl: reads the dbt marts/);
+      const role = `${database.name}_legacy`;
+      await createRole(database, role, "NOLOGIN", onTestFinished);
+      await sql`COMMENT ON ROLE ${sql.id(role)} IS ${sql.lit(mark!)}`.execute(db);
+
+      const migrated = await migrateWithRole(database.url, role);
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(await asBiReader(database.url, "SELECT 1", { role, password: BI_PASSWORD })).toBe("ok");
+    },
+  );
+});
