@@ -12,6 +12,9 @@ const streamName = z.enum(STREAM_NAMES as unknown as readonly [StreamName, ...St
 /** Share of `requests_per_second` the adaptive rate never drops below unless configured otherwise. */
 export const DEFAULT_MIN_RATE_SHARE = 0.1;
 
+/** Seconds a publication of the marts waits for snapshots older than the build (`publish_snapshot_wait_seconds`). */
+export const DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS = 120;
+
 /** Revisions of the platform's API an account can be read with; `auto` asks the platform once per run. */
 export const API_REVISION_SETTINGS = ["auto", "2024", "2026"] as const;
 /** An account's `api_revision` setting. */
@@ -154,6 +157,17 @@ export const configFileSchema = z.strictObject({
    * The role BI tools read this warehouse's marts with; default `<database>_bi_reader`. Roles are
    * server-wide: two warehouses on one server must not share one.
    */
+  /**
+   * How long a publication of the marts waits for sessions holding a snapshot from before the
+   * build (REPEATABLE READ or SERIALIZABLE transactions, which would read the new marts empty)
+   * before it gives up (exit 5, BI keeps the previous marts).
+   */
+  publish_snapshot_wait_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS),
   bi_reader_role: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, "expected a role name: lower-case letters, digits and _, at most 63")

@@ -11,6 +11,7 @@ import {
   carriedSettingsOf,
   configFileSchema,
   DEFAULT_MIN_RATE_SHARE,
+  DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS,
   type StreamOptionsFile,
 } from "./config-file-schema.js";
 import { redactUrl, UsageError } from "./errors.js";
@@ -133,6 +134,8 @@ export interface EtlConfig {
   readonly loadStatementTimeoutMs: number;
   /** The BI role of this warehouse as configured; undefined: `<database>_bi_reader` (see biReaderRoleFor). */
   readonly biReaderRole: string | undefined;
+  /** Longest wait of a publication for snapshots older than the build; absent in configs built in code: the default. */
+  readonly publishSnapshotWaitMs?: number;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
   /**
@@ -259,6 +262,7 @@ function settingsFromFile(cfg: ConfigFile): FileSettings {
     databasePasswordFile: cfg.database_password_file,
     loadStatementTimeoutMs: cfg.load_statement_timeout_ms,
     biReaderRole: cfg.bi_reader_role,
+    publishSnapshotWaitMs: cfg.publish_snapshot_wait_seconds * 1000,
     monitoring: {
       alertWebhookUrl: cfg.alert_webhook_url === undefined ? undefined : new Secret(cfg.alert_webhook_url),
       metricsTextfile: cfg.metrics_textfile,
@@ -546,6 +550,8 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
     embedded_dir: config.embeddedDir,
     load_statement_timeout_ms: config.loadStatementTimeoutMs,
     bi_reader_role: config.biReaderRole ?? "(<database>_bi_reader)",
+    publish_snapshot_wait_seconds:
+      (config.publishSnapshotWaitMs ?? DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS * 1000) / 1000,
     alert_webhook_url: config.monitoring?.alertWebhookUrl === undefined ? "(none)" : "*** (set)",
     metrics_textfile: config.monitoring?.metricsTextfile ?? "(none)",
     metrics_pushgateway_url: config.monitoring?.metricsPushgatewayUrl === undefined ? "(none)" : "*** (set)",

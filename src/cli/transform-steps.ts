@@ -136,6 +136,7 @@ async function buildAndPublish(
         signal: ctx.signal,
         runId: options.runId,
         biReaderRole: ctx.config.biReaderRole,
+        snapshotWaitMs: ctx.config.publishSnapshotWaitMs,
         beforeCommit: (trx) => lock.fence(trx),
         onNode,
       }),

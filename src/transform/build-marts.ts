@@ -46,6 +46,8 @@ export interface MartsBuildOptions {
   readonly beforeCommit?: (trx: Transaction<Database>) => Promise<void>;
   /** The warehouse's BI role as configured (`bi_reader_role`); default `<database>_bi_reader`. */
   readonly biReaderRole?: string | undefined;
+  /** Longest wait of the publication for snapshots older than the build (config `publish_snapshot_wait_seconds`). */
+  readonly snapshotWaitMs?: number | undefined;
   /** Called as each dbt node finishes ("N of M"), while dbt runs. */
   readonly onNode?: ((progress: DbtNodeProgress) => void) | undefined;
 }
@@ -93,6 +95,8 @@ export async function buildAndPublishMarts(
     dbtInvocationId: dbt.invocationId,
     beforeCommit: options.beforeCommit,
     keep,
+    snapshotWaitMs: options.snapshotWaitMs,
+    log: options.log,
     biReaderRole: biReaderRoleFor(databaseOfUrl(warehouse.url), options.biReaderRole),
   });
   return { dbt, publication };

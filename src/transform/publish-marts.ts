@@ -11,9 +11,12 @@
  * catches up, as after a missed night (dbt hook `copy_published_incremental_marts`).
  */
 import { type Kysely, sql, type Transaction } from "kysely";
+import { DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS } from "../config-file-schema.js";
 import { PublishError } from "../errors.js";
+import type { Logger } from "../log.js";
 import { biReaderRoleFor, grantBiReaderRead } from "../warehouse/bi-reader-role.js";
 import type { Database } from "../warehouse/database.js";
+import { waitForOlderSnapshots } from "./older-snapshots.js";
 
 /** The schema BI reads (dbt's `<target schema>_marts`, macro published_marts_schema). */
 export const PUBLISHED_MARTS_SCHEMA = "analytics_marts";
@@ -106,6 +109,9 @@ export interface PublishOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** The warehouse's BI role, granted the publication view (default: `<database>_bi_reader` of the connection's database). */
   readonly biReaderRole?: string | undefined;
+  /** Longest wait for sessions holding a snapshot from before the build ({@link waitForOlderSnapshots}). */
+  readonly snapshotWaitMs?: number | undefined;
+  readonly log?: Logger | undefined;
   /**
    * The built marts whose replaced published table is kept in {@link KEPT_MARTS_SCHEMA} for the
    * next build (incremental marts built incrementally); the others are dropped. Default: none.
@@ -121,15 +127,22 @@ export interface PublishOptions {
  * views to relations, not names). Dropping a replaced mart drops what depends on it (CASCADE, as
  * dbt's own rebuild does). A replaced table named in `keep` that nothing depends on is moved into
  * {@link KEPT_MARTS_SCHEMA} instead (replacing the one kept there); any other kept table of a built
- * mart is dropped (it is no longer the published one's predecessor). Returns undefined when the build schema holds nothing (a selection of
- * staging models only). Retries while a query keeps a published mart locked; throws
- * {@link PublishError} when it never gets the lock.
+ * mart is dropped (it is no longer the published one's predecessor). Returns undefined when the
+ * build schema holds nothing (a selection of staging models only). First waits, bounded, until no
+ * session holds a snapshot from before the build (it would find the new marts and none of their
+ * rows; see `older-snapshots.ts`). Retries while a query keeps a published mart locked; throws
+ * {@link PublishError} when a snapshot outlives the wait or it never gets the lock.
  */
 export async function publishMarts(
   db: Kysely<Database>,
   options: PublishOptions = {},
 ): Promise<Publication | undefined> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  await waitForOlderSnapshots(db, {
+    waitMs: options.snapshotWaitMs ?? DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS * 1000,
+    log: options.log,
+    sleep,
+  });
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute((trx) => publishOnce(trx, options));

@@ -102,6 +102,14 @@ export function stderrLine(child: ChildProcess, pattern: RegExp): Promise<string
   });
 }
 
+/** The lines of a CLI's stderr that are not JSON log lines: what an operator reads. */
+export function operatorLines(stderr: string): string[] {
+  return stderr
+    .trim()
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("{"));
+}
+
 /** Pids of postgres servers running on a data directory under `dir`. */
 export async function postgresPidsUnder(dir: string): Promise<number[]> {
   const { readdir, readFile } = await import("node:fs/promises");

@@ -4,7 +4,7 @@ import pg from "pg";
 import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/bi-reader-role.js";
 import type { Database } from "../../src/warehouse/database.js";
 import { acquireTransformLock, TRANSFORM_LOCK_KEY } from "../../src/warehouse/transform-lock.js";
-import { collect, runCli, spawnCli } from "../helpers/cli.js";
+import { collect, operatorLines, runCli, spawnCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
@@ -84,14 +84,6 @@ async function publications(db: Kysely<Database>) {
   return db.selectFrom("etl.published_marts").selectAll().orderBy("id").execute();
 }
 
-/** The lines of stderr that are not JSON log lines: what an operator reads. */
-function messages(stderr: string): string[] {
-  return stderr
-    .trim()
-    .split("\n")
-    .filter((line) => line !== "" && !line.startsWith("{"));
-}
-
 /** Resolves once some session holds the transform lock. */
 /**
  * Waits until the transform CLI process `pid` holds the transform lock in THIS database: advisory
@@ -166,12 +158,12 @@ describe("write–audit–publish of the marts (CLI, real dbt)", () => {
       ).rejects.toMatchObject({ code: "42501" });
       // ...and one line names the failing test and the build BI keeps.
       const kept = `marts not published: BI keeps the marts published ${new Date(firstPublication!.published_at).toISOString()} (transform, dbt invocation ${firstPublication!.dbt_invocation_id})`;
-      expect(messages(failed.stderr)).toEqual([
+      expect(operatorLines(failed.stderr)).toEqual([
         expect.stringMatching(
           /^telecom-etl: dbt build failed: test column_rules_fct_calls \(Got \d+ results?/,
         ),
       ]);
-      expect(messages(failed.stderr)[0]).toContain(`; ${kept}`);
+      expect(operatorLines(failed.stderr)[0]).toContain(`; ${kept}`);
       expect(failed.stdout).not.toMatch(/marts published/);
 
       // (b) + (c) The data fixed, a transform runs; a query of BI's holds fct_calls while it does, so
@@ -188,7 +180,7 @@ describe("write–audit–publish of the marts (CLI, real dbt)", () => {
         await transformLockTaken(db, running.pid);
         const second = await runCli(["transform"], { env, timeoutMs: 120_000 });
         expect(second.code, second.stderr.slice(-2000)).toBe(4);
-        expect(messages(second.stderr)).toEqual([
+        expect(operatorLines(second.stderr)).toEqual([
           `telecom-etl: another transform is building the marts (pid ${running.pid} on host ${hostname()}, run none (transform)); wait for it to finish, or give --lock-timeout <seconds> to wait`,
         ]);
         expect(second.stdout).not.toMatch(/dbt build/);
