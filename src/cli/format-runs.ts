@@ -4,6 +4,7 @@
  */
 import { recountLines } from "../pipeline/recount-windows.js";
 import { describeDbtStep } from "../transform/dbt-step-record.js";
+import { describeRetired, type RetiredPartition } from "../warehouse/partition-retention.js";
 import type { RunRecord, RunStreamFigures, RunWindowProblem } from "../warehouse/run-history.js";
 import { runTotals } from "../warehouse/run-history.js";
 import type { UnknownField } from "../warehouse/unknown-fields.js";
@@ -178,10 +179,5 @@ function retentionLines(retired: unknown): string[] {
     return [`  retention failed (months before ${String(failure.cutoff)} kept): ${String(failure.error)}`];
   }
   if (retired.length === 0) return ["  retention: no month old enough to retire"];
-  return [
-    "  retention:",
-    ...(retired as { partition: string; rows: number; action: string }[]).map(
-      (p) => `    ${p.action === "drop" ? "dropped" : "detached"} ${p.partition} (${p.rows} rows)`,
-    ),
-  ];
+  return ["  retention:", ...(retired as RetiredPartition[]).map((p) => `    ${describeRetired(p)}`)];
 }

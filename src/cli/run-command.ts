@@ -3,10 +3,12 @@ import { runDistributed } from "../distributed/run-distributed.js";
 import { describeError, UsageError } from "../errors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
 import { formatRunSummary, runSummaryJson } from "../pipeline/format-summary.js";
+import { refuseRetiredBackfill } from "../pipeline/retired-backfill.js";
 import { type PipelineRequest, type PipelineResult, runPipeline } from "../pipeline/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run-progress.js";
 import { systemClock } from "../ports.js";
 import type { DbtStepRecord } from "../transform/dbt-step-record.js";
+import { utcDayOf } from "../utc-days.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
@@ -85,6 +87,7 @@ export async function executePipeline(
     allowFuture: options.allowFutureNow,
     allowPast: options.allowPastNow,
   });
+  refuseRetiredBackfill(ctx.config, request, utcDayOf(runStartedAt));
   const bars = process.stderr.isTTY === true && !ctx.json;
   const distributed = options.distributed ?? ctx.config.distributed?.enabled ?? false;
   const deps = {

@@ -6,7 +6,9 @@
 import { sourcesOf } from "../config.js";
 import type { DateWindow } from "../slices.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
+import { maxDay } from "../utc-days.js";
 import { expireStaleLookups, lookupCandidates, trackIds } from "../warehouse/lookup-candidates.js";
+import { retentionHorizon } from "../warehouse/partition-retention.js";
 import {
   isCovered,
   mergeWindows,
@@ -89,7 +91,11 @@ export async function planSlices(
     windows = planBackfillWindows({ ...range, completed: request.refetch ? [] : progress.completed });
     if (!request.refetch) onSettledSkipped(planBackfillWindows(range).length - windows.length);
   } else {
-    const startDate = resolveStartDate(deps.config.startDate, progress.firstRunWindow, when.today);
+    // Retention's horizon moves the start: a retired month's windows (their states forgotten with
+    // it) are never planned again, or every run would read them again for retention to retire.
+    const horizon = retentionHorizon(deps.config.retention, stream.table, when.today);
+    const resolved = resolveStartDate(deps.config.startDate, progress.firstRunWindow, when.today);
+    const startDate = horizon === undefined ? resolved : maxDay(resolved, horizon);
     windows = planWindows({
       startDate,
       windowDays,

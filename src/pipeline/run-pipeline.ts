@@ -307,6 +307,7 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
           accepted: request.accepted ?? NOTHING_ACCEPTED,
           secrets,
           loadStatementTimeoutMs: deps.config.loadStatementTimeoutMs,
+          retention: deps.config.retention,
         };
         deps.log.info(
           { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },

@@ -5,7 +5,7 @@
  * anything else fails this window only (recorded, left open) while the others go on.
  */
 import { type ApiClient, newRequestTally, type RequestTally } from "../api/http-client.js";
-import type { AccountConfig, StreamSettings } from "../config.js";
+import { type AccountConfig, type RetentionConfig, type StreamSettings, sourcesOf } from "../config.js";
 import { AuthError, describeError, LockHeldError, PermissionError, UnreachableHostError } from "../errors.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
@@ -17,6 +17,7 @@ import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { loadSlice, type SettledWindowGuard } from "../warehouse/load-slice.js";
 import type { TrackedUpdate } from "../warehouse/lookup-candidates.js";
+import { retentionHorizon } from "../warehouse/partition-retention.js";
 import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.js";
 import type { StreamLocks } from "../warehouse/stream-locks.js";
 import { recordUnknownFields } from "../warehouse/unknown-fields.js";
@@ -148,6 +149,8 @@ export interface SliceEnvironment {
   readonly secrets: KnownSecrets;
   /** Longest one load statement may run (the window is then loaded again on a new connection). */
   readonly loadStatementTimeoutMs?: number;
+  /** Retention of the tables partitioned by month (config `retention`): no month before its horizon is created needlessly. */
+  readonly retention?: RetentionConfig | undefined;
 }
 
 const MAX_ERRORS_KEPT = 5;
@@ -304,6 +307,7 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
           startedAt,
         },
         completeWindow: completesWindow,
+        keepsFrom: retentionHorizon(env.retention, stream.table, env.today),
         ...(held === undefined ? {} : { held }),
         ...(settledWindow === undefined ? {} : { settledWindow }),
         quality,

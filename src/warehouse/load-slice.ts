@@ -73,6 +73,11 @@ export interface LoadSliceInput {
    * also deletes the window's stored rows the read does not list. Never with `held`.
    */
   readonly settledWindow?: SettledWindowGuard;
+  /**
+   * Retention's horizon for this table (YYYY-MM-01): no month partition before it is created for
+   * the window or the margin around its rows' dates, only for a row of such a month itself.
+   */
+  readonly keepsFrom?: string | undefined;
   /** Rows per data-quality check, recorded with the slice. */
   readonly quality?: Readonly<Record<string, number>>;
   /** When the read happened (recorded with a completion). */
@@ -257,7 +262,13 @@ async function loadWithRetries(
     try {
       return await loadSlotsOf(warehouse.pool)(async () => {
         if (input.held !== undefined) return loadOnce(warehouse, input, connection, timeoutMs);
-        const table = await ensureMonthPartitions(warehouse.pool, stream.table, slice, input.rows);
+        const table = await ensureMonthPartitions(
+          warehouse.pool,
+          stream.table,
+          slice,
+          input.rows,
+          input.keepsFrom,
+        );
         return loadOnce(warehouse, { ...input, stream: { ...stream, table } }, connection, timeoutMs);
       });
     } catch (error) {

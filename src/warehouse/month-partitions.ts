@@ -35,28 +35,38 @@ function instantOf(value: unknown): number | null {
 /**
  * The first days of the months (UTC) a load of `rows` into `table` may write: every month of the
  * slice's window, and each row's month with 14 hours either side (a value without an offset is
- * read as UTC by the warehouse, but the margin keeps any reading inside a partition).
+ * read as UTC by the warehouse, but the margin keeps any reading inside a partition). With
+ * `keepsFrom` (retention's horizon, YYYY-MM-01), a month before it is one only a row of that
+ * month itself brings, never the window or the margin: the next run would retire it again.
  */
-export function monthsOfLoad(table: LandingTable, slice: Slice, rows: readonly LoadRow[]): string[] {
+export function monthsOfLoad(
+  table: LandingTable,
+  slice: Slice,
+  rows: readonly LoadRow[],
+  keepsFrom?: string,
+): string[] {
   const column = monthPartitionColumn(table);
   if (column === null) return [];
   const months = new Set<string>();
+  const kept = (month: string) => keepsFrom === undefined || month >= keepsFrom;
   if (slice.kind === "window") {
     const end = Date.parse(`${slice.window.end}T00:00:00Z`);
     for (let ms = Date.parse(`${slice.window.start}T00:00:00Z`); ms < end; ms += DAY_MS)
-      months.add(firstOfMonth(ms));
+      if (kept(firstOfMonth(ms))) months.add(firstOfMonth(ms));
   }
   for (const row of rows) {
     const ms = instantOf(row.columns[column]);
     if (ms === null) continue;
-    months.add(firstOfMonth(ms - ZONE_SLACK_MS));
-    months.add(firstOfMonth(ms + ZONE_SLACK_MS));
+    months.add(firstOfMonth(ms));
+    for (const month of [firstOfMonth(ms - ZONE_SLACK_MS), firstOfMonth(ms + ZONE_SLACK_MS)])
+      if (kept(month)) months.add(month);
   }
   return [...months].sort();
 }
 
 /**
- * Creates the month partitions a load of `rows` into `table` needs and does not have yet (one
+ * Creates the month partitions a load of `rows` into `table` needs (see {@link monthsOfLoad};
+ * `keepsFrom`: retention's horizon) and does not have yet (one
  * short transaction each, through `etl.ensure_month_partition`, which concurrent loaders share).
  * Returns the table as the warehouse holds it: a table declared partitioned that a warehouse still
  * has flat (migrated before 0023: an upgrade test, a pinned schema) is written as a flat table.
@@ -66,6 +76,7 @@ export async function ensureMonthPartitions(
   table: LandingTable,
   slice: Slice,
   rows: readonly LoadRow[],
+  keepsFrom?: string,
 ): Promise<LandingTable> {
   if (monthPartitionColumn(table) === null) return table;
   let known = knownPartitions.get(pool);
@@ -81,7 +92,7 @@ export async function ensureMonthPartitions(
     known.add(`${table.name} ${found.rows[0]?.partitioned === true ? "partitioned" : "unpartitioned"}`);
   }
   if (known.has(`${table.name} unpartitioned`)) return { ...table, partitionedByMonth: false };
-  for (const month of monthsOfLoad(table, slice, rows)) {
+  for (const month of monthsOfLoad(table, slice, rows, keepsFrom)) {
     const id = `${table.name} ${month}`;
     if (known.has(id)) continue;
     await pool.query("SELECT etl.ensure_month_partition($1::regclass, $2::date)", [table.name, month]);

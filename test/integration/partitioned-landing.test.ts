@@ -4,10 +4,13 @@ import { cdrsStream } from "../../src/streams/cdrs.js";
 import type { LoadRow } from "../../src/streams/load-row.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
 import { loadSlice, type SliceLoadResult } from "../../src/warehouse/load-slice.js";
+import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { forgetKnownPartitions } from "../../src/warehouse/month-partitions.js";
 import { retentionCutoff, retireMonthPartitions } from "../../src/warehouse/partition-retention.js";
 import { startRun } from "../../src/warehouse/run-records.js";
 import { cdr, cdrRows } from "../helpers/cdr-rows.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { migrateBefore } from "../helpers/migrate-before.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 
 /**
@@ -204,17 +207,20 @@ describe("landing tables partitioned by month", () => {
         month: "2025-02-01",
         rows: 1,
         action: "detach",
+        detachedAs: "platform.cdrs_p2025_02_detached",
       },
     ]);
     expect(lines.map((l) => l.msg)).toEqual([
       "retention: dropped platform.cdrs_p2025_01 (2 rows)",
-      "retention: detached platform.cdrs_p2025_02 (1 rows)",
+      "retention: detached platform.cdrs_p2025_02 as platform.cdrs_p2025_02_detached (1 rows)",
     ]);
     const left = await sql<{
       uuid: string;
     }>`SELECT uuid FROM platform.cdrs WHERE _account IN ('r1', 'r2') ORDER BY 1`.execute(db);
     expect(left.rows.map((r) => r.uuid)).toEqual(["r1-2025-03-01"]);
-    const kept = await sql<{ n: number }>`SELECT count(*)::int AS n FROM platform.cdrs_p2025_02`.execute(db);
+    const kept = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM platform.cdrs_p2025_02_detached`.execute(db);
     expect(kept.rows[0]!.n).toBe(1);
     const states = await sql<{ window_start: string }>`
       SELECT window_start::text FROM etl.stream_state WHERE stream = 'cdrs' AND account IN ('r1', 'r2') ORDER BY 1`.execute(
@@ -230,6 +236,72 @@ describe("landing tables partitioned by month", () => {
     );
     expect((await rowsByPartition(database, "r1")).map((r) => r.partition)).toContain(
       "platform.cdrs_p2025_01",
+    );
+    // So does a load of a detached month (issue 32: the detached table kept the partition's name,
+    // and the load failed with "no partition of relation cdrs"); the archived table is left alone,
+    // and the month retired again is detached under a name of its own.
+    const intoDetached = await load(
+      database,
+      "r1",
+      day("2025-02-04", "2025-02-05"),
+      cdrRows([cdr("feb-again", { date: "2025-02-04T11:00:00Z" })]),
+    );
+    expect(intoDetached).toMatchObject({ inserted: 1 });
+    expect((await rowsByPartition(database, "r1")).map((r) => r.partition)).toContain(
+      "platform.cdrs_p2025_02",
+    );
+    const again = await retireMonthPartitions(database.warehouse.pool, targets, "2025-03-01", "detach", log);
+    expect(again.map((r) => r.detachedAs)).toEqual([
+      "platform.cdrs_p2025_01_detached",
+      "platform.cdrs_p2025_02_detached_2",
+    ]);
+    const archived = await sql<{ uuid: string }>`
+      SELECT uuid FROM platform.cdrs_p2025_02_detached ORDER BY 1`.execute(db);
+    expect(archived.rows.map((r) => r.uuid)).toEqual(["r1-2025-02-03"]);
+  });
+
+  it("migration 0027 renames a month an earlier release detached under its partition's name; a month detached by hand is refused with a line", async ({
+    createDatabase,
+  }) => {
+    const database = await createDatabase({ migrate: false });
+    const db = database.warehouse.db;
+    await migrateBefore(db, "0027");
+    await load(
+      database,
+      "old",
+      day("2025-06-10", "2025-06-11"),
+      cdrRows([cdr("june", { date: "2025-06-10T10:00:00Z" })]),
+    );
+    // What retention's detach left before: the month under its partition's name.
+    await sql`ALTER TABLE platform.cdrs DETACH PARTITION platform.cdrs_p2025_06`.execute(db);
+    await migrateToLatest(db);
+    const names = await sql<{ name: string; partition: boolean }>`
+      SELECT c.relname AS name, c.relispartition AS partition FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'platform' AND c.relkind = 'r' AND c.relname LIKE 'cdrs_p2025_06%' ORDER BY 1`.execute(
+      db,
+    );
+    expect(names.rows).toEqual([{ name: "cdrs_p2025_06_detached", partition: false }]);
+    forgetKnownPartitions(database.warehouse.pool);
+    const back = await load(
+      database,
+      "old",
+      day("2025-06-11", "2025-06-12"),
+      cdrRows([cdr("june-2", { date: "2025-06-11T10:00:00Z" })]),
+    );
+    expect(back).toMatchObject({ inserted: 1 });
+    // A month detached by hand under its name: the load fails saying what to do, not "no partition".
+    await sql`ALTER TABLE platform.cdrs DETACH PARTITION platform.cdrs_p2025_06`.execute(db);
+    forgetKnownPartitions(database.warehouse.pool);
+    await expect(
+      load(
+        database,
+        "old",
+        day("2025-06-12", "2025-06-13"),
+        cdrRows([cdr("june-3", { date: "2025-06-12T10:00:00Z" })]),
+      ),
+    ).rejects.toThrow(
+      /platform\.cdrs_p2025_06 is not a partition of platform\.cdrs .*RENAME TO cdrs_p2025_06_detached/,
     );
   });
 
