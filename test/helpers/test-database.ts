@@ -24,6 +24,15 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/**
+ * Drops database `name`, then role `role` (roles are server-wide: one a test created outlives its
+ * database unless dropped), once nothing of the role is left there.
+ */
+export async function dropDatabaseAndRole(name: string, role: string): Promise<void> {
+  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await adminQuery(`DROP ROLE IF EXISTS ${role}`);
+}
+
 /** URL of database `name` on the test server. */
 export function testDatabaseUrl(name: string): string {
   const url = new URL(inject("adminUrl"));

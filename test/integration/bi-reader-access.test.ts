@@ -10,7 +10,7 @@ import { PUBLICATION_VIEW } from "../../src/transform/publish-marts.js";
 import type { Database } from "../../src/warehouse/database.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
-import { type TestDatabase, testDatabaseUrl } from "../helpers/test-database.js";
+import { dropDatabaseAndRole, type TestDatabase } from "../helpers/test-database.js";
 
 /**
  * Issue 9, access: the warehouse's BI role (`<database>_bi_reader`, password from the environment,
@@ -431,16 +431,7 @@ describe("bi_reader_role naming an existing role", () => {
     await sql`CREATE ROLE ${sql.id(name)} ${sql.raw(attributes)} PASSWORD ${sql.lit(OWN_PASSWORD)}`.execute(
       database.warehouse.db,
     );
-    onTestFinished(async () => {
-      const admin = new pg.Client({ connectionString: testDatabaseUrl("postgres") });
-      await admin.connect();
-      try {
-        await admin.query(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
-        await admin.query(`DROP ROLE IF EXISTS ${name}`);
-      } finally {
-        await admin.end();
-      }
-    });
+    onTestFinished(() => dropDatabaseAndRole(database.name, name));
   }
 
   function expectRefused(result: CliResult, role: string): void {

@@ -4,9 +4,12 @@ import path from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { olderSnapshots } from "../../src/transform/older-snapshots.js";
 import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/bi-reader-role.js";
+import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
 import { type CliResult, collect, operatorLines, runCli, spawnCli, stderrLine } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
+import { dropDatabaseAndRole } from "../helpers/test-database.js";
 import { setSandboxClock } from "./pipeline-harness.js";
 
 /**
@@ -16,7 +19,9 @@ import { setSandboxClock } from "./pipeline-harness.js";
  * such snapshot is left: that session reads the previous marts' row counts until it ends, then a
  * new session reads the new ones; an idle READ COMMITTED session in an open transaction does not
  * hold the publication up; a snapshot that outlives the wait leaves the marts unpublished (exit 5,
- * one line) and BI keeps the previous ones. Real dbt through the CLI's `transform`.
+ * one line) and BI keeps the previous ones. Real dbt through the CLI's `transform`. Which sessions
+ * count is checked on real sessions too, as a superuser and as a warehouse user that cannot see
+ * other roles' sessions.
  */
 const PASSWORD = "bi reader's 'pass' word"; // the same as bi-reader-access.test.ts: the role is server-wide
 /** dbt is CPU-bound and the suite shares two cores: three builds may take minutes under load. */
@@ -178,4 +183,59 @@ describe("a snapshot-consistent BI session across a publication (CLI, real dbt)"
       expect(await freshCounts(rig.db.url)).toEqual(kept);
     },
   );
+
+  it("waits for snapshots from before the build and for hidden sessions inside a transaction; not for idle sessions, READ COMMITTED between statements, later snapshots or the loader's", async ({
+    createDatabase,
+    onTestFinished,
+  }) => {
+    const database = await createDatabase();
+    const clients: pg.Client[] = [];
+    onTestFinished(async () => {
+      for (const client of clients) await client.end().catch(() => {});
+    });
+    const session = async (statements: readonly string[], applicationName?: string) => {
+      const client = new pg.Client({
+        connectionString: database.url,
+        ...(applicationName === undefined ? {} : { application_name: applicationName }),
+      });
+      client.on("error", () => {});
+      await client.connect();
+      clients.push(client);
+      for (const statement of statements) await client.query(statement);
+      return (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    };
+    const repeatable = ["BEGIN ISOLATION LEVEL REPEATABLE READ", "SELECT now()"];
+    const older = await session(repeatable);
+    const readCommitted = await session(["BEGIN", "SELECT now()"]);
+    const idle = await session([]);
+    await session(repeatable, "telecom-etl run 7 pid 1@host");
+    const builtAt = (
+      await sql<{ at: string }>`SELECT clock_timestamp()::text AS at`.execute(database.warehouse.db)
+    ).rows[0]!.at;
+    const later = await session(repeatable);
+    const seen = await olderSnapshots(database.warehouse.db, builtAt);
+    expect(seen.map((s) => [s.pid, s.hidden])).toEqual([[older, false]]);
+
+    // A warehouse user that may not see other roles' sessions (neither superuser nor
+    // pg_read_all_stats) cannot tell a snapshot from an idle READ COMMITTED transaction: every one
+    // inside a transaction counts, a session outside one does not.
+    const owner = `${database.name}_owner`;
+    await sql`CREATE ROLE ${sql.id(owner)} LOGIN PASSWORD 'owner'`.execute(database.warehouse.db);
+    onTestFinished(() => dropDatabaseAndRole(database.name, owner));
+    await sql`GRANT CONNECT ON DATABASE ${sql.id(database.name)} TO ${sql.id(owner)}`.execute(
+      database.warehouse.db,
+    );
+    const asOwner = new URL(database.url);
+    asOwner.username = owner;
+    asOwner.password = "owner";
+    const unprivileged = await connectWarehouse(asOwner.toString());
+    try {
+      const hidden = await olderSnapshots(unprivileged.db, builtAt);
+      expect(hidden.every((s) => s.hidden)).toBe(true);
+      expect(hidden.map((s) => s.pid).sort()).toEqual([older, readCommitted, later].sort());
+      expect(hidden.map((s) => s.pid)).not.toContain(idle);
+    } finally {
+      await unprivileged.close();
+    }
+  });
 });
