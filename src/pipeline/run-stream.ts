@@ -5,7 +5,7 @@
  * anything else fails this window only (recorded, left open) while the others go on.
  */
 import { type ApiClient, newRequestTally, type RequestTally } from "../api/http-client.js";
-import { type AccountConfig, type RetentionConfig, type StreamSettings, sourcesOf } from "../config.js";
+import type { AccountConfig, RetentionConfig, StreamSettings } from "../config.js";
 import { AuthError, describeError, LockHeldError, PermissionError, UnreachableHostError } from "../errors.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
