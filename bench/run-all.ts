@@ -60,6 +60,11 @@ const benches: readonly { readonly file: string; readonly args: readonly string[
       args: quick ? ["--sizes", "5,20", "--calls-per-day", "2000", "--rounds", "2"] : [],
       what: "reporting layer: the nightly dbt build after 30 vs 120 days of history, facts partitioned by month vs plain (20k calls/day)",
     },
+    {
+      file: "nightly-dbt-steps.js",
+      args: quick ? ["--days", "5", "--calls-per-day", "2000", "--nights", "2"] : [],
+      what: "the nightly's dbt steps as the CLI runs them (build, source freshness), parses included, night after night at 30 days",
+    },
   ];
 
 let failed = 0;
