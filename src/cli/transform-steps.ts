@@ -5,12 +5,12 @@ import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
 import type { PipelineRequest } from "../pipeline/run-pipeline.js";
 import { selectRunTargets } from "../pipeline/select-targets.js";
 import { processStderr } from "../stderr-lines.js";
-import { buildAndPublishMarts, type MartsBuild } from "../transform/build-marts.js";
+import { buildAndPublishMarts, type MartsBuild, runDbtAsBuild } from "../transform/build-marts.js";
 import { describeNodeProblem } from "../transform/dbt-events.js";
 import { barDbtProgress, type DbtProgress, logDbtProgress } from "../transform/dbt-progress.js";
 import { type DbtStepRecord, dbtStepRecord } from "../transform/dbt-step-record.js";
 import { describePublication, latestPublication } from "../transform/publish-marts.js";
-import { type DbtResult, describeDbtFailure, runDbt, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
+import { type DbtResult, describeDbtFailure, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
 import { recordAccountTimeZones } from "../warehouse/account-time-zones.js";
 import { acquireTransformLock, type TransformLock } from "../warehouse/transform-lock.js";
 import type { CommandContext } from "./command-context.js";
@@ -200,8 +200,9 @@ export async function checkSourceFreshness(
 ): Promise<ExitCode> {
   if (sources.length === 0) return EXIT.ok;
   const startedAt = Date.now();
+  // In the build's folder, parsed as the build parsed the project: no second parse of it.
   const result = await withDbtProgress(ctx, "dbt source freshness", (onNode) =>
-    runDbt({
+    runDbtAsBuild({
       databaseUrl: ctx.warehouse.url,
       log: ctx.log,
       args: ["source", "freshness", "--select", ...sources],

@@ -11,7 +11,7 @@ import type { Database } from "../warehouse/database.js";
 import type { DbtNodeProgress } from "./dbt-events.js";
 import { incrementalMartsIn } from "./incremental-marts.js";
 import { discardMartsBuild, MARTS_BUILD_SCHEMA, type Publication, publishMarts } from "./publish-marts.js";
-import { type DbtResult, runDbt } from "./run-dbt.js";
+import { type DbtResult, type DbtRunOptions, runDbt } from "./run-dbt.js";
 
 /** How a build ended: dbt's result and the publication it made (undefined: nothing was published). */
 export interface MartsBuild {
@@ -31,6 +31,17 @@ export function failedOnlyByDeadlock(result: DbtResult): boolean {
     result.failures.length > 0 &&
     result.failures.every((f) => f.status !== "warn" && /deadlock detected/i.test(f.detail ?? ""))
   );
+}
+
+/**
+ * Runs dbt in a marts build's folder (the warehouse's, unless `workDir`) as the build runs it: the
+ * project parsed with the marts in the build schema. Every dbt invocation there goes through here
+ * (the build, `dbt source freshness` after it): dbt keeps the parsed project in the folder
+ * (`target/partial_parse.msgpack`) and parses it whole again (seconds of every nightly) whenever
+ * a variable the project read while parsing differs, and DBT_MARTS_BUILD_SCHEMA places every mart.
+ */
+export function runDbtAsBuild(options: Omit<DbtRunOptions, "martsBuildSchema">): Promise<DbtResult> {
+  return runDbt({ ...options, martsBuildSchema: MARTS_BUILD_SCHEMA });
 }
 
 /** Options of {@link buildAndPublishMarts}. */
@@ -66,13 +77,12 @@ export async function buildAndPublishMarts(
 ): Promise<MartsBuild> {
   const build = async (): Promise<DbtResult> => {
     await discardMartsBuild(warehouse.db);
-    return runDbt({
+    return runDbtAsBuild({
       databaseUrl: warehouse.url,
       log: options.log,
       args: options.args,
       signal: options.signal,
       workDir: options.workDir,
-      martsBuildSchema: MARTS_BUILD_SCHEMA,
       ...(options.biReaderRole === undefined ? {} : { biReaderRole: options.biReaderRole }),
       ...(options.onNode === undefined ? {} : { onNode: options.onNode }),
     });

@@ -37,6 +37,12 @@ export interface DbtEventDigest {
   readonly selectedNothing: boolean;
   /** dbt's id of this invocation (in its log and run_results.json), from the events' `info.invocation_id`. */
   readonly invocationId: string | undefined;
+  /**
+   * Why dbt parsed the whole project instead of reusing the parse it saved in its target folder
+   * (its UnableToPartialParse event: "saved manifest not found. Starting full parse."); undefined
+   * when it reused it.
+   */
+  readonly fullParse: string | undefined;
 }
 
 interface NodeInfo {
@@ -58,6 +64,7 @@ interface DbtEvent {
     readonly source_name?: string;
     readonly table_name?: string;
     readonly status?: string;
+    readonly reason?: string;
   };
 }
 
@@ -138,6 +145,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
   let selectedNothing = false;
   let passed = 0;
   let invocationId: string | undefined;
+  let fullParse: string | undefined;
   for (const raw of rawLines) {
     const event = parseEvent(raw);
     if (event === undefined) {
@@ -149,6 +157,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
     invocationId ??= event.info?.invocation_id || undefined;
     if (msg.trim() !== "") lines.push(msg);
     if (/\bNothing to do\./.test(msg)) selectedNothing = true;
+    if (event.info?.name === "UnableToPartialParse") fullParse ??= event.data?.reason || msg;
     if (msg.includes("PASS=")) summary = msg.replace(/^.*Done\.\s*/, "").trim();
     const result = nodeResult(event);
     if (result) {
@@ -178,6 +187,7 @@ export function digestDbtEvents(rawLines: readonly string[]): DbtEventDigest {
     generalError: generalError ?? commandLineError,
     selectedNothing: selectedNothing && summary === "",
     invocationId,
+    fullParse,
   };
 }
 

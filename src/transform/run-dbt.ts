@@ -97,6 +97,32 @@ export function warehouseFolder(databaseUrl: string): string {
   return `${DBT_DBNAME}@${DBT_HOST}-${DBT_PORT}`.replace(/[^A-Za-z0-9@._-]/g, "_");
 }
 
+/** dbt's command in its arguments, the words before the first flag: `build`, `source freshness`. */
+function commandOf(args: readonly string[]): string {
+  const firstFlag = args.findIndex((arg) => arg.startsWith("-"));
+  return args.slice(0, firstFlag < 0 ? args.length : firstFlag).join(" ");
+}
+
+/** Options of {@link runDbt}. */
+export interface DbtRunOptions {
+  readonly databaseUrl: string;
+  readonly log: Logger;
+  readonly args?: readonly string[];
+  /** Where dbt keeps its target and logs; default the warehouse's folder (see {@link runDbt}). */
+  readonly workDir?: string;
+  readonly signal?: AbortSignal;
+  /** The warehouse's BI role as configured (`bi_reader_role`); default `<database>_bi_reader`. */
+  readonly biReaderRole?: string;
+  /**
+   * Build the marts in this schema instead of the published one (write-audit-publish, see
+   * `src/transform/publish-marts.ts`); unset, dbt builds them in place. dbt reads it while parsing
+   * the project, so every invocation in one folder must give the same (`runDbtAsBuild`).
+   */
+  readonly martsBuildSchema?: string;
+  /** Called as each node finishes ("N of M"), while dbt runs. */
+  readonly onNode?: (progress: DbtNodeProgress) => void;
+}
+
 /**
  * Runs `dbt <args>` (default `build`) on the project's dbt folder against `databaseUrl`, with the
  * virtualenv's dbt (or $DBT_BIN). Output goes to the debug log; dbt's own log file is at info level
@@ -104,22 +130,7 @@ export function warehouseFolder(databaseUrl: string): string {
  * `.telecom-etl/dbt/<database>/` (one folder per warehouse: dbt rewrites its target folder on every
  * invocation, so two builds of different warehouses at once must not share one).
  */
-export async function runDbt(options: {
-  databaseUrl: string;
-  log: Logger;
-  args?: readonly string[];
-  workDir?: string;
-  signal?: AbortSignal;
-  /** The warehouse's BI role as configured (`bi_reader_role`); default `<database>_bi_reader`. */
-  biReaderRole?: string;
-  /**
-   * Build the marts in this schema instead of the published one (write-audit-publish, see
-   * `src/transform/publish-marts.ts`); unset, dbt builds them in place.
-   */
-  martsBuildSchema?: string;
-  /** Called as each node finishes ("N of M"), while dbt runs. */
-  onNode?: (progress: DbtNodeProgress) => void;
-}): Promise<DbtResult> {
+export async function runDbt(options: DbtRunOptions): Promise<DbtResult> {
   const root = projectRoot();
   const dbt = dbtExecutable(root);
   if (dbt === undefined) {
@@ -181,6 +192,10 @@ export async function runDbt(options: {
   for (const rest of Object.values(partial)) if (rest.trim()) lines.push(rest);
   const digest = digestDbtEvents(lines);
   for (const line of digest.lines) options.log.debug({ dbt: line }, "dbt");
+  // A nightly's invocations share one saved parse (`runDbtAsBuild`): a full parse is worth a line.
+  if (digest.fullParse !== undefined) {
+    options.log.info({ reason: digest.fullParse }, `dbt ${commandOf(args)}: parsed the whole project`);
+  }
   return {
     ok: exitCode === 0,
     exitCode,

@@ -120,4 +120,19 @@ describe("digestDbtEvents", () => {
       undefined,
     );
   });
+
+  it("says why dbt parsed the whole project, and nothing when it reused its saved parse", () => {
+    const unable = (reason: string) =>
+      event("UnableToPartialParse", `Unable to do partial parsing because ${reason}`, "info", { reason });
+    expect(
+      digestDbtEvents([
+        event("MainReportVersion", "Running with dbt=1.11.16"),
+        unable("change detected to override macro. Starting full parse."),
+        event("FoundStats", "Found 53 models, 93 data tests"),
+      ]).fullParse,
+    ).toBe("change detected to override macro. Starting full parse.");
+    expect(digestDbtEvents([event("FoundStats", "Found 53 models, 93 data tests")]).fullParse).toBe(
+      undefined,
+    );
+  });
 });
