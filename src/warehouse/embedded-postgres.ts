@@ -35,18 +35,31 @@ export const isProcessAlive = (pid: number): boolean => {
   }
 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds `port` on the loopback (0: any) and lets it go: the port bound, or undefined when it is taken. */
+async function bindable(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.on("error", () => resolve(undefined));
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
+      server.close(() => resolve(typeof address === "object" && address ? address.port : undefined));
     });
   });
+}
+
+/**
+ * The port the server listened on last time (kept in `portFile`) when it is free, else any free
+ * one. The warehouse's URL then stays the same night after night, and with it dbt's folder for
+ * the warehouse and the connection its saved parse was made with: dbt parses the whole project
+ * again, in a new folder, when the port changes.
+ */
+async function portToStartOn(portFile: string): Promise<number> {
+  const last = Number((await readFile(portFile, "utf8").catch(() => "")).trim());
+  const kept = Number.isInteger(last) && last > 0 && last < 65_536 ? await bindable(last) : undefined;
+  const port = kept ?? (await bindable(0));
+  if (port === undefined) throw new Error("no free port on 127.0.0.1 for the embedded warehouse");
+  return port;
 }
 
 /**
@@ -156,6 +169,7 @@ export async function startEmbeddedWarehouse(options: {
   const dataDir = path.join(dir, "data");
   const ownerFile = path.join(dir, "owner.json");
   const passwordFile = path.join(dir, "password");
+  const portFile = path.join(dir, "port");
   await mkdir(dir, { recursive: true });
   await assertReachableByPostgresUser(dataDir);
   if (!existsSync(passwordFile))
@@ -181,7 +195,7 @@ export async function startEmbeddedWarehouse(options: {
   }
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const port = options.port ?? (await freePort());
+  const port = options.port ?? (await portToStartOn(portFile));
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: "postgres",
@@ -207,6 +221,7 @@ export async function startEmbeddedWarehouse(options: {
   }
   const started = await readPostmaster(dataDir);
   await writeFile(ownerFile, JSON.stringify({ pid: process.pid, port }));
+  await writeFile(portFile, String(port));
   if (started) startWatchdog(process.pid, started.pid);
   return ownedWarehouse(urlFor(port), async () => {
     await server.stop();

@@ -1,6 +1,10 @@
-import { readFile, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { silentLogger } from "../../src/log.js";
 import { projectRoot, warehouseFolder } from "../../src/transform/run-dbt.js";
+import { startEmbeddedWarehouse } from "../../src/warehouse/embedded-postgres.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
@@ -10,7 +14,9 @@ import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
  * the very first reuses the manifest the one before saved (`partial_parse.msgpack` in the
  * warehouse's target folder): dbt's log (at debug level, which names the outcome) says "Partial
  * parsing enabled, no changes found, skipping parsing" for each of them and never "Unable to do
- * partial parsing". A full parse costs 4–8 s of a nightly on two shared cores, twice a night before.
+ * partial parsing". A full parse costs 4–8 s of a nightly on two shared cores, twice a night
+ * before. The embedded warehouse keeps its port from one night to the next, so its URL (dbt's
+ * folder, and the connection dbt's saved parse was made with) stays the same.
  */
 
 /** A nightly runs dbt twice, and dbt is CPU-bound on two shared cores. */
@@ -111,5 +117,30 @@ describe("partial parsing across nightlies (real dbt)", () => {
       ],
       [],
     ]);
+  });
+
+  it("the embedded warehouse starts on the port it had when that is free: the same URL, dbt folder and profile each night", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "telecom-etl-port-"));
+    await chmod(dir, 0o755); // the server runs as user postgres when we are root
+    // The port of each start's URL (the URL itself holds the server's password).
+    const portOfARun = async (): Promise<number> => {
+      const warehouse = await startEmbeddedWarehouse({ dir, log: silentLogger });
+      await warehouse.stop();
+      return Number(new URL(warehouse.url).port);
+    };
+    try {
+      const first = await portOfARun();
+      expect(await portOfARun()).toBe(first);
+      // Taken by another program meanwhile: the warehouse starts on another port all the same.
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(first, "127.0.0.1", resolve));
+      try {
+        expect(await portOfARun()).not.toBe(first);
+      } finally {
+        await new Promise((resolve) => blocker.close(resolve));
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
