@@ -179,3 +179,23 @@ export function isCdrListOf(url: URL, day: string, type: string): boolean {
     url.searchParams.get("type") === type
   );
 }
+
+/** A proxy whose placed CDRs of one day are cut after 100 while `lying.on` ({@link cutListAfter}). */
+export interface ShortDayProxy extends FaultProxy {
+  /** Set `on` to false and the platform lists the day whole again. */
+  readonly lying: { on: boolean };
+}
+
+/**
+ * A consistent liar in front of the sandbox at `target`: the placed CDRs of `day` lose every row
+ * past the first 100 (the day settles short) until `lying.on` is set to false.
+ */
+export async function startShortDayProxy(target: string, day: string): Promise<ShortDayProxy> {
+  const lying = { on: true };
+  const proxy = await startFaultProxy(
+    target,
+    () => undefined,
+    cutListAfter(100, "items", (url) => lying.on && isCdrListOf(url, day, "placed")),
+  );
+  return { url: proxy.url, close: () => proxy.close(), lying };
+}
