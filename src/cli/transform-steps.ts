@@ -9,6 +9,11 @@ import { buildAndPublishMarts, type MartsBuild, runDbtAsBuild } from "../transfo
 import { describeNodeProblem } from "../transform/dbt-events.js";
 import { barDbtProgress, type DbtProgress, logDbtProgress } from "../transform/dbt-progress.js";
 import { type DbtStepRecord, dbtStepRecord } from "../transform/dbt-step-record.js";
+import {
+  describeOldLandingChanges,
+  findOldLandingChanges,
+  landingSeenBefore,
+} from "../transform/old-landing-changes.js";
 import { describePublication, latestPublication } from "../transform/publish-marts.js";
 import { type DbtResult, describeDbtFailure, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
 import { recordAccountTimeZones } from "../warehouse/account-time-zones.js";
@@ -123,9 +128,12 @@ async function buildAndPublish(
   // Before dbt reads them: the marts' local dates are in the zones the config sets now.
   const rezoned = await recordAccountTimeZones(ctx.warehouse.db, accountTimeZones(ctx.config.accounts));
   if (rezoned.length > 0) ctx.log.info({ accounts: rezoned }, "account time zones recorded");
+  // Before reading what changed: a load committing meanwhile is then seen again by the next build.
+  const seenBefore = options.select ? undefined : await landingSeenBefore(ctx.warehouse.db);
+  const refreshBecause = options.fullRefresh ? undefined : await fullRefreshBecause(ctx);
   const args = ["build"];
   if (options.select) args.push("--select", options.select);
-  if (options.fullRefresh) args.push("--full-refresh");
+  if (options.fullRefresh || refreshBecause !== undefined) args.push("--full-refresh");
   if (!options.unitTests) args.push(...WITHOUT_UNIT_TESTS);
   let build: MartsBuild;
   try {
@@ -138,6 +146,7 @@ async function buildAndPublish(
         biReaderRole: ctx.config.biReaderRole,
         snapshotWaitMs: ctx.config.publishSnapshotWaitMs,
         beforeCommit: (trx) => lock.fence(trx),
+        landingSeenBefore: seenBefore,
         onNode,
       }),
     );
@@ -151,7 +160,8 @@ async function buildAndPublish(
     throw new UsageError(`dbt selected nothing for --select ${options.select}`);
   }
   reportStep(ctx, "dbt build", dbt, dbt.ok ? undefined : await keptMarts(ctx));
-  steps?.push(dbtStepRecord("dbt build", dbt, Date.now() - startedAt));
+  const record = dbtStepRecord("dbt build", dbt, Date.now() - startedAt);
+  steps?.push(refreshBecause === undefined ? record : { ...record, fullRefreshBecause: refreshBecause });
   if (ctx.signal.aborted) return EXIT.interrupted;
   if (!dbt.ok) return EXIT.transformFailed;
   if (publication) {
@@ -160,6 +170,28 @@ async function buildAndPublish(
     ctx.out(ctx.json ? JSON.stringify({ step: "publish", ok: true, publication }) : line);
   }
   return EXIT.ok;
+}
+
+/**
+ * Why this build must be a `--full-refresh` though not asked to be: landing rows changed, since the
+ * latest full build, in days before the window an incremental build re-builds (a re-counted window
+ * re-read, a backfill, a row moved out of an old day; see `old-landing-changes.ts`). Logged as one
+ * info line; undefined when the incremental build sees every change.
+ */
+async function fullRefreshBecause(ctx: CommandContext): Promise<string | undefined> {
+  const found = await findOldLandingChanges(ctx.warehouse.db);
+  if (found === undefined || found.changes.length === 0) return undefined;
+  const because = describeOldLandingChanges(found);
+  ctx.log.info(
+    {
+      step: "dbt build",
+      fullRefresh: true,
+      settleWindowStart: found.settleWindowStart,
+      changes: found.changes,
+    },
+    `dbt build --full-refresh: ${because}`,
+  );
+  return because;
 }
 
 /** "marts not published: BI keeps those published <when> (run …)": the tail of a failed build's line. */

@@ -61,6 +61,8 @@ export interface MartsBuildOptions {
   readonly snapshotWaitMs?: number | undefined;
   /** Called as each dbt node finishes ("N of M"), while dbt runs. */
   readonly onNode?: ((progress: DbtNodeProgress) => void) | undefined;
+  /** When a build of every mart started reading the landing tables, recorded with its publication. */
+  readonly landingSeenBefore?: Date | undefined;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function buildAndPublishMarts(
     beforeCommit: options.beforeCommit,
     keep,
     snapshotWaitMs: options.snapshotWaitMs,
+    landingSeenBefore: options.landingSeenBefore,
     log: options.log,
     biReaderRole: biReaderRoleFor(databaseOfUrl(warehouse.url), options.biReaderRole),
   });

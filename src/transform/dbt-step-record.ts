@@ -21,6 +21,8 @@ export interface DbtStepRecord {
   /** dbt's own error when no node is to blame. */
   readonly generalError?: string;
   readonly durationMs: number;
+  /** Why a build the command did not ask to be a full refresh was one (older landing rows changed). */
+  readonly fullRefreshBecause?: string;
 }
 
 /** What `etl.runs.dbt` holds for a `nightly`: its dbt steps and the exit code of the whole command. */
@@ -47,7 +49,9 @@ export function dbtStepRecord(step: string, result: DbtResult, durationMs: numbe
 
 /** `dbt build: PASS=69 WARN=0 ERROR=0 …` or `dbt build failed: test x (…)`, for one line of `runs`. */
 export function describeDbtStep(step: DbtStepRecord): string {
-  if (step.ok) return `${step.step}: ${step.summary || "done"}`;
+  const refreshed =
+    step.fullRefreshBecause === undefined ? "" : " (full refresh: older landing rows changed)";
+  if (step.ok) return `${step.step}: ${step.summary || "done"}${refreshed}`;
   const why = step.failures.length > 0 ? step.failures.join("; ") : (step.generalError ?? "dbt failed");
   return `${step.step} failed: ${why}`;
 }

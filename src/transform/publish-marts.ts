@@ -117,6 +117,11 @@ export interface PublishOptions {
    * next build (incremental marts built incrementally); the others are dropped. Default: none.
    */
   readonly keep?: ReadonlySet<string> | undefined;
+  /**
+   * When the build started reading the landing tables, for a build of every mart (no `--select`);
+   * the next transform looks for older landing changes made since (`old-landing-changes.ts`).
+   */
+  readonly landingSeenBefore?: Date | undefined;
 }
 
 /**
@@ -176,6 +181,7 @@ async function publishOnce(
       run_id: options.runId ?? null,
       dbt_invocation_id: options.dbtInvocationId ?? null,
       marts: [...built.keys()],
+      landing_seen_before: options.landingSeenBefore ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

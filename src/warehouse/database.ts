@@ -157,6 +157,8 @@ export interface PublishedMartsTable {
   run_id: number | null;
   dbt_invocation_id: string | null;
   marts: ColumnType<string[], string[], string[]>;
+  /** When a full (unselected) build started reading the landing tables; null for a `--select` build. */
+  landing_seen_before: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** etl.tracked_requests: asynchronous platform requests (transcriptions, validations) being polled. */
