@@ -4,7 +4,7 @@
  * config pointing at the sandbox. Forked with BENCH_SANDBOX_OPTIONS set, this module serves.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,8 @@ import { migrateToLatest } from "../src/warehouse/migrate.js";
 /** A sandbox running in a child process. */
 export interface ForkedSandbox {
   readonly url: string;
+  /** The sandbox process's id (for its CPU time). */
+  readonly pid: number;
   readonly accounts: readonly { readonly name: string; readonly apiKey: string }[];
   readonly start: string;
   /** `GET /_sandbox/stats`: requests by route and status, injected faults by kind. */
@@ -51,6 +53,7 @@ export async function forkSandbox(options: SandboxOptions): Promise<ForkedSandbo
   });
   return {
     ...ready,
+    pid: child.pid!,
     stats: async () => (await (await fetch(`${ready.url}/_sandbox/stats`)).json()) as never,
     setClock: async (iso) => {
       const response = await fetch(`${ready.url}/_sandbox/clock`, {
@@ -128,6 +131,15 @@ export function benchConfig(
     source: undefined,
     ...overrides,
   };
+}
+
+/** CPU seconds (user + system) process `pid` and its waited-for children have used so far (Linux /proc). */
+export async function cpuSecondsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command's closing parenthesis: utime, stime, cutime, cstime are 14-17 (1-based).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+  return ticks / 100;
 }
 
 /** Peak resident set size of this process so far, in MB. */
