@@ -168,6 +168,19 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** A copy of the fields of `value` that come before `name` (in its own order). */
+function fieldsBefore(value: Record<string, unknown>, name: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field in value) {
+    if (field === name) break;
+    out[field] = value[field];
+  }
+  return out;
+}
+
+/** Values at most that {@link SecretPattern} looks for one by one before it runs its pattern. */
+const FEW_VALUES = 8;
+
 /** A set of values and the one pattern that finds any of them, compiled when first needed after a change. */
 class SecretPattern {
   readonly values = new Set<string>();
@@ -175,17 +188,29 @@ class SecretPattern {
   shortest = Number.POSITIVE_INFINITY;
   #pattern: RegExp | null = null;
   #compiled = true;
+  readonly #list: string[] = [];
+
+  /**
+   * False when `text` certainly holds no value: with a few values, a substring search each (far
+   * cheaper than the pattern, and nearly every text holds none); with many, the pattern decides.
+   */
+  #mayHold(text: string): boolean {
+    if (this.#list.length > FEW_VALUES) return true;
+    for (const value of this.#list) if (text.includes(value)) return true;
+    return false;
+  }
 
   add(value: string): void {
     if (this.values.has(value)) return;
     this.values.add(value);
+    this.#list.push(value);
     this.shortest = Math.min(this.shortest, value.length);
     this.#compiled = false;
   }
 
   /** `text` with every value replaced by {@link MASK}. */
   replace(text: string): string {
-    if (text.length < this.shortest) return text;
+    if (text.length < this.shortest || !this.#mayHold(text)) return text;
     if (!this.#compiled) {
       // Longest first: a value inside another is not masked before the longer one.
       const alternatives = [...this.values].sort((a, b) => b.length - a.length).map(escapeRegExp);
@@ -282,22 +307,32 @@ export class KnownSecrets {
       });
       return changed ? out : value;
     }
-    if (!isPlainObject(value)) return value;
-    // The copy is made at the first change only: most rows hold nothing to mask, and this runs on
-    // every row of every load.
-    const entries = Object.entries(value);
+    return isPlainObject(value) ? this.#maskFields(value, secrets, byName) : value;
+  }
+
+  /**
+   * An object's fields masked (see {@link mask}); the copy is made at the first change only: most
+   * rows hold nothing to mask, and this runs on every row of every load (a `for…in`, not
+   * `Object.entries`: no array per row).
+   */
+  #maskFields(
+    value: Record<string, unknown>,
+    secrets: SecretPattern,
+    byName: boolean,
+  ): Record<string, unknown> {
     let out: Record<string, unknown> | null = null;
-    for (let i = 0; i < entries.length; i++) {
-      const [name, item] = entries[i]!;
+    for (const name in value) {
+      const item = value[name];
       const key = byName ? secrets.replace(name) : name;
       const masked =
         byName && item !== null && item !== undefined && (nameKind(name) & CREDENTIAL) !== 0
           ? MASK
-          : this.#mask(item, secrets, byName);
-      if (out === null && (key !== name || masked !== item)) {
-        out = {};
-        for (let j = 0; j < i; j++) out[entries[j]![0]] = entries[j]![1];
-      }
+          : typeof item === "string"
+            ? secrets.replace(item)
+            : item !== null && typeof item === "object"
+              ? this.#mask(item, secrets, byName)
+              : item;
+      if (out === null && (key !== name || masked !== item)) out = fieldsBefore(value, name);
       if (out !== null) out[key] = masked;
     }
     return out ?? value;

@@ -74,3 +74,73 @@ export function minDay(a: string, b: string): string {
 export function maxDay(a: string, b: string): string {
   return a >= b ? a : b;
 }
+
+/** 00:00 UTC of a `YYYY-MM-DD` as Date.parse reads it (NaN when it does not), and the real day it is (2026-02-30 is 2026-03-02). */
+interface DayStart {
+  readonly ms: number;
+  readonly day: string | null;
+}
+
+/** The days {@link commonTimestampMs} has seen: a load asks for a few dozen, once per row. */
+const dayStarts = new Map<string, DayStart>();
+/** Distinct days remembered at most (a bound on memory, not a tuning). */
+const MAX_REMEMBERED_DAYS = 100_000;
+
+function digitsAt(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+function dayStartOf(day: string): DayStart {
+  let start = dayStarts.get(day);
+  if (start === undefined) {
+    if (dayStarts.size >= MAX_REMEMBERED_DAYS) dayStarts.clear();
+    const ms = DAY_PATTERN.test(day) ? Date.parse(`${day}T00:00:00Z`) : Number.NaN;
+    start = { ms, day: Number.isNaN(ms) ? null : utcDayOf(ms) };
+    dayStarts.set(day, start);
+  }
+  return start;
+}
+
+/**
+ * The time of day, in ms, of a timestamp written the way the platform writes them:
+ * `YYYY-MM-DDTHH:MM:SS` with `Z` or no zone (read as UTC), a space for the `T`, optionally `.mmm`.
+ * Undefined for any other shape (an offset, another precision).
+ */
+function commonTimeOfDayMs(text: string): number | undefined {
+  const zulu = text.charCodeAt(text.length - 1) === 90; // "Z"
+  const bare = zulu ? text.length - 1 : text.length;
+  if (bare !== 19 && bare !== 23) return undefined;
+  const separator = text[10];
+  if ((separator !== "T" && separator !== " ") || text[13] !== ":" || text[16] !== ":") return undefined;
+  const hours = digitsAt(text, 11, 2);
+  const minutes = digitsAt(text, 14, 2);
+  const seconds = digitsAt(text, 17, 2);
+  const millis = bare === 23 ? (text[19] === "." ? digitsAt(text, 20, 3) : Number.NaN) : 0;
+  if (!(hours <= 23 && minutes <= 59 && seconds <= 59 && millis >= 0)) return undefined;
+  return ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis;
+}
+
+/**
+ * Epoch ms of a timestamp in the platform's common shape (see {@link commonTimeOfDayMs}): what
+ * `Date.parse` gives for it (a zone-less one with `Z` added), without parsing it per row (its day
+ * is parsed once per distinct day). Undefined for any other shape: the caller parses that one
+ * itself. NaN when its day is no date.
+ */
+export function commonTimestampMs(text: string): number | undefined {
+  const timeOfDay = commonTimeOfDayMs(text);
+  return timeOfDay === undefined ? undefined : dayStartOf(text.slice(0, 10)).ms + timeOfDay;
+}
+
+/**
+ * The UTC day of a timestamp in the platform's common shape, as `utcDayOf(Date.parse(...))` gives
+ * it, without allocating per row; undefined for any other shape, null when its day is no date.
+ */
+export function commonTimestampDay(text: string): string | null | undefined {
+  return commonTimeOfDayMs(text) === undefined ? undefined : dayStartOf(text.slice(0, 10)).day;
+}

@@ -9,6 +9,7 @@
 
 import type { DateWindow } from "../slices.js";
 import type { LoadRow } from "../streams/load-row.js";
+import { commonTimestampDay } from "../utc-days.js";
 import type { RejectedRow, RowIssue } from "./parse-rows.js";
 
 /** The quality count of a slice's rows outside its window, and the code of their rejects' issue. */
@@ -25,6 +26,8 @@ export function utcDayOfValue(value: unknown): string | null {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString().slice(0, 10);
   if (typeof value !== "string" || value.length < 10) return null;
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+  const common = commonTimestampDay(value);
+  if (common !== undefined) return common;
   const text = value.includes("T") ? value : value.replace(" ", "T");
   const ms = Date.parse(ZONE.test(text) ? text : `${text}Z`);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString().slice(0, 10);

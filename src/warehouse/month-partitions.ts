@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Slice } from "../slices.js";
+import { commonTimestampMs } from "../utc-days.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
 
 /**
@@ -19,14 +20,26 @@ const DAY_MS = 86_400_000;
  */
 const knownPartitions = new WeakMap<pg.Pool, Set<string>>();
 
+/** The first day of each day's month, by day number since the epoch: a load asks for a few dozen days, once per row. */
+const monthOfDayNumber = new Map<number, string>();
+
 function firstOfMonth(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear().toString().padStart(4, "0")}-${String(d.getUTCMonth() + 1).padStart(2, "0")}-01`;
+  const dayNumber = Math.floor(ms / DAY_MS);
+  let month = monthOfDayNumber.get(dayNumber);
+  if (month === undefined) {
+    const d = new Date(ms);
+    month = `${d.getUTCFullYear().toString().padStart(4, "0")}-${String(d.getUTCMonth() + 1).padStart(2, "0")}-01`;
+    if (monthOfDayNumber.size >= 100_000) monthOfDayNumber.clear();
+    monthOfDayNumber.set(dayNumber, month);
+  }
+  return month;
 }
 
 function instantOf(value: unknown): number | null {
   if (value instanceof Date) return value.getTime();
   if (typeof value !== "string") return null;
+  const common = commonTimestampMs(value);
+  if (common !== undefined) return Number.isNaN(common) ? null : common;
   const zoned = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(value.trim());
   const ms = Date.parse(zoned ? value : `${value.trim().replace(" ", "T")}Z`);
   return Number.isNaN(ms) ? null : ms;
