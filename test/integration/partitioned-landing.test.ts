@@ -164,6 +164,36 @@ describe("landing tables partitioned by month", () => {
     expect(again).toMatchObject({ inserted: 0, updated: 1, unchanged: 0 });
   });
 
+  it("finds a key filed under a later month, past an empty month, when a new window's COPY holds it", async ({
+    database,
+  }) => {
+    const account = "moves-back";
+    await load(
+      database,
+      account,
+      day("2026-11-05", "2026-11-06"),
+      cdrRows([cdr("z", { date: "2026-11-05T09:00:00Z" })]),
+    );
+    // October lies between: a partition without this account's rows (another account's row made it).
+    await load(
+      database,
+      "other",
+      day("2026-10-10", "2026-10-11"),
+      cdrRows([cdr("o", { date: "2026-10-10T09:00:00Z" })]),
+    );
+    const moved = await load(
+      database,
+      account,
+      day("2026-09-20", "2026-09-21"),
+      cdrRows([cdr("z", { date: "2026-09-20T09:00:00Z" }), cdr("y", { date: "2026-09-20T10:00:00Z" })]),
+    );
+    expect(moved).toMatchObject({ inserted: 1, updated: 1 });
+    expect(await rowsByPartition(database, account)).toEqual([
+      { partition: "platform.cdrs_p2026_09", uuid: "y", date: "2026-09-20T10:00:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "z", date: "2026-09-20T09:00:00.000Z" },
+    ]);
+  });
+
   it("retires months before the cutoff: rows counted, partition dropped or detached, the month's window states forgotten", async ({
     createDatabase,
   }) => {
