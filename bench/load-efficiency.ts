@@ -8,23 +8,20 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
-import { from as copyFrom } from "pg-copy-streams";
 import { silentLogger } from "../src/log.js";
 import { cdrSchema } from "../src/platform/index.js";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";
 import { addDays, dayToMs } from "../src/utc-days.js";
-import { connectWarehouse, type Warehouse } from "../src/warehouse/connect-warehouse.js";
-import { COPY_NULL, columnEncoders, fieldEncoder } from "../src/warehouse/copy-text-encoding.js";
+import { connectWarehouse } from "../src/warehouse/connect-warehouse.js";
 import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
 import { loadSlice } from "../src/warehouse/load-slice.js";
 import { migrateToLatest } from "../src/warehouse/migrate.js";
 import { startRun } from "../src/warehouse/run-records.js";
 import { median } from "./median.js";
+import { plainCopy } from "./plain-copy.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -102,43 +99,6 @@ function byWindow<T extends { day: number }>(rows: readonly T[]): T[][] {
     windows[row.day] = window;
   }
   return windows;
-}
-
-/** The baseline: one plain COPY per window (same text encoding) into a same-shaped table, nothing else. */
-async function plainCopy(warehouse: Warehouse, windows: readonly LoadRow[][]): Promise<void> {
-  const columns = cdrsStream.columns;
-  const names = columns.map((c) => c.name);
-  const encoders = columnEncoders(columns);
-  const encodeExtra = fieldEncoder("jsonb");
-  const account = fieldEncoder("text")("bench");
-  const extractedAt = new Date().toISOString();
-  const list = ["_account", ...names, "_run_id", "_extracted_at", "_extra"].join(", ");
-  for (const rows of windows) {
-    const client = await warehouse.pool.connect();
-    try {
-      await client.query("BEGIN");
-      function* chunks() {
-        let chunk = "";
-        for (const row of rows) {
-          let line = `${account}\t`;
-          for (let i = 0; i < names.length; i += 1) line += `${encoders[i]!(row.columns[names[i]!])}\t`;
-          chunk += `${line}1\t${extractedAt}\t${row.extra === null ? COPY_NULL : encodeExtra(row.extra)}\n`;
-          if (chunk.length > 256 * 1024) {
-            yield chunk;
-            chunk = "";
-          }
-        }
-        if (chunk) yield chunk;
-      }
-      await pipeline(
-        Readable.from(chunks()),
-        client.query(copyFrom(`COPY bench.cdrs_copy (${list}) FROM STDIN`)),
-      );
-      await client.query("COMMIT");
-    } finally {
-      client.release();
-    }
-  }
 }
 
 async function main(): Promise<void> {
