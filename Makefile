@@ -35,12 +35,13 @@ SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfi
 # The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: help setup demo test typecheck lint format other-nodes chromium bench clean python-lock seeds
+.PHONY: help setup demo test typecheck lint format other-nodes chromium bench bench-gate clean python-lock seeds
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
 	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt, headless Chromium), Node 22/24 checks"
 	@echo "make bench  set up, then run the benchmarks and print their figures"
+	@echo "make bench-gate  the load gate make test ends with: backfill vs plain COPY, requests vs the floor (bench/load-gate-thresholds.json)"
 
 $(STAMPS)/npm: package.json package-lock.json $(RUNTIME_NODE)
 	@mkdir -p $(STAMPS)
@@ -113,11 +114,19 @@ other-nodes: $(foreach v,$(OTHER_NODES),$(call node_bin,$(v))) $(STAMPS)/build
 	  NODE_BIN="$$PWD/$$bin" bash scripts/cli-smoke.sh; \
 	done
 
+# The load gate runs after the suite, on a machine the suite no longer keeps busy; it exits 1 (and
+# so fails `make test` and CI) when a figure is beyond its threshold in bench/load-gate-thresholds.json.
+LOAD_GATE := node dist/bench/load-gate.js
+
 test: setup typecheck lint other-nodes chromium
 	CHROMIUM_PATH=$(CHROMIUM) bash scripts/run-tests.sh
+	$(LOAD_GATE)
 
 bench: setup
 	npm run --silent bench
+
+bench-gate: setup
+	$(LOAD_GATE)
 
 # The reference seeds generated from public libraries (dbt/seeds/_seeds.yml names them): the latest
 # `phonenumbers` from PyPI in a throwaway venv, the latest `mcc-mnc-list` from npm in a temporary
