@@ -211,6 +211,10 @@ async function main(): Promise<number> {
     const months = new Set(Array.from({ length: days }, (_, i) => `${addDays(FIRST_DAY, i).slice(0, 7)}-01`));
     const server = await startGateServer([...months]);
     try {
+      const verdict = await measureAndJudge(sandbox, server, options, thresholds);
+      if (verdict === 0) return verdict;
+      // Measured again once, on fresh rounds: a busy machine's noise seldom repeats, a regression does.
+      console.log("load gate: a figure is beyond its threshold; measuring again once on fresh rounds");
       return await measureAndJudge(sandbox, server, options, thresholds);
     } finally {
       await server.stop();
