@@ -18,7 +18,7 @@ import {
   resolveStartDate,
 } from "./plan-windows.js";
 import { readStreamProgress, type StreamProgress } from "./read-progress.js";
-import type { PipelineDeps, RunRequest } from "./run-pipeline.js";
+import type { PipelineDeps, RunRequest } from "./run-request.js";
 import type { PlannedSlice, StreamJob } from "./run-stream.js";
 
 /** Ids asked about per lookup slice (one transaction each). */

@@ -5,34 +5,25 @@
  * One failing window, stream or account never stops the others.
  */
 import pLimit from "p-limit";
-import type { ApiClient } from "../api/http-client.js";
-import type { SharedRateBuckets } from "../api/shared-token-bucket.js";
-import { DEFAULT_RECOUNT, type EtlConfig, settingsOf } from "../config.js";
-import { AuthError, describeError, UsageError } from "../errors.js";
-import type { ExitCode } from "../exit-codes.js";
+import type { EtlConfig } from "../config.js";
+import { describeError, UsageError } from "../errors.js";
 import { KnownSecrets } from "../known-secrets.js";
-import type { Logger } from "../log.js";
-import type { ApiRevision } from "../platform/api-revision.js";
-import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
+import { type Clock, realSleep, systemClock } from "../ports.js";
 import { isRecounted } from "../streams/recount-parts.js";
 import { getStream, STREAM_NAMES } from "../streams/registry.js";
 import { utcDayOf } from "../utc-days.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
-import type { StreamLocks } from "../warehouse/stream-locks.js";
-import { type AcceptedHolds, checkAcceptedHolds, NOTHING_ACCEPTED } from "./accepted-holds.js";
-import { type AccountClient, AccountClients } from "./account-clients.js";
-import { resolveApiRevision } from "./api-revision.js";
-import { planLookupSlices, planSlices } from "./plan-slices.js";
+import { checkAcceptedHolds, NOTHING_ACCEPTED } from "./accepted-holds.js";
+import { AccountClients } from "./account-clients.js";
+import { planLookupSlices } from "./plan-slices.js";
 import { PlatformClockWatch } from "./platform-clock.js";
-import { withRecordedRun } from "./recorded-run.js";
-import { type RecountTally, recountAccount } from "./recount-windows.js";
+import { prepareAccount, type RunScope } from "./prepare-account.js";
+import { type RunEnd, withRecordedRun } from "./recorded-run.js";
 import { recountOutcome, runOutcome } from "./run-outcome.js";
-import { logProgress, type ProgressReporter } from "./run-progress.js";
+import { logProgress } from "./run-progress.js";
+import type { PipelineDeps, PipelineResult, RunRequest } from "./run-request.js";
 import {
-  addRecount,
-  newTally,
   type PlannedSlice,
   runSlice,
   type SliceEnvironment,
@@ -43,107 +34,14 @@ import {
 import { refuseSameAccountTwice } from "./same-account-twice.js";
 import { type RunTarget, selectRunTargets } from "./select-targets.js";
 
-/** What to run: a nightly `run` (up to today or `until`) or a `backfill` of [from, to]. */
-export type PipelineRequest =
-  | {
-      readonly command: "run";
-      readonly accounts?: readonly string[];
-      readonly streams?: readonly string[];
-      /** Last day to load, inclusive. */
-      readonly until?: string;
-      readonly lockTimeoutMs?: number;
-      /** Holds the operator confirmed (`--accept-shrink`, `--accept-drift`). */
-      readonly accepted?: AcceptedHolds;
-      /** Only the accounts named (a master without its sub-accounts): a distributed work unit. */
-      readonly exactAccounts?: boolean;
-    }
-  | {
-      readonly command: "backfill";
-      readonly accounts?: readonly string[];
-      readonly streams: readonly string[];
-      /** First and last day, inclusive. */
-      readonly from: string;
-      readonly to: string;
-      /** Read the windows of the range that are settled already too (`--refetch`); default: skip them. */
-      readonly refetch?: boolean;
-      readonly lockTimeoutMs?: number;
-      /** Holds the operator confirmed (`--accept-shrink`, `--accept-drift`). */
-      readonly accepted?: AcceptedHolds;
-      /** Only the accounts named (a master without its sub-accounts): a distributed work unit. */
-      readonly exactAccounts?: boolean;
-    };
-
-/**
- * `telecom-etl recount`: every settled window of [from, to] (both inclusive) of the re-counted
- * streams counted against the platform's totals, those that differ opened again; nothing loaded.
- */
-export interface RecountRequest {
-  readonly command: "recount";
-  readonly accounts?: readonly string[];
-  readonly streams?: readonly string[];
-  readonly from: string;
-  readonly to: string;
-  readonly lockTimeoutMs?: number;
-  readonly accepted?: undefined;
-  readonly exactAccounts?: undefined;
-}
-
-/** Everything {@link runPipeline} runs: a load, or a re-count. */
-export type RunRequest = PipelineRequest | RecountRequest;
-
-/** Side effects and process facts the pipeline works with. */
-export interface PipelineDeps {
-  readonly config: EtlConfig;
-  readonly warehouse: Warehouse;
-  readonly log: Logger;
-  /** Aborted on SIGINT/SIGTERM: no new window starts; loads in flight finish. */
-  readonly signal: AbortSignal;
-  readonly host: string;
-  readonly pid?: number;
-  /** The instant "today" is taken from (default: the clock now); captured once. */
-  readonly runStartedAt?: number;
-  readonly clock?: Clock;
-  readonly sleep?: Sleep;
-  readonly progress?: ProgressReporter;
-  /** Keep-alive interval of the run's lock session (default 5 s; tests shorten it). */
-  readonly lockHeartbeatMs?: number;
-  /**
-   * The secrets the run knows, masked wherever a row is stored or logged (the CLI shares it with its
-   * logger); default a set of the run's own. The accounts' keys are added at the start.
-   */
-  readonly secrets?: KnownSecrets;
-  /** The distributed run this run is a work unit of (recorded in `etl.runs.arguments.unit_of_run`). */
-  readonly unitOfRun?: number;
-  /**
-   * Refresh the planner statistics of the tables the run changed (default true). A distributed
-   * unit says false: its coordinator refreshes them once, after every unit (40 units analyzing one
-   * table at once would queue on its lock).
-   */
-  readonly refreshStatistics?: boolean;
-  /** One token bucket per key in the warehouse, for distributed workers; default: in memory. */
-  readonly sharedRateBuckets?: SharedRateBuckets;
-}
-
-/** Rate a key's budget settled on. */
-export interface BudgetSummary {
-  readonly accounts: readonly string[];
-  readonly currentRate: number;
-  readonly maxRate: number;
-  readonly throttled: number;
-}
-
-/** What a run did. */
-export interface PipelineResult {
-  readonly runId: number;
-  readonly runStartedAt: Date;
-  readonly today: string;
-  readonly streams: readonly StreamSummary[];
-  readonly budgets: readonly BudgetSummary[];
-  readonly exitCode: ExitCode;
-  readonly status: string;
-  /** Things the operator should know about how the request was read (one line each). */
-  readonly notes: readonly string[];
-}
+export type {
+  BudgetSummary,
+  PipelineDeps,
+  PipelineRequest,
+  PipelineResult,
+  RecountRequest,
+  RunRequest,
+} from "./run-request.js";
 
 /** Accounts whose clients, API revisions and plans are prepared at once before a run loads. */
 const ACCOUNTS_PREPARED_AT_ONCE = 16;
@@ -159,14 +57,6 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
     deps.config.accounts.map((a) => a.name),
     STREAM_NAMES,
   );
-  const clockWatch = new PlatformClockWatch({
-    log: deps.log,
-    clock,
-    runStartedAt: runStartedAt.getTime(),
-    ...(deps.config.missingClockMarginHours === undefined
-      ? {}
-      : { missingClockMarginMs: deps.config.missingClockMarginHours * 3_600_000 }),
-  });
   const secrets = deps.secrets ?? new KnownSecrets();
   for (const account of deps.config.accounts) secrets.add(account.apiKey.reveal());
   return withRecordedRun(
@@ -202,174 +92,141 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
         targets.map((t) => t.account).filter((a) => a.subAccountOf === undefined),
       );
       try {
-        // Accounts are prepared (key, API revision, plan) ACCOUNTS_PREPARED_AT_ONCE at a time, not one
-        // after another: 40 accounts behind 200 ms of latency took 8.5 s before the first window.
-        const prepareAccount = async (target: RunTarget) => {
-          const accountJobs: StreamJob[] = [];
-          const accountNotes: string[] = [];
-          const ready = await clients.clientFor(target.account, deps.signal);
-          const accountAbort = new AbortController();
-          const revision =
-            "client" in ready
-              ? await accountRevision(deps, target, ready.client, today, accountAbort)
-              : "2024";
-          // A sub-account's ledger is read with its master's key, whether or not its own key could be had.
-          const readers = new Map<string, AccountClient>();
-          for (const stream of target.streams)
-            readers.set(
-              stream.name,
-              stream.readWithMasterKey === true
-                ? await clients.masterClientFor(target.account, deps.signal)
-                : ready,
-            );
-          const recounts = await recountBeforePlanning(deps, request, {
-            runId,
-            locks,
-            today,
-            ready,
-            readers,
-            revision,
-            accountAbort,
-          });
-          for (const stream of target.streams) {
-            const reader = readers.get(stream.name)!;
-            const settings = settingsOf(deps.config, stream.name);
-            const plan = await planSlices(
-              deps,
-              request,
-              target.account.name,
-              stream,
-              { today, readAt: runStartedAt.getTime(), settleHours: settings.settleHours },
-              (skipped) => {
-                if (skipped > 0)
-                  accountNotes.push(
-                    `${target.account.name}/${stream.name}: ${skipped} window(s) of the range already settled, not read again (--refetch reads them)`,
-                  );
-              },
-            );
-            const tally = newTally(target.account.name, stream.name, plan.length);
-            addRecount(tally, recounts.get(stream.name));
-            if ("failure" in reader && reader.failure instanceof AuthError) {
-              // Its master's key was refused or its host cannot be reached: the account stops, as the master does.
-              if (!accountAbort.signal.aborted) accountAbort.abort(reader.failure);
-              tally.windowsNotRun = plan.length;
-            } else if ("failure" in reader) {
-              // Nothing of a sub-account whose key could not be had is read: each stream fails saying why.
-              tally.windowsFailed = Math.max(1, plan.length);
-              tally.errors.push(reader.failure.message);
-            }
-            accountJobs.push({
-              id: `${target.account.name}/${stream.name}`,
-              account: ready.account,
-              stream,
-              plan: "client" in reader ? plan : [],
-              settings,
-              revision,
-              client: "client" in reader ? reader.client : unusable(reader.failure),
-              concurrency: "client" in reader ? reader.budget.budget.concurrency : 1,
-              streamAbort: new AbortController(),
-              accountAbort,
-              tally,
-            });
-          }
-          if ("failure" in ready) deps.log.error({ account: target.account.name }, ready.failure.message);
-          return { ready: ready.account, jobs: accountJobs, notes: accountNotes };
-        };
-        const preparing = pLimit(ACCOUNTS_PREPARED_AT_ONCE);
-        const prepared = await Promise.all(targets.map((target) => preparing(() => prepareAccount(target))));
-        const jobs = prepared.flatMap((p) => p.jobs);
-        const readies = prepared.map((p) => p.ready);
-        const notes = [...requestNotes(request, targets), ...prepared.flatMap((p) => p.notes)];
-        // Before anything is planned or loaded: a platform account reached twice is a config error.
-        refuseSameAccountTwice(readies, deps.config.accounts);
-        await recordPlannedStreams(
-          deps.warehouse.db,
-          runId,
-          jobs.map((j) => ({
-            account: j.account.name,
-            stream: j.stream.name,
-            windowsPlanned: j.plan.length,
-            apiRevision: j.revision,
-          })),
-        );
-        const progress = deps.progress ?? logProgress(deps.log);
-        const env: SliceEnvironment = {
-          warehouse: deps.warehouse,
-          runId,
-          today,
-          perPage: deps.config.perPage,
-          clock,
-          clockWatch,
-          locks,
-          log: deps.log,
-          signal: deps.signal,
-          progress,
-          accepted: request.accepted ?? NOTHING_ACCEPTED,
-          secrets,
-          loadStatementTimeoutMs: deps.config.loadStatementTimeoutMs,
-          retention: deps.config.retention,
-        };
-        deps.log.info(
-          { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },
-          "run started",
-        );
-        progress.begin(
-          jobs.map((j) => ({
-            id: j.id,
-            account: j.account.name,
-            stream: j.stream.name,
-            windows: j.plan.length,
-          })),
-        );
-        try {
-          await Promise.all(
-            targets.map((target) =>
-              runAccountSlices(
-                env,
-                jobs.filter((j) => j.account.name === target.account.name),
-                windowsInFlight(target.account.rate.concurrency),
-                (job) => planLookupSlices(deps, job, runStartedAt.getTime()),
-              ),
-            ),
-          );
-        } finally {
-          progress.end();
-        }
-        const summaries = jobs.map(summarize);
-        await recordFinishedStreams(deps.warehouse.db, runId, summaries);
-        // An interrupted run stops as soon as it can; autovacuum analyzes what it loaded.
-        if (!deps.signal.aborted && deps.refreshStatistics !== false)
-          await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(summaries), deps.log, runId);
-        const outcome = (request.command === "recount" ? recountOutcome : runOutcome)(
-          summaries,
-          deps.signal.aborted,
-        );
-        const budgetSummaries = clients.budgets.map(({ budget, accounts }) => {
-          const stats = budget.stats();
-          return {
-            accounts,
-            currentRate: stats.currentRate,
-            maxRate: stats.maxRate,
-            throttled: stats.throttled,
-          };
-        });
-        for (const b of budgetSummaries) deps.log.info(b, "rate budget settled");
-        const result: PipelineResult = {
-          runId,
-          runStartedAt,
-          today,
-          streams: summaries,
-          budgets: budgetSummaries,
-          exitCode: outcome.exitCode,
-          status: outcome.status,
-          notes: [...cutNotes(request, today), ...notes],
-        };
-        return { result, outcome };
+        const scope: RunScope = { deps, request, today, runStartedAt, runId, locks, clients };
+        const prepared = await prepareAccounts(scope, targets);
+        await loadJobs(scope, targets, prepared.jobs, { clock, secrets });
+        return await finishRun(scope, prepared);
       } finally {
         clients.close();
       }
     },
   );
+}
+
+/** The jobs of every account and the notes for the operator, recorded as the run's planned streams. */
+interface PreparedRun {
+  readonly jobs: StreamJob[];
+  readonly notes: string[];
+}
+
+/**
+ * Every account prepared ({@link prepareAccount}), ACCOUNTS_PREPARED_AT_ONCE at a time, not one
+ * after another (40 accounts behind 200 ms of latency took 8.5 s before the first window); a
+ * platform account reached twice is refused before anything is planned or loaded; the planned
+ * streams are recorded.
+ */
+async function prepareAccounts(scope: RunScope, targets: readonly RunTarget[]): Promise<PreparedRun> {
+  const preparing = pLimit(ACCOUNTS_PREPARED_AT_ONCE);
+  const prepared = await Promise.all(targets.map((target) => preparing(() => prepareAccount(scope, target))));
+  const jobs = prepared.flatMap((p) => p.jobs);
+  refuseSameAccountTwice(
+    prepared.map((p) => p.ready),
+    scope.deps.config.accounts,
+  );
+  await recordPlannedStreams(
+    scope.deps.warehouse.db,
+    scope.runId,
+    jobs.map((j) => ({
+      account: j.account.name,
+      stream: j.stream.name,
+      windowsPlanned: j.plan.length,
+      apiRevision: j.revision,
+    })),
+  );
+  return { jobs, notes: [...requestNotes(scope.request, targets), ...prepared.flatMap((p) => p.notes)] };
+}
+
+/** Loads every job's slices, each account's within its windows in flight, with progress shown throughout. */
+async function loadJobs(
+  scope: RunScope,
+  targets: readonly RunTarget[],
+  jobs: readonly StreamJob[],
+  shared: { readonly clock: Clock; readonly secrets: KnownSecrets },
+): Promise<void> {
+  const { deps, request, runId, today } = scope;
+  const progress = deps.progress ?? logProgress(deps.log);
+  const env: SliceEnvironment = {
+    warehouse: deps.warehouse,
+    runId,
+    today,
+    perPage: deps.config.perPage,
+    clock: shared.clock,
+    clockWatch: platformClockWatch(deps, shared.clock, scope.runStartedAt),
+    locks: scope.locks,
+    log: deps.log,
+    signal: deps.signal,
+    progress,
+    accepted: request.accepted ?? NOTHING_ACCEPTED,
+    secrets: shared.secrets,
+    loadStatementTimeoutMs: deps.config.loadStatementTimeoutMs,
+    retention: deps.config.retention,
+  };
+  deps.log.info(
+    { runId, command: request.command, today, slices: jobs.reduce((n, j) => n + j.plan.length, 0) },
+    "run started",
+  );
+  progress.begin(
+    jobs.map((j) => ({ id: j.id, account: j.account.name, stream: j.stream.name, windows: j.plan.length })),
+  );
+  try {
+    await Promise.all(
+      targets.map((target) =>
+        runAccountSlices(
+          env,
+          jobs.filter((j) => j.account.name === target.account.name),
+          windowsInFlight(target.account.rate.concurrency),
+          (job) => planLookupSlices(deps, job, scope.runStartedAt.getTime()),
+        ),
+      ),
+    );
+  } finally {
+    progress.end();
+  }
+}
+
+/** The watch of the platform's clock against the run's (a skew logged once, a read's time the earlier). */
+function platformClockWatch(deps: PipelineDeps, clock: Clock, runStartedAt: Date): PlatformClockWatch {
+  return new PlatformClockWatch({
+    log: deps.log,
+    clock,
+    runStartedAt: runStartedAt.getTime(),
+    ...(deps.config.missingClockMarginHours === undefined
+      ? {}
+      : { missingClockMarginMs: deps.config.missingClockMarginHours * 3_600_000 }),
+  });
+}
+
+/**
+ * The end of the run: every stream's summary recorded, the changed tables' planner statistics
+ * refreshed (not after an interrupt: autovacuum analyzes what it loaded), the outcome decided and
+ * each key's rate budget logged.
+ */
+async function finishRun(scope: RunScope, prepared: PreparedRun): Promise<RunEnd<PipelineResult>> {
+  const { deps, request, runId, today } = scope;
+  const summaries = prepared.jobs.map(summarize);
+  await recordFinishedStreams(deps.warehouse.db, runId, summaries);
+  if (!deps.signal.aborted && deps.refreshStatistics !== false)
+    await refreshPlannerStatistics(deps.warehouse.db, changedTablesOf(summaries), deps.log, runId);
+  const outcome = (request.command === "recount" ? recountOutcome : runOutcome)(
+    summaries,
+    deps.signal.aborted,
+  );
+  const budgets = scope.clients.budgets.map(({ budget, accounts }) => {
+    const stats = budget.stats();
+    return { accounts, currentRate: stats.currentRate, maxRate: stats.maxRate, throttled: stats.throttled };
+  });
+  for (const b of budgets) deps.log.info(b, "rate budget settled");
+  const result: PipelineResult = {
+    runId,
+    runStartedAt: scope.runStartedAt,
+    today,
+    streams: summaries,
+    budgets,
+    exitCode: outcome.exitCode,
+    status: outcome.status,
+    notes: [...cutNotes(request, today), ...prepared.notes],
+  };
+  return { result, outcome };
 }
 
 /**
@@ -388,88 +245,6 @@ function targetsOf(config: EtlConfig, request: RunRequest): RunTarget[] {
   return selectRunTargets(config, request.accounts, request.streams)
     .map((t) => ({ ...t, streams: t.streams.filter(isRecounted) }))
     .filter((t) => t.streams.length > 0);
-}
-
-/**
- * The re-count of an account's settled windows, before its windows are planned (so a window that
- * differs is planned again): a nightly `run`'s budgeted share, every settled window of a
- * `recount`'s range, none for a backfill or an account that cannot be read.
- */
-async function recountBeforePlanning(
-  deps: PipelineDeps,
-  request: RunRequest,
-  input: {
-    readonly runId: number;
-    readonly locks: StreamLocks;
-    readonly today: string;
-    readonly ready: AccountClient;
-    readonly readers: ReadonlyMap<string, AccountClient>;
-    readonly revision: ApiRevision;
-    readonly accountAbort: AbortController;
-  },
-): Promise<Map<string, RecountTally>> {
-  const { ready, today } = input;
-  if (request.command === "backfill" || !("client" in ready) || input.accountAbort.signal.aborted)
-    return new Map();
-  const streams = [...input.readers].flatMap(([name, reader]) =>
-    "client" in reader ? [{ stream: getStream(name), client: reader.client }] : [],
-  );
-  return recountAccount(
-    {
-      warehouse: deps.warehouse,
-      runId: input.runId,
-      log: deps.log,
-      signal: deps.signal,
-      locks: input.locks,
-      account: ready.account,
-      revision: input.revision,
-      concurrency: ready.budget.budget.concurrency,
-      accountAbort: input.accountAbort,
-    },
-    streams,
-    request.command === "recount"
-      ? { kind: "range", today, from: request.from, to: request.to }
-      : {
-          kind: "nightly",
-          today,
-          ...(request.until === undefined ? {} : { until: request.until }),
-          settings: deps.config.recount ?? DEFAULT_RECOUNT,
-          windowDays: deps.config.windowDays,
-        },
-  );
-}
-
-/** A client for a sub-account whose key could not be had: its jobs plan no slice, so it is never called. */
-function unusable(failure: Error): ApiClient {
-  return {
-    account: "",
-    getJson: () => Promise.reject(failure),
-    close: () => {},
-  };
-}
-
-/**
- * The API revision an account is read with this run: configured, or asked of the platform once
- * (only when one of its streams has revision-dependent paths). A key the platform refuses stops
- * the account here, like a 401 on its first window would.
- */
-async function accountRevision(
-  deps: PipelineDeps,
-  target: RunTarget,
-  client: ApiClient,
-  today: string,
-  accountAbort: AbortController,
-): Promise<ApiRevision> {
-  const setting = target.account.apiRevision ?? "auto";
-  if (setting === "auto" && !target.streams.some((s) => s.revisionDependent === true)) return "2024";
-  try {
-    return await resolveApiRevision({ client, setting, today, log: deps.log, signal: deps.signal });
-  } catch (error) {
-    if (!(error instanceof AuthError)) throw error;
-    accountAbort.abort(error);
-    deps.log.error({ account: target.account.name }, error.message);
-    return "2024";
-  }
 }
 
 /**
