@@ -15,7 +15,7 @@ import { sliceLabel } from "../slices.js";
 import type { LoadRow } from "../streams/load-row.js";
 import type { Slice, StreamDefinition } from "../streams/stream-definition.js";
 import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { loadSlice, type SettledWindowGuard } from "../warehouse/load-slice.js";
+import { type LoadHold, loadSlice, type SettledWindowGuard } from "../warehouse/load-slice.js";
 import type { TrackedUpdate } from "../warehouse/lookup-candidates.js";
 import { retentionHorizon } from "../warehouse/partition-retention.js";
 import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.js";
@@ -23,7 +23,7 @@ import type { StreamLocks } from "../warehouse/stream-locks.js";
 import { recordUnknownFields } from "../warehouse/unknown-fields.js";
 import type { RecountRecord } from "../warehouse/window-counts.js";
 import { type AcceptedHolds, isAccepted } from "./accepted-holds.js";
-import { type ExtractedRequest, extractSlice } from "./extract-slice.js";
+import { type ExtractedRequest, type ExtractedSlice, extractSlice } from "./extract-slice.js";
 import { OUTSIDE_WINDOW, outsideWindowCheck, splitOutside } from "./outside-window.js";
 import { emptyParsedRows, type ParsedRows, parseRows } from "./parse-rows.js";
 import { settledBy } from "./plan-windows.js";
@@ -205,7 +205,6 @@ export function countQuality(stream: StreamDefinition, rows: readonly LoadRow[])
 
 /** Runs one slice of `job`; never throws (every outcome lands in the job's tally). */
 export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: PlannedSlice): Promise<void> {
-  const { tally, stream } = job;
   const signal = AbortSignal.any([
     env.signal,
     env.locks.lost,
@@ -213,158 +212,247 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     job.streamAbort.signal,
   ]);
   if (signal.aborted) {
-    tally.windowsNotRun++;
+    job.tally.windowsNotRun++;
     return;
   }
-  const label = sliceLabel(planned.slice);
-  const context = { account: job.account.name, window: label };
   const startedAt = new Date(env.clock.now());
   // The client counts every request it sends for this slice, retries included.
   const http = newRequestTally();
   let rowsFetched = 0;
   try {
-    let extracted: Awaited<ReturnType<typeof extractSlice>> | undefined = await extractSlice({
-      client: job.client,
-      stream,
-      slice: planned.slice,
-      requestContext: requestContextOf(job.account, job.revision, env.today),
-      perPage: env.perPage,
-      concurrency: job.concurrency,
-      signal,
-      log: env.log,
-      context,
-      onPage: () => env.progress.page(job.id),
-      tally: http,
-      now: () => env.clock.now(),
-    });
+    let extracted: ExtractedSlice | undefined = await extractPlanned(env, job, planned, signal, http);
     rowsFetched = extracted.rowsFetched;
-    const answerQuality = extracted.answerQuality;
-    env.clockWatch.observe(extracted.platformClock, job.account.name);
+    const { answerQuality, platformClock } = extracted;
+    env.clockWatch.observe(platformClock, job.account.name);
     // The read counts as made at the earlier of the run's clock and the platform's (without the
     // platform's clock, the run's clock less the missing-clock margin).
-    const readAt = env.clockWatch.readInstant(extracted.platformClock, startedAt.getTime(), job.account.name);
-    const parsed: ParsedRows = emptyParsedRows();
-    // Rows dated outside the window read: a replaced window cannot load them (their own window's
-    // read replaces them), so they are rejected with the reason; a merge loads them by key.
-    const outsideCheck =
-      planned.slice.kind === "window" && stream.table.windowColumn !== undefined
-        ? outsideWindowCheck(stream.table.windowColumn, planned.slice.window)
-        : undefined;
-    const rejectOutside = stream.table.writeMode === "replace_window" ? outsideCheck : undefined;
-    for (const part of extracted.requests)
-      parseRows(stream, part.rows, part.request.implied, env.secrets, parsed, rejectOutside);
-    const tracked = lookupStates(stream, extracted.requests);
+    const readAt = env.clockWatch.readInstant(platformClock, startedAt.getTime(), job.account.name);
+    const read = parseRead(env, job, planned, extracted.requests);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;
-    const { invalid, outside } = splitOutside(
-      parsed.rows,
-      parsed.rejects,
-      outsideCheck,
-      rejectOutside !== undefined,
-    );
-    const held = await holdOf({
-      warehouse: env.warehouse,
-      stream,
-      account: job.account.name,
-      slice: planned.slice,
-      label,
-      rows: parsed.rows,
-      rejects: parsed.rejects,
-      invalid,
-      outside: { count: outside, rejected: rejectOutside !== undefined },
-      settings: job.settings,
-      accepted: env.accepted,
-      warn: (message) =>
-        env.log.warn({ account: job.account.name, stream: stream.name, window: label, outside }, message),
-    });
-    const completesWindow =
-      held === undefined &&
-      planned.complete &&
-      planned.slice.kind === "window" &&
-      settledBy(readAt, job.settings.settleHours)(planned.slice.window.end);
-    const settledWindow = held === undefined ? settledWindowGuard(env, job, planned, parsed) : undefined;
-    const quality = {
-      ...countQuality(stream, parsed.rows),
-      ...answerQuality,
-      ...(outside > 0 ? { [OUTSIDE_WINDOW]: outside } : {}),
-    };
-    // From here on the window's data is complete: load it even if an interruption arrives now.
-    const result = await loadSlice(
-      env.warehouse,
-      {
-        stream,
-        account: job.account.name,
-        runId: env.runId,
-        extractedAt: startedAt,
-        slice: planned.slice,
-        rows: parsed.rows,
-        rejects: parsed.rejects,
-        stats: {
-          requests: http.requests,
-          retries: http.retries,
-          throttled: http.throttled,
-          rowsFetched,
-          startedAt,
-        },
-        completeWindow: completesWindow,
-        keepsFrom: retentionHorizon(env.retention, stream.table, env.today),
-        ...(held === undefined ? {} : { held }),
-        ...(settledWindow === undefined ? {} : { settledWindow }),
-        quality,
-        readAt: new Date(readAt),
-        children: (stream.children ?? []).map((child) => ({
-          stream: child,
-          rows: parsed.children.get(child.name) ?? [],
-        })),
-        ...(tracked === undefined ? {} : { tracked }),
-        fence: (client) => env.locks.fence(client, { account: job.account.name, stream: stream.name }),
-      },
-      { log: env.log, statementTimeoutMs: env.loadStatementTimeoutMs },
-    );
-    // A read that would have deleted rows of a settled window without confirmation was held instead.
-    const hold = held ?? result.held;
-    tally.windowsLoaded++;
-    if (completesWindow && hold === undefined) tally.windowsCompleted++;
-    tally.requests += http.requests;
-    tally.throttled += http.throttled;
-    tally.rowsFetched += rowsFetched;
-    tally.inserted += result.inserted;
-    tally.updated += result.updated;
-    tally.unchanged += result.unchanged;
-    tally.deleted += result.deleted;
-    tally.rejected += result.rejected;
-    for (const [name, n] of Object.entries(quality)) tally.quality[name] = (tally.quality[name] ?? 0) + n;
-    for (const update of tracked?.updates ?? [])
-      tally.lookups[update.state] = (tally.lookups[update.state] ?? 0) + 1;
-    // Rows outside the window have their own line (above, or the held window's); a held read loaded nothing.
-    const { [OUTSIDE_WINDOW]: _outside, ...loadedAsTheyAre } = quality;
-    if (hold === undefined && Object.keys(loadedAsTheyAre).length > 0) {
-      env.log.warn(
-        { account: job.account.name, stream: stream.name, window: label, quality: loadedAsTheyAre },
-        `${describeQuality(stream, loadedAsTheyAre)}; loaded as they are (nulls kept)`,
-      );
-    }
-    // A held read reports its new fields too: a renamed field is a schema change either way.
-    await reportUnknownFields(env, job, label, parsed);
-    if (hold !== undefined) {
-      tally.windowsHeld++;
-      if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(hold.message);
-      env.log.error({ account: job.account.name, stream: stream.name, window: label }, hold.message);
-    }
-    env.progress.windowDone(job.id, {
-      window: label,
-      status: hold === undefined ? "succeeded" : "failed",
-      rows: parsed.rows.length,
-      rejected: result.rejected,
-      requests: http.requests,
-      completed: completesWindow && hold === undefined,
-      ...(hold === undefined ? {} : { error: hold.message }),
-    });
+    const facts = { http, rowsFetched, startedAt, readAt, answerQuality };
+    const loaded = await loadRead(env, job, planned, read, facts);
+    await tallyLoaded(env, job, planned, read, { ...loaded, ...facts });
   } catch (error) {
-    tally.requests += http.requests;
-    tally.throttled += http.throttled;
+    job.tally.requests += http.requests;
+    job.tally.throttled += http.throttled;
     await onSliceError(env, job, planned, error, { http, rowsFetched, startedAt, signal });
   }
+}
+
+/** The pages of a planned slice, read within the job's concurrency (see extractSlice). */
+function extractPlanned(
+  env: SliceEnvironment,
+  job: StreamJob,
+  planned: PlannedSlice,
+  signal: AbortSignal,
+  http: RequestTally,
+): Promise<ExtractedSlice> {
+  return extractSlice({
+    client: job.client,
+    stream: job.stream,
+    slice: planned.slice,
+    requestContext: requestContextOf(job.account, job.revision, env.today),
+    perPage: env.perPage,
+    concurrency: job.concurrency,
+    signal,
+    log: env.log,
+    context: { account: job.account.name, window: sliceLabel(planned.slice) },
+    onPage: () => env.progress.page(job.id),
+    tally: http,
+    now: () => env.clock.now(),
+  });
+}
+
+/** A slice's rows parsed: rows and rejects, a lookup's new states, and its rows outside the window. */
+interface ParsedRead {
+  readonly parsed: ParsedRows;
+  readonly tracked: ReturnType<typeof lookupStates>;
+  /** Rejects that failed validation (what the reject share judges). */
+  readonly invalid: ParsedRows["rejects"];
+  /** Rows served for the window that lie outside it, and whether they were rejected for it. */
+  readonly outside: { readonly count: number; readonly rejected: boolean };
+}
+
+/**
+ * Parses every request's rows of a slice. Rows dated outside the window read: a replaced window
+ * cannot load them (their own window's read replaces them), so they are rejected with the reason;
+ * a merge loads them by key.
+ */
+function parseRead(
+  env: SliceEnvironment,
+  job: StreamJob,
+  planned: PlannedSlice,
+  requests: readonly ExtractedRequest[],
+): ParsedRead {
+  const { stream } = job;
+  const parsed: ParsedRows = emptyParsedRows();
+  const outsideCheck =
+    planned.slice.kind === "window" && stream.table.windowColumn !== undefined
+      ? outsideWindowCheck(stream.table.windowColumn, planned.slice.window)
+      : undefined;
+  const rejectOutside = stream.table.writeMode === "replace_window" ? outsideCheck : undefined;
+  for (const part of requests)
+    parseRows(stream, part.rows, part.request.implied, env.secrets, parsed, rejectOutside);
+  const { invalid, outside } = splitOutside(
+    parsed.rows,
+    parsed.rejects,
+    outsideCheck,
+    rejectOutside !== undefined,
+  );
+  const rejected = rejectOutside !== undefined;
+  return { parsed, tracked: lookupStates(stream, requests), invalid, outside: { count: outside, rejected } };
+}
+
+/** What a slice's read was: its requests, rows fetched, when it started and counts as made, and the answer's quality. */
+interface ReadFacts {
+  readonly http: RequestTally;
+  readonly rowsFetched: number;
+  readonly startedAt: Date;
+  readonly readAt: number;
+  readonly answerQuality: Readonly<Record<string, number>>;
+}
+
+/** What loading a read did: the load's counts, the hold (the read's or the load's), and whether it completed the window. */
+interface LoadedRead {
+  readonly result: Awaited<ReturnType<typeof loadSlice>>;
+  readonly hold: LoadHold | undefined;
+  readonly completesWindow: boolean;
+  readonly quality: Readonly<Record<string, number>>;
+}
+
+/**
+ * Loads a parsed read (see loadSlice), held when its rejects, rows outside the window or shrink
+ * say so; a window completes when nothing holds it and the read settles it. From here on the
+ * window's data is complete: it is loaded even if an interruption arrives now.
+ */
+async function loadRead(
+  env: SliceEnvironment,
+  job: StreamJob,
+  planned: PlannedSlice,
+  read: ParsedRead,
+  facts: ReadFacts,
+): Promise<LoadedRead> {
+  const { stream } = job;
+  const { parsed, outside } = read;
+  const label = sliceLabel(planned.slice);
+  const held = await holdOf({
+    warehouse: env.warehouse,
+    stream,
+    account: job.account.name,
+    slice: planned.slice,
+    label,
+    rows: parsed.rows,
+    rejects: parsed.rejects,
+    invalid: read.invalid,
+    outside,
+    settings: job.settings,
+    accepted: env.accepted,
+    warn: (message) =>
+      env.log.warn(
+        { account: job.account.name, stream: stream.name, window: label, outside: outside.count },
+        message,
+      ),
+  });
+  const completesWindow =
+    held === undefined &&
+    planned.complete &&
+    planned.slice.kind === "window" &&
+    settledBy(facts.readAt, job.settings.settleHours)(planned.slice.window.end);
+  const settledWindow = held === undefined ? settledWindowGuard(env, job, planned, parsed) : undefined;
+  const quality = {
+    ...countQuality(stream, parsed.rows),
+    ...facts.answerQuality,
+    ...(outside.count > 0 ? { [OUTSIDE_WINDOW]: outside.count } : {}),
+  };
+  const result = await loadSlice(
+    env.warehouse,
+    {
+      stream,
+      account: job.account.name,
+      runId: env.runId,
+      extractedAt: facts.startedAt,
+      slice: planned.slice,
+      rows: parsed.rows,
+      rejects: parsed.rejects,
+      stats: {
+        requests: facts.http.requests,
+        retries: facts.http.retries,
+        throttled: facts.http.throttled,
+        rowsFetched: facts.rowsFetched,
+        startedAt: facts.startedAt,
+      },
+      completeWindow: completesWindow,
+      keepsFrom: retentionHorizon(env.retention, stream.table, env.today),
+      ...(held === undefined ? {} : { held }),
+      ...(settledWindow === undefined ? {} : { settledWindow }),
+      quality,
+      readAt: new Date(facts.readAt),
+      children: (stream.children ?? []).map((child) => ({
+        stream: child,
+        rows: parsed.children.get(child.name) ?? [],
+      })),
+      ...(read.tracked === undefined ? {} : { tracked: read.tracked }),
+      fence: (client) => env.locks.fence(client, { account: job.account.name, stream: stream.name }),
+    },
+    { log: env.log, statementTimeoutMs: env.loadStatementTimeoutMs },
+  );
+  // A read that would have deleted rows of a settled window without confirmation was held instead.
+  return { result, hold: held ?? result.held, completesWindow, quality };
+}
+
+/**
+ * A loaded read in the job's tally, the log (quality counts loaded as they are, new fields, a
+ * hold's line) and the progress.
+ */
+async function tallyLoaded(
+  env: SliceEnvironment,
+  job: StreamJob,
+  planned: PlannedSlice,
+  read: ParsedRead,
+  loaded: LoadedRead & ReadFacts,
+): Promise<void> {
+  const { tally, stream } = job;
+  const { result, hold, http, quality } = loaded;
+  const label = sliceLabel(planned.slice);
+  const completed = loaded.completesWindow && hold === undefined;
+  tally.windowsLoaded++;
+  if (completed) tally.windowsCompleted++;
+  tally.requests += http.requests;
+  tally.throttled += http.throttled;
+  tally.rowsFetched += loaded.rowsFetched;
+  tally.inserted += result.inserted;
+  tally.updated += result.updated;
+  tally.unchanged += result.unchanged;
+  tally.deleted += result.deleted;
+  tally.rejected += result.rejected;
+  for (const [name, n] of Object.entries(quality)) tally.quality[name] = (tally.quality[name] ?? 0) + n;
+  for (const update of read.tracked?.updates ?? [])
+    tally.lookups[update.state] = (tally.lookups[update.state] ?? 0) + 1;
+  // Rows outside the window have their own line (above, or the held window's); a held read loaded nothing.
+  const { [OUTSIDE_WINDOW]: _outside, ...loadedAsTheyAre } = quality;
+  if (hold === undefined && Object.keys(loadedAsTheyAre).length > 0) {
+    env.log.warn(
+      { account: job.account.name, stream: stream.name, window: label, quality: loadedAsTheyAre },
+      `${describeQuality(stream, loadedAsTheyAre)}; loaded as they are (nulls kept)`,
+    );
+  }
+  // A held read reports its new fields too: a renamed field is a schema change either way.
+  await reportUnknownFields(env, job, label, read.parsed);
+  if (hold !== undefined) {
+    tally.windowsHeld++;
+    if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(hold.message);
+    env.log.error({ account: job.account.name, stream: stream.name, window: label }, hold.message);
+  }
+  env.progress.windowDone(job.id, {
+    window: label,
+    status: hold === undefined ? "succeeded" : "failed",
+    rows: read.parsed.rows.length,
+    rejected: result.rejected,
+    requests: http.requests,
+    completed,
+    ...(hold === undefined ? {} : { error: hold.message }),
+  });
 }
 
 /**
