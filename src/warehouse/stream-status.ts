@@ -90,6 +90,69 @@ function summariseWindows(windows: readonly DateWindow[]) {
   };
 }
 
+/** Which streams `streamStatus` describes besides what the warehouse holds, and how to count their rows. */
+export interface StreamStatusOptions {
+  /** The landing table of each stream, to count its rows per account (none counted without). */
+  readonly tables?: readonly { readonly stream: string; readonly table: string }[];
+  readonly configured?: readonly { readonly account: string; readonly stream: string }[];
+  /** The kind each lookup stream tracks its ids under in etl.tracked_requests. */
+  readonly trackedKinds?: readonly { readonly stream: string; readonly kind: string }[];
+}
+
+/** The statuses being gathered, one per (account, stream), made on first mention. */
+class StatusBoard {
+  readonly #byKey = new Map<string, Mutable>();
+
+  /** The status of (account, stream), empty until something is added to it. */
+  entry(account: string, stream: string): Mutable {
+    const key = JSON.stringify([account, stream]);
+    let found = this.#byKey.get(key);
+    if (!found) {
+      found = emptyStatus(account, stream);
+      this.#byKey.set(key, found);
+    }
+    return found;
+  }
+
+  /** Every status, its windows in slice order, sorted by account then stream. */
+  sorted(): StreamStatus[] {
+    const bySlice = (a: WindowAttempt, b: WindowAttempt) =>
+      a.slice < b.slice ? -1 : a.slice > b.slice ? 1 : 0;
+    return [...this.#byKey.values()]
+      .map((s) => ({
+        ...s,
+        openWindows: s.openWindows.toSorted(bySlice),
+        unsettledWindows: s.unsettledWindows.toSorted(bySlice),
+        heldWindows: s.heldWindows.toSorted(bySlice),
+        failedWindows: s.failedWindows.toSorted(bySlice),
+      }))
+      .sort((a, b) =>
+        a.account === b.account ? (a.stream < b.stream ? -1 : 1) : a.account < b.account ? -1 : 1,
+      );
+  }
+}
+
+function emptyStatus(account: string, stream: string): Mutable {
+  return {
+    account,
+    stream,
+    completedWindows: 0,
+    firstCompleted: null,
+    completedThrough: null,
+    lastCompleted: null,
+    gaps: [],
+    openWindows: [],
+    unsettledWindows: [],
+    heldWindows: [],
+    failedWindows: [],
+    lastRun: null,
+    rows: 0,
+    rejectsPending: 0,
+    rejectsTotal: 0,
+    tracked: {},
+  };
+}
+
 /**
  * Per (account, stream) configured (`configured`) or seen anywhere in the warehouse: settled-through
  * date, gaps, unsettled, held and failed windows with their latest attempt, last run, landing-table
@@ -97,44 +160,19 @@ function summariseWindows(windows: readonly DateWindow[]) {
  */
 export async function streamStatus(
   db: Kysely<Database>,
-  options: {
-    /** The landing table of each stream, to count its rows per account (none counted without). */
-    readonly tables?: readonly { readonly stream: string; readonly table: string }[];
-    readonly configured?: readonly { readonly account: string; readonly stream: string }[];
-    /** The kind each lookup stream tracks its ids under in etl.tracked_requests. */
-    readonly trackedKinds?: readonly { readonly stream: string; readonly kind: string }[];
-  } = {},
+  options: StreamStatusOptions = {},
 ): Promise<StreamStatus[]> {
-  const byKey = new Map<string, Mutable>();
-  const entry = (account: string, stream: string): Mutable => {
-    const key = JSON.stringify([account, stream]);
-    let found = byKey.get(key);
-    if (!found) {
-      found = {
-        account,
-        stream,
-        completedWindows: 0,
-        firstCompleted: null,
-        completedThrough: null,
-        lastCompleted: null,
-        gaps: [],
-        openWindows: [],
-        unsettledWindows: [],
-        heldWindows: [],
-        failedWindows: [],
-        lastRun: null,
-        rows: 0,
-        rejectsPending: 0,
-        rejectsTotal: 0,
-        tracked: {},
-      };
-      byKey.set(key, found);
-    }
-    return found;
-  };
+  const board = new StatusBoard();
+  for (const pair of options.configured ?? []) board.entry(pair.account, pair.stream);
+  const completedStarts = await addCompletedWindows(db, board);
+  await addOpenAttempts(db, board, completedStarts);
+  await addLastRuns(db, board);
+  await addCounts(db, board, options);
+  return board.sorted();
+}
 
-  for (const pair of options.configured ?? []) entry(pair.account, pair.stream);
-
+/** Each stream's completed (settled) windows summarised; returns the completed windows' `[account, stream, start]` keys. */
+async function addCompletedWindows(db: Kysely<Database>, board: StatusBoard): Promise<Set<string>> {
   const state = await db
     .selectFrom("etl.stream_state")
     .select(["account", "stream", "window_start", "window_end"])
@@ -142,7 +180,7 @@ export async function streamStatus(
   const completed = new Map<Mutable, DateWindow[]>();
   const completedStarts = new Set<string>();
   for (const row of state) {
-    const target = entry(row.account, row.stream);
+    const target = board.entry(row.account, row.stream);
     const windows = completed.get(target) ?? [];
     windows.push({ start: row.window_start, end: row.window_end });
     completed.set(target, windows);
@@ -151,9 +189,19 @@ export async function streamStatus(
   for (const [target, windows] of completed) {
     Object.assign(target, { completedWindows: windows.length, ...summariseWindows(windows) });
   }
+  return completedStarts;
+}
 
-  // A replay of rejects adds a few rows to a window; it is no attempt at the window, so it must not
-  // hide the window's last real attempt (a failure, say).
+/**
+ * Each window not completed, by its latest attempt: open, and failed, held or read but not settled
+ * yet. A replay of rejects adds a few rows to a window; it is no attempt at the window, so it must
+ * not hide the window's last real attempt (a failure, say).
+ */
+async function addOpenAttempts(
+  db: Kysely<Database>,
+  board: StatusBoard,
+  completedStarts: ReadonlySet<string>,
+) {
   const attempts = await db
     .selectFrom("etl.run_slices as s")
     .innerJoin("etl.runs as r", "r.id", "s.run_id")
@@ -180,7 +228,7 @@ export async function streamStatus(
       row.window_start !== null &&
       completedStarts.has(JSON.stringify([row.account, row.stream, row.window_start]));
     if (isCompleted || (row.window_start === null && row.status === "succeeded")) continue;
-    const target = entry(row.account, row.stream);
+    const target = board.entry(row.account, row.stream);
     const attempt: WindowAttempt = {
       slice: row.slice,
       start: row.window_start,
@@ -196,26 +244,29 @@ export async function streamStatus(
     if (row.status === "succeeded" && row.window_start !== null)
       target.unsettledWindows = [...target.unsettledWindows, attempt];
   }
+}
 
-  // The latest run per stream: from etl.run_streams (every run that planned the stream), else,
-  // for runs recorded before that table existed, the latest run that recorded a slice of it.
+/** The run columns a stream's last run is described by. */
+const RUN_COLUMNS = [
+  "r.id",
+  "r.command",
+  "r.status",
+  "r.started_at",
+  "r.finished_at",
+  "r.host",
+  "r.pid",
+] as const;
+
+/**
+ * The latest run per stream: from etl.run_streams (every run that planned the stream), else, for
+ * runs recorded before that table existed, the latest run that recorded a slice of it.
+ */
+async function addLastRuns(db: Kysely<Database>, board: StatusBoard) {
   const planned = await db
     .selectFrom("etl.run_streams as p")
     .innerJoin("etl.runs as r", "r.id", "p.run_id")
     .distinctOn(["p.account", "p.stream"])
-    .select([
-      "p.account",
-      "p.stream",
-      "p.status as stream_status",
-      "p.errors",
-      "r.id",
-      "r.command",
-      "r.status",
-      "r.started_at",
-      "r.finished_at",
-      "r.host",
-      "r.pid",
-    ])
+    .select(["p.account", "p.stream", "p.status as stream_status", "p.errors", ...RUN_COLUMNS])
     .orderBy("p.account")
     .orderBy("p.stream")
     .orderBy("p.run_id", "desc")
@@ -224,17 +275,7 @@ export async function streamStatus(
     .selectFrom("etl.run_slices as s")
     .innerJoin("etl.runs as r", "r.id", "s.run_id")
     .distinctOn(["s.account", "s.stream"])
-    .select([
-      "s.account",
-      "s.stream",
-      "r.id",
-      "r.command",
-      "r.status",
-      "r.started_at",
-      "r.finished_at",
-      "r.host",
-      "r.pid",
-    ])
+    .select(["s.account", "s.stream", ...RUN_COLUMNS])
     .orderBy("s.account")
     .orderBy("s.stream")
     .orderBy("s.run_id", "desc")
@@ -244,7 +285,7 @@ export async function streamStatus(
     ...planned,
   ];
   for (const row of lastRuns) {
-    const target = entry(row.account, row.stream);
+    const target = board.entry(row.account, row.stream);
     if (target.lastRun !== null && target.lastRun.runId > row.id) continue;
     target.lastRun = {
       runId: row.id,
@@ -258,15 +299,17 @@ export async function streamStatus(
       errors: Array.isArray(row.errors) ? (row.errors as string[]) : [],
     };
   }
+}
 
+/** Each stream's landing-table rows per account, its rejects (pending and all) and a lookup stream's tracked ids by state. */
+async function addCounts(db: Kysely<Database>, board: StatusBoard, options: StreamStatusOptions) {
   for (const { stream, table } of options.tables ?? []) {
     const counts = await sql<{ account: string; rows: number }>`
       SELECT _account AS account, count(*)::int AS rows FROM ${sql.raw(quoteTable(table))} GROUP BY 1`.execute(
       db,
     );
-    for (const row of counts.rows) entry(row.account, stream).rows = row.rows;
+    for (const row of counts.rows) board.entry(row.account, stream).rows = row.rows;
   }
-
   const rejects = await db
     .selectFrom("etl.rejects")
     .select(["account", "stream"])
@@ -275,27 +318,15 @@ export async function streamStatus(
     .groupBy(["account", "stream"])
     .execute();
   for (const row of rejects)
-    Object.assign(entry(row.account, row.stream), { rejectsPending: row.pending, rejectsTotal: row.total });
-
+    Object.assign(board.entry(row.account, row.stream), {
+      rejectsPending: row.pending,
+      rejectsTotal: row.total,
+    });
   const streamOfKind = new Map((options.trackedKinds ?? []).map((k) => [k.kind, k.stream]));
   for (const row of await trackedCounts(db)) {
     const stream = streamOfKind.get(row.kind);
     if (stream === undefined) continue;
-    const target = entry(row.account, stream);
+    const target = board.entry(row.account, stream);
     target.tracked = { ...target.tracked, [row.status]: row.n };
   }
-
-  const sortByStart = (a: WindowAttempt, b: WindowAttempt) =>
-    a.slice < b.slice ? -1 : a.slice > b.slice ? 1 : 0;
-  return [...byKey.values()]
-    .map((s) => ({
-      ...s,
-      openWindows: s.openWindows.toSorted(sortByStart),
-      unsettledWindows: s.unsettledWindows.toSorted(sortByStart),
-      heldWindows: s.heldWindows.toSorted(sortByStart),
-      failedWindows: s.failedWindows.toSorted(sortByStart),
-    }))
-    .sort((a, b) =>
-      a.account === b.account ? (a.stream < b.stream ? -1 : 1) : a.account < b.account ? -1 : 1,
-    );
 }
