@@ -5,7 +5,7 @@
  * abandoned) they are summed from its windows (`etl.run_slices`, written with each window's load).
  * 429s and retries are always summed from the windows.
  */
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { NightlyDbtRecord } from "../transform/dbt-step-record.js";
 import type { Database } from "./database.js";
 import type { RecountRecord } from "./window-counts.js";
@@ -139,78 +139,22 @@ export async function readRuns(
   if (runs.length === 0) return [];
   const ids = runs.map((r) => Number(r.id));
   const streams = await db.selectFrom("etl.run_streams").selectAll().where("run_id", "in", ids).execute();
-  const slices = await sql<SliceSums>`
-    SELECT run_id, account, stream,
-           count(*)::int AS windows,
-           count(*) FILTER (WHERE status IN ('succeeded', 'held'))::int AS loaded,
-           count(*) FILTER (WHERE settled)::int AS settled,
-           count(*) FILTER (WHERE status = 'failed')::int AS failed,
-           count(*) FILTER (WHERE status = 'held')::int AS held,
-           sum(requests)::bigint AS requests, sum(retries)::bigint AS retries,
-           sum(throttled)::bigint AS throttled, sum(rows_fetched)::bigint AS rows_fetched,
-           sum(rows_inserted)::bigint AS rows_inserted, sum(rows_updated)::bigint AS rows_updated,
-           sum(rows_deleted)::bigint AS rows_deleted, sum(rows_rejected)::bigint AS rows_rejected
-    FROM etl.run_slices WHERE run_id = ANY(${ids}::bigint[])
-    GROUP BY run_id, account, stream`.execute(db);
+  const slices = await sliceSumsOf(db, ids);
   const fields = await sql<{ run_id: number; n: number }>`
     SELECT first_seen_run AS run_id, count(*)::int AS n FROM etl.unknown_fields
     WHERE first_seen_run = ANY(${ids}::bigint[]) GROUP BY first_seen_run`.execute(db);
   return runs.map((run) => {
     const id = Number(run.id);
-    const ownSlices = slices.rows.filter((s) => Number(s.run_id) === id);
+    const ownSlices = slices.filter((s) => Number(s.run_id) === id);
     const byStream = new Map<string, RunStreamFigures>();
     for (const recorded of streams.filter((s) => Number(s.run_id) === id)) {
       const sums = ownSlices.find((s) => s.account === recorded.account && s.stream === recorded.stream);
-      const ended = recorded.status !== "running" && recorded.status !== "abandoned";
-      byStream.set(`${recorded.account}/${recorded.stream}`, {
-        account: recorded.account,
-        stream: recorded.stream,
-        status: recorded.status,
-        apiRevision: recorded.api_revision,
-        windowsPlanned: recorded.windows_planned,
-        windowsLoaded: ended ? recorded.windows_loaded : Number(sums?.loaded ?? 0),
-        windowsSettled: ended ? recorded.windows_completed : Number(sums?.settled ?? 0),
-        windowsFailed: ended ? recorded.windows_failed : Number(sums?.failed ?? 0),
-        windowsHeld: ended ? recorded.windows_held : Number(sums?.held ?? 0),
-        requests: ended ? recorded.requests : Number(sums?.requests ?? 0),
-        retries: Number(sums?.retries ?? 0),
-        throttled: Number(sums?.throttled ?? 0),
-        rowsFetched: ended ? recorded.rows_fetched : Number(sums?.rows_fetched ?? 0),
-        rowsInserted: ended ? recorded.rows_inserted : Number(sums?.rows_inserted ?? 0),
-        rowsUpdated: ended ? recorded.rows_updated : Number(sums?.rows_updated ?? 0),
-        rowsDeleted: ended ? recorded.rows_deleted : Number(sums?.rows_deleted ?? 0),
-        rowsRejected: ended ? recorded.rows_rejected : Number(sums?.rows_rejected ?? 0),
-        quality: (recorded.quality ?? {}) as Record<string, number>,
-        errors: (recorded.errors ?? []) as string[],
-        recount: (recorded.recount ?? null) as RecountRecord | null,
-      });
+      byStream.set(`${recorded.account}/${recorded.stream}`, recordedStreamFigures(recorded, sums));
     }
     // Runs without stream records (`rejects replay`, runs recorded before 0005): their windows alone.
     for (const sums of ownSlices) {
       const key = `${sums.account}/${sums.stream}`;
-      if (byStream.has(key)) continue;
-      byStream.set(key, {
-        account: sums.account,
-        stream: sums.stream,
-        status: run.status,
-        apiRevision: null,
-        windowsPlanned: sums.windows,
-        windowsLoaded: sums.loaded,
-        windowsSettled: sums.settled,
-        windowsFailed: sums.failed,
-        windowsHeld: sums.held,
-        requests: Number(sums.requests),
-        retries: Number(sums.retries),
-        throttled: Number(sums.throttled),
-        rowsFetched: Number(sums.rows_fetched),
-        rowsInserted: Number(sums.rows_inserted),
-        rowsUpdated: Number(sums.rows_updated),
-        rowsDeleted: Number(sums.rows_deleted),
-        rowsRejected: Number(sums.rows_rejected),
-        quality: {},
-        errors: [],
-        recount: null,
-      });
+      if (!byStream.has(key)) byStream.set(key, slicesOnlyFigures(run.status, sums));
     }
     const dbt = (run.dbt ?? null) as NightlyDbtRecord | null;
     return {
@@ -232,6 +176,84 @@ export async function readRuns(
       newFields: fields.rows.find((f) => Number(f.run_id) === id)?.n ?? 0,
     };
   });
+}
+
+/** The windows of the runs `ids` summed per run, account and stream. */
+async function sliceSumsOf(db: Kysely<Database>, ids: readonly number[]): Promise<SliceSums[]> {
+  const slices = await sql<SliceSums>`
+    SELECT run_id, account, stream,
+           count(*)::int AS windows,
+           count(*) FILTER (WHERE status IN ('succeeded', 'held'))::int AS loaded,
+           count(*) FILTER (WHERE settled)::int AS settled,
+           count(*) FILTER (WHERE status = 'failed')::int AS failed,
+           count(*) FILTER (WHERE status = 'held')::int AS held,
+           sum(requests)::bigint AS requests, sum(retries)::bigint AS retries,
+           sum(throttled)::bigint AS throttled, sum(rows_fetched)::bigint AS rows_fetched,
+           sum(rows_inserted)::bigint AS rows_inserted, sum(rows_updated)::bigint AS rows_updated,
+           sum(rows_deleted)::bigint AS rows_deleted, sum(rows_rejected)::bigint AS rows_rejected
+    FROM etl.run_slices WHERE run_id = ANY(${ids}::bigint[])
+    GROUP BY run_id, account, stream`.execute(db);
+  return slices.rows;
+}
+
+/**
+ * A stream's figures from its etl.run_streams record: as recorded once it ended, summed from its
+ * windows while it runs (or was abandoned); retries and throttling always from the windows.
+ */
+function recordedStreamFigures(
+  recorded: Selectable<Database["etl.run_streams"]>,
+  sums: SliceSums | undefined,
+): RunStreamFigures {
+  const ended = recorded.status !== "running" && recorded.status !== "abandoned";
+  const sum = (field: keyof SliceSums) => Number(sums?.[field] ?? 0);
+  return {
+    account: recorded.account,
+    stream: recorded.stream,
+    status: recorded.status,
+    apiRevision: recorded.api_revision,
+    windowsPlanned: recorded.windows_planned,
+    windowsLoaded: ended ? recorded.windows_loaded : sum("loaded"),
+    windowsSettled: ended ? recorded.windows_completed : sum("settled"),
+    windowsFailed: ended ? recorded.windows_failed : sum("failed"),
+    windowsHeld: ended ? recorded.windows_held : sum("held"),
+    requests: ended ? recorded.requests : sum("requests"),
+    retries: sum("retries"),
+    throttled: sum("throttled"),
+    rowsFetched: ended ? recorded.rows_fetched : sum("rows_fetched"),
+    rowsInserted: ended ? recorded.rows_inserted : sum("rows_inserted"),
+    rowsUpdated: ended ? recorded.rows_updated : sum("rows_updated"),
+    rowsDeleted: ended ? recorded.rows_deleted : sum("rows_deleted"),
+    rowsRejected: ended ? recorded.rows_rejected : sum("rows_rejected"),
+    quality: (recorded.quality ?? {}) as Record<string, number>,
+    errors: (recorded.errors ?? []) as string[],
+    recount: (recorded.recount ?? null) as RecountRecord | null,
+  };
+}
+
+/** A stream's figures from its windows alone (a run without stream records), with the run's status. */
+function slicesOnlyFigures(status: RunStreamFigures["status"], sums: SliceSums): RunStreamFigures {
+  return {
+    account: sums.account,
+    stream: sums.stream,
+    status,
+    apiRevision: null,
+    windowsPlanned: sums.windows,
+    windowsLoaded: sums.loaded,
+    windowsSettled: sums.settled,
+    windowsFailed: sums.failed,
+    windowsHeld: sums.held,
+    requests: Number(sums.requests),
+    retries: Number(sums.retries),
+    throttled: Number(sums.throttled),
+    rowsFetched: Number(sums.rows_fetched),
+    rowsInserted: Number(sums.rows_inserted),
+    rowsUpdated: Number(sums.rows_updated),
+    rowsDeleted: Number(sums.rows_deleted),
+    rowsRejected: Number(sums.rows_rejected),
+    quality: {},
+    errors: [],
+    recount: null,
+  };
 }
 
 /**
