@@ -554,28 +554,27 @@ export function describeQuality(stream: StreamDefinition, quality: Readonly<Reco
     .join(", ");
 }
 
+/** What a failed slice had done: its requests, rows fetched, start, and the signal it ran under. */
+interface FailedSliceStats {
+  readonly http: RequestTally;
+  readonly rowsFetched: number;
+  readonly startedAt: Date;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A slice that threw: a refused key stops the account, a missing permission skips the stream
+ * (recorded once, so `status` says why), an interruption leaves it not run, anything else fails
+ * the window (recorded with its reason).
+ */
 async function onSliceError(
   env: SliceEnvironment,
   job: StreamJob,
   planned: PlannedSlice,
   error: unknown,
-  stats: { http: RequestTally; rowsFetched: number; startedAt: Date; signal: AbortSignal },
+  stats: FailedSliceStats,
 ): Promise<void> {
   const { tally } = job;
-  const label = sliceLabel(planned.slice);
-  const identity = {
-    runId: env.runId,
-    account: job.account.name,
-    stream: job.stream.name,
-    slice: planned.slice,
-  };
-  const sliceStats = {
-    requests: stats.http.requests,
-    retries: stats.http.retries,
-    throttled: stats.http.throttled,
-    rowsFetched: stats.rowsFetched,
-    startedAt: stats.startedAt,
-  };
   if (error instanceof AuthError) {
     if (!job.accountAbort.signal.aborted) {
       job.accountAbort.abort(error);
@@ -584,44 +583,14 @@ async function onSliceError(
     tally.windowsNotRun++;
     return;
   }
-  if (error instanceof PermissionError) {
-    tally.windowsNotRun++;
-    if (job.streamAbort.signal.aborted) return;
-    job.streamAbort.abort(error);
-    const product = job.stream.product;
-    const message = product === undefined ? error.message : notProvisionedMessage(job, product, error);
-    tally.errors.push(message);
-    if (product === undefined) env.log.error({ account: job.account.name, stream: job.stream.name }, message);
-    else env.log.warn({ account: job.account.name, stream: job.stream.name }, message);
-    env.progress.windowDone(job.id, {
-      window: label,
-      status: "skipped",
-      rows: 0,
-      rejected: 0,
-      requests: 0,
-      completed: false,
-      error: message,
-    });
-    // One `skipped` record tells `status` why the stream has no data for this account.
-    await env.warehouse.db
-      .executeQuery(
-        sliceRecordQuery(env.warehouse.db, identity, {
-          status: "skipped",
-          stats: sliceStats,
-          error: message,
-        }),
-      )
-      .catch((recordError: unknown) =>
-        env.log.warn({ error: describeError(recordError) }, "could not record the skipped stream"),
-      );
-    return;
-  }
+  if (error instanceof PermissionError) return skipStream(env, job, planned, error, stats);
   if (stats.signal.aborted && !(error instanceof LockHeldError)) {
     // Interrupted, or a sibling slice stopped the stream/account: nothing was written, nothing to record.
     tally.windowsNotRun++;
     return;
   }
   tally.windowsFailed++;
+  const label = sliceLabel(planned.slice);
   const message = describeError(error);
   if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(`${label}: ${message}`);
   env.progress.windowDone(job.id, {
@@ -633,13 +602,65 @@ async function onSliceError(
     completed: false,
     error: message,
   });
-  await recordFailedSlice(env.warehouse, { ...identity, stats: sliceStats, error }).catch(
-    (recordError: unknown) =>
-      env.log.error(
-        { window: label, error: describeError(recordError) },
-        "could not record the failed window",
-      ),
+  await recordFailedSlice(env.warehouse, {
+    ...sliceIdentity(env, job, planned),
+    stats: sliceStatsOf(stats),
+    error,
+  }).catch((recordError: unknown) =>
+    env.log.error({ window: label, error: describeError(recordError) }, "could not record the failed window"),
   );
+}
+
+/** A slice's key in etl.run_slices. */
+function sliceIdentity(env: SliceEnvironment, job: StreamJob, planned: PlannedSlice) {
+  return { runId: env.runId, account: job.account.name, stream: job.stream.name, slice: planned.slice };
+}
+
+function sliceStatsOf(stats: FailedSliceStats) {
+  return {
+    requests: stats.http.requests,
+    retries: stats.http.retries,
+    throttled: stats.http.throttled,
+    rowsFetched: stats.rowsFetched,
+    startedAt: stats.startedAt,
+  };
+}
+
+/**
+ * A stream the key may not read (or a product the account lacks): the stream stops, once, with a
+ * line saying why (a warning for a product not provisioned), and one `skipped` record tells
+ * `status` why the stream has no data for this account.
+ */
+async function skipStream(
+  env: SliceEnvironment,
+  job: StreamJob,
+  planned: PlannedSlice,
+  error: PermissionError,
+  stats: FailedSliceStats,
+): Promise<void> {
+  job.tally.windowsNotRun++;
+  if (job.streamAbort.signal.aborted) return;
+  job.streamAbort.abort(error);
+  const product = job.stream.product;
+  const message = product === undefined ? error.message : notProvisionedMessage(job, product, error);
+  job.tally.errors.push(message);
+  if (product === undefined) env.log.error({ account: job.account.name, stream: job.stream.name }, message);
+  else env.log.warn({ account: job.account.name, stream: job.stream.name }, message);
+  env.progress.windowDone(job.id, {
+    window: sliceLabel(planned.slice),
+    status: "skipped",
+    rows: 0,
+    rejected: 0,
+    requests: 0,
+    completed: false,
+    error: message,
+  });
+  const record = { status: "skipped" as const, stats: sliceStatsOf(stats), error: message };
+  await env.warehouse.db
+    .executeQuery(sliceRecordQuery(env.warehouse.db, sliceIdentity(env, job, planned), record))
+    .catch((recordError: unknown) =>
+      env.log.warn({ error: describeError(recordError) }, "could not record the skipped stream"),
+    );
 }
 
 /** The final summary of a job once all its slices ran. */
