@@ -5,7 +5,7 @@
  * Every outcome is an item; nothing here throws for what it finds.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { type ApiResponse, createApiClient } from "../api/http-client.js";
+import { type ApiClient, type ApiResponse, createApiClient } from "../api/http-client.js";
 import { RetriesExhaustedError } from "../api/retry-policy.js";
 import { type AccountConfig, type EtlConfig, keyProblem } from "../config.js";
 import {
@@ -42,6 +42,39 @@ export interface AccountCheckDeps {
   readonly signal?: AbortSignal;
 }
 
+/** Adds one item of the account being checked. */
+type AddItem = (item: string, status: CheckStatus, detail: string) => void;
+
+/** One request of a check: its answer, or what it threw. */
+type Sent = { response: ApiResponse } | { error: unknown };
+
+/** Sends a check's requests through one client, keeping each answer's `Date` header and arrival. */
+class CheckSender {
+  readonly dates: { readonly header: IncomingHttpHeaders["date"]; readonly receivedAt: number }[] = [];
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly deps: AccountCheckDeps,
+  ) {}
+
+  async send(
+    path: string,
+    query: Readonly<Record<string, string | number>>,
+    stream?: StreamDefinition,
+  ): Promise<Sent> {
+    try {
+      const response = await this.client.getJson(path, query, {
+        signal: this.deps.signal,
+        ...(stream === undefined ? {} : { stream: stream.name, permission: stream.permission }),
+      });
+      this.dates.push({ header: response.headers.date, receivedAt: this.deps.clock.now() });
+      return { response };
+    } catch (error) {
+      return { error };
+    }
+  }
+}
+
 /** The items of one account, streams limited to `streams` when given. */
 export async function checkAccount(
   deps: AccountCheckDeps,
@@ -50,8 +83,7 @@ export async function checkAccount(
 ): Promise<CheckItem[]> {
   const subject = `account ${account.name}`;
   const items: CheckItem[] = [];
-  const add = (item: string, status: CheckStatus, detail: string) =>
-    items.push({ subject, item, status, detail });
+  const add: AddItem = (item, status, detail) => items.push({ subject, item, status, detail });
   const missing = keyProblem(account.name, account.apiKeyEnv, deps.env[account.apiKeyEnv]);
   if (missing !== undefined) {
     add(
@@ -72,80 +104,93 @@ export async function checkAccount(
     secrets: deps.secrets,
   });
   try {
-    const startedOnClock = deps.clock.now();
-    const runNow = (at: number) => deps.runStartedAt + (at - startedOnClock);
-    const today = utcDayOf(deps.runStartedAt);
-    const dates: { readonly header: IncomingHttpHeaders["date"]; readonly receivedAt: number }[] = [];
-    const send = async (
-      path: string,
-      query: Readonly<Record<string, string | number>>,
-      stream?: StreamDefinition,
-    ): Promise<{ response: ApiResponse } | { error: unknown }> => {
-      try {
-        const response = await client.getJson(path, query, {
-          signal: deps.signal,
-          ...(stream === undefined ? {} : { stream: stream.name, permission: stream.permission }),
-        });
-        dates.push({ header: response.headers.date, receivedAt: deps.clock.now() });
-        return { response };
-      } catch (error) {
-        return { error };
-      }
-    };
-
-    const setting = account.apiRevision ?? "auto";
-    const probe = revisionProbe(today, setting === "auto" ? "2026" : setting);
-    const sentAt = deps.clock.now();
-    const first = await send(probe.path, probe.query);
-    if ("error" in first) {
-      const error = first.error;
-      if (error instanceof UnreachableHostError) {
-        add("reachable", "fail", describeError(error).replace(`account ${account.name}: `, ""));
-        return items;
-      }
-      if (isTransient(error)) {
-        add(
-          "reachable",
-          "unknown",
-          `no usable answer from ${account.baseUrl}: ${describeError(error)}; try again`,
-        );
-        return items;
-      }
-      if (error instanceof AuthError) {
-        add("reachable", "ok", `${account.baseUrl} answered`);
-        add("key", "fail", describeError(error).replace(`account ${account.name}: `, ""));
-        return items;
-      }
-    }
-    // Any other answer (a 403, a 404, a 422 included) came from a platform that accepted the key.
-    add("reachable", "ok", `${account.baseUrl} answered in ${deps.clock.now() - sentAt} ms`);
-    add("key", "ok", `accepted (env var ${account.apiKeyEnv})`);
-
-    const outcome = "response" in first ? { status: first.response.status } : { error: first.error };
-    const revision = revisionItem(account, probe.path, outcome, add);
-    for (const name of streams === undefined
-      ? account.streams
-      : account.streams.filter((s) => streams.includes(s))) {
-      const stream = getStream(name);
-      const missingStreams = (stream.requires ?? []).filter((n) => !account.streams.includes(n));
-      if (missingStreams.length > 0) {
-        add(
-          `stream ${name}`,
-          "fail",
-          `needs ${missingStreams.join(" and ")} enabled too (it reads what their tables hold); add ${missingStreams.join(", ")} to the account's streams`,
-        );
-        continue;
-      }
-      const request = streamProbe(stream, account, revision, today);
-      const outcome = await send(request.path, request.query, stream);
-      const [status, detail] = streamVerdict(stream, request, outcome);
-      add(`stream ${name}`, status, detail);
-    }
-    clockItem(dates, runNow, deps.config.missingClockMarginHours ?? 24, add);
+    await checkReachableAccount(deps, account, new CheckSender(client, deps), add, streams);
     return items;
   } finally {
     client.close();
   }
+}
+
+/**
+ * The items of an account whose key is set: reachable and key (from the API revision probe; a host
+ * that cannot be reached, a transient failure or a refused key ends the check there), the API
+ * revision, each stream, and the platform's clock.
+ */
+async function checkReachableAccount(
+  deps: AccountCheckDeps,
+  account: AccountConfig,
+  sender: CheckSender,
+  add: AddItem,
+  streams: readonly string[] | undefined,
+): Promise<void> {
+  const startedOnClock = deps.clock.now();
+  const runNow = (at: number) => deps.runStartedAt + (at - startedOnClock);
+  const today = utcDayOf(deps.runStartedAt);
+  const setting = account.apiRevision ?? "auto";
+  const probe = revisionProbe(today, setting === "auto" ? "2026" : setting);
+  const sentAt = deps.clock.now();
+  const first = await sender.send(probe.path, probe.query);
+  if ("error" in first && !firstAnswerUsable(account, first.error, add)) return;
+  // Any other answer (a 403, a 404, a 422 included) came from a platform that accepted the key.
+  add("reachable", "ok", `${account.baseUrl} answered in ${deps.clock.now() - sentAt} ms`);
+  add("key", "ok", `accepted (env var ${account.apiKeyEnv})`);
+  const outcome = "response" in first ? { status: first.response.status } : { error: first.error };
+  const revision = revisionItem(account, probe.path, outcome, add);
+  const selected =
+    streams === undefined ? account.streams : account.streams.filter((s) => streams.includes(s));
+  for (const name of selected) await checkStream(account, getStream(name), { sender, revision, today, add });
+  clockItem(sender.dates, runNow, deps.config.missingClockMarginHours ?? 24, add);
+}
+
+/**
+ * False (after adding why) when the first request's failure ends the check: the host cannot be
+ * reached, the failure is transient (try again), or the key is refused.
+ */
+function firstAnswerUsable(account: AccountConfig, error: unknown, add: AddItem): boolean {
+  if (error instanceof UnreachableHostError) {
+    add("reachable", "fail", describeError(error).replace(`account ${account.name}: `, ""));
+    return false;
+  }
+  if (isTransient(error)) {
+    add(
+      "reachable",
+      "unknown",
+      `no usable answer from ${account.baseUrl}: ${describeError(error)}; try again`,
+    );
+    return false;
+  }
+  if (error instanceof AuthError) {
+    add("reachable", "ok", `${account.baseUrl} answered`);
+    add("key", "fail", describeError(error).replace(`account ${account.name}: `, ""));
+    return false;
+  }
+  return true;
+}
+
+/** One stream's item: a stream that needs another enabled fails saying which; else its probe's verdict. */
+async function checkStream(
+  account: AccountConfig,
+  stream: StreamDefinition,
+  probe: {
+    readonly sender: CheckSender;
+    readonly revision: ApiRevision;
+    readonly today: string;
+    readonly add: AddItem;
+  },
+): Promise<void> {
+  const missingStreams = (stream.requires ?? []).filter((n) => !account.streams.includes(n));
+  if (missingStreams.length > 0) {
+    probe.add(
+      `stream ${stream.name}`,
+      "fail",
+      `needs ${missingStreams.join(" and ")} enabled too (it reads what their tables hold); add ${missingStreams.join(", ")} to the account's streams`,
+    );
+    return;
+  }
+  const request = streamProbe(stream, account, probe.revision, probe.today);
+  const outcome = await probe.sender.send(request.path, request.query, stream);
+  const [status, detail] = streamVerdict(stream, request, outcome);
+  probe.add(`stream ${stream.name}`, status, detail);
 }
 
 /** A failure that says nothing about the configuration: a timeout, a 5xx, a 429, a reset, once retries ran out. */
