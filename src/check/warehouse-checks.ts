@@ -66,13 +66,18 @@ export async function checkMigrations(
   };
 }
 
+const BI_ROLE_ITEM = "BI role";
+
+function biRoleItem(status: CheckItem["status"], detail: string): CheckItem {
+  return { subject, item: BI_ROLE_ITEM, status, detail };
+}
+
 /** The warehouse's BI role: there, allowed to connect, able to log in, and reading the marts. */
 export async function checkBiRole(
   warehouse: Warehouse,
   configuredRole: string | undefined,
   env: NodeJS.ProcessEnv,
 ): Promise<CheckItem> {
-  const item = "BI role";
   const { rows } = await sql<{ database: string }>`SELECT current_database() AS database`.execute(
     warehouse.db,
   );
@@ -82,36 +87,46 @@ export async function checkBiRole(
     SELECT rolcanlogin AS can_login, has_database_privilege(rolname, current_database(), 'CONNECT') AS can_connect
     FROM pg_roles WHERE rolname = ${role}`.execute(warehouse.db);
   const state = found.rows[0];
-  const fail = (detail: string): CheckItem => ({ subject, item, status: "fail", detail });
-  const warn = (detail: string): CheckItem => ({ subject, item, status: "warn", detail });
   if (state === undefined)
-    return warn(
+    return biRoleItem(
+      "warn",
       `${role} does not exist yet: the next command that migrates (telecom-etl migrate) creates it`,
     );
   const refusal = await biReaderRoleRefusal(warehouse.db, role, configuredRole !== undefined);
-  if (refusal !== undefined) return fail(refusal);
+  if (refusal !== undefined) return biRoleItem("fail", refusal);
   if (!state.can_connect)
-    return fail(
+    return biRoleItem(
+      "fail",
       `${role} may not connect to database ${database}: run telecom-etl migrate (it grants CONNECT), or GRANT CONNECT ON DATABASE ${database} TO ${role}`,
     );
   const password = env[BI_READER_PASSWORD_ENV];
   if (password === undefined || password === "") {
     return state.can_login
-      ? {
-          subject,
-          item,
-          status: "ok",
-          detail: `${role} can log in (${BI_READER_PASSWORD_ENV} is not set here, so its password was not tried)`,
-        }
-      : warn(
+      ? biRoleItem(
+          "ok",
+          `${role} can log in (${BI_READER_PASSWORD_ENV} is not set here, so its password was not tried)`,
+        )
+      : biRoleItem(
+          "warn",
           `${role} cannot log in (NOLOGIN): set ${BI_READER_PASSWORD_ENV} and run telecom-etl migrate, so BI tools can connect`,
         );
   }
   if (!state.can_login)
-    return fail(
+    return biRoleItem(
+      "fail",
       `${role} cannot log in although ${BI_READER_PASSWORD_ENV} is set: run telecom-etl migrate (it sets the password and LOGIN)`,
     );
-  const url = new URL(warehouse.url);
+  return logInAsBiRole(warehouse.url, database, role, password);
+}
+
+/** Logs in as the BI role with its password and looks at the marts' schema as it: the item says what it found. */
+async function logInAsBiRole(
+  warehouseUrl: string,
+  database: string,
+  role: string,
+  password: string,
+): Promise<CheckItem> {
+  const url = new URL(warehouseUrl);
   const client = new pg.Client({
     host: url.hostname,
     port: Number(url.port || 5432),
@@ -130,26 +145,30 @@ export async function checkBiRole(
     );
     const { usable, relations } = marts.rows[0]!;
     if (usable === null)
-      return warn(
+      return biRoleItem(
+        "warn",
         `${role} logs in with ${BI_READER_PASSWORD_ENV}; ${MARTS_SCHEMA} is not built yet: run telecom-etl transform`,
       );
     if (!usable)
-      return fail(
+      return biRoleItem(
+        "fail",
         `${role} logs in but may not use schema ${MARTS_SCHEMA}: run telecom-etl transform (dbt grants it)`,
       );
-    return {
-      subject,
-      item,
-      status: "ok",
-      detail: `${role} logs in with ${BI_READER_PASSWORD_ENV} and reads ${MARTS_SCHEMA} (${relations} relations)`,
-    };
+    return biRoleItem(
+      "ok",
+      `${role} logs in with ${BI_READER_PASSWORD_ENV} and reads ${MARTS_SCHEMA} (${relations} relations)`,
+    );
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === "28P01")
-      return fail(
+      return biRoleItem(
+        "fail",
         `${role} refuses the password in ${BI_READER_PASSWORD_ENV}: run telecom-etl migrate to set it (every command that migrates does)`,
       );
-    return fail(`${role} cannot log in: ${describeError(error)}; check the server's pg_hba.conf for ${role}`);
+    return biRoleItem(
+      "fail",
+      `${role} cannot log in: ${describeError(error)}; check the server's pg_hba.conf for ${role}`,
+    );
   } finally {
     await client.end().catch(() => {});
   }
