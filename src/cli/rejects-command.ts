@@ -46,7 +46,12 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
     "telecom-etl rejects list --stream cdrs --pending",
     "telecom-etl rejects replay --stream cdrs",
   );
+  registerListCommand(rejects, runtime);
+  registerReplayCommand(rejects, runtime);
+}
 
+/** `rejects list`: quarantined rows, newest first, with the raw JSON and the validation issues. */
+function registerListCommand(rejects: Command, runtime: Runtime): void {
   const list = rejects
     .command("list")
     .description("show quarantined rows, newest first, with the raw JSON and the validation issues")
@@ -81,7 +86,10 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
       runtime.setExitCode(code);
     });
   withExample(list, "telecom-etl rejects list --stream cdrs", "telecom-etl rejects list --pending --json");
+}
 
+/** `rejects replay`: pending rejects re-validated with the current schemas, those that pass loaded. */
+function registerReplayCommand(rejects: Command, runtime: Runtime): void {
   const replay = rejects
     .command("replay")
     .description(
@@ -113,13 +121,11 @@ export function registerRejectsCommand(program: Command, runtime: Runtime): void
           );
           if (global.json) ctx.out(JSON.stringify(result));
           else if (result.summaries.length === 0) ctx.out("no pending rejects");
-          else {
-            for (const s of result.summaries) {
+          else
+            for (const s of result.summaries)
               ctx.out(
                 `${s.account}/${s.stream}: ${s.loaded} of ${s.pending} loaded, ${s.stillRejected} still rejected`,
               );
-            }
-          }
           return result.exitCode;
         },
       );

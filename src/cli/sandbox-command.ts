@@ -86,6 +86,54 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/** The sandbox's options from the command's flags; a value the sandbox refuses is a usage error naming the flag. */
+function sandboxOptionsOf(flags: SandboxFlags): SandboxOptions {
+  const options: SandboxOptions = {
+    port: flags.port,
+    host: flags.host,
+    seed: flags.seed,
+    days: flags.days,
+    accounts: flags.accounts,
+    callsPerDay: flags.callsPerDay,
+    faults: flags.faults,
+    latencyMs: flags.latencyMs,
+    rateLimit: flags.rateLimit,
+    maxPerPage: flags.maxPerPage,
+    lateShare: flags.lateShare,
+    shuffle: flags.shuffle,
+    // Checked by resolveSandboxOptions below, which names the flag when the value is refused.
+    apiRevision: flags.apiRevision as ApiRevision,
+    dropDeprecated: flags.dropDeprecated,
+    clockSkewMs: flags.clockSkewMs,
+    speechAnalytics: flags.speechAnalytics,
+    ...(flags.start === undefined ? {} : { start: flags.start }),
+    ...(flags.now === undefined ? {} : { now: flags.now }),
+  };
+  try {
+    resolveSandboxOptions(options);
+  } catch (error) {
+    throw new UsageError(usageMessage(error));
+  }
+  return options;
+}
+
+/** What a started sandbox prints: its URL, its world, each account's key and the admin URLs. */
+function bannerOf(sandbox: Awaited<ReturnType<typeof startSandbox>>, flags: SandboxFlags): string[] {
+  const { world } = sandbox;
+  return [
+    `sandbox listening on ${sandbox.url}`,
+    `seed ${world.seed} · ${world.start} + ${world.days} days · ${world.callsPerDay} calls/day/account · ` +
+      `API ${flags.apiRevision}${flags.dropDeprecated ? " (deprecated fields dropped)" : ""} · ` +
+      `clock ${sandbox.runtime.clock.isReal ? "real" : new Date(sandbox.runtime.clock.now()).toISOString()}` +
+      (flags.clockSkewMs === 0 ? "" : ` (Date headers ${flags.clockSkewMs} ms off)`),
+    ...world.accounts.map(
+      (account) =>
+        `  ${account.name.padEnd(8)} id ${account.id}  key ${account.apiKey}  (${account.companyName})`,
+    ),
+    `admin: ${sandbox.url}/_sandbox/world  (truth: ${sandbox.url}/_sandbox/truth/cdrs?account=master)`,
+  ];
+}
+
 /**
  * `telecom-etl sandbox`: serves the seeded platform simulator until Ctrl-C, printing its URL, keys
  * and admin URL. With the CLI `runtime`, Ctrl-C is a normal end (exit 0); without it, the entry
@@ -114,32 +162,7 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
     .option("--clock-skew-ms <ms>", "added to the sandbox clock in every Date header", signedInteger, 0)
     .option("--no-speech-analytics", "speech analytics not provisioned: transcription routes answer 403")
     .action(async (flags: SandboxFlags) => {
-      const options: SandboxOptions = {
-        port: flags.port,
-        host: flags.host,
-        seed: flags.seed,
-        days: flags.days,
-        accounts: flags.accounts,
-        callsPerDay: flags.callsPerDay,
-        faults: flags.faults,
-        latencyMs: flags.latencyMs,
-        rateLimit: flags.rateLimit,
-        maxPerPage: flags.maxPerPage,
-        lateShare: flags.lateShare,
-        shuffle: flags.shuffle,
-        // Checked by resolveSandboxOptions below, which names the flag when the value is refused.
-        apiRevision: flags.apiRevision as ApiRevision,
-        dropDeprecated: flags.dropDeprecated,
-        clockSkewMs: flags.clockSkewMs,
-        speechAnalytics: flags.speechAnalytics,
-        ...(flags.start === undefined ? {} : { start: flags.start }),
-        ...(flags.now === undefined ? {} : { now: flags.now }),
-      };
-      try {
-        resolveSandboxOptions(options);
-      } catch (error) {
-        throw new UsageError(usageMessage(error));
-      }
+      const options = sandboxOptionsOf(flags);
       // Ctrl-C is how this command ends: the entry point then exits 0, not 130.
       runtime?.endsOnSignal();
       const sandbox = await startSandbox(options).catch((error: NodeJS.ErrnoException) => {
@@ -147,19 +170,8 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
           throw error;
         throw new UsageError(`sandbox: cannot listen on ${flags.host}:${flags.port} (${error.code})`);
       });
-      const { world } = sandbox;
       const out = (line: string) => process.stdout.write(`${line}\n`);
-      out(`sandbox listening on ${sandbox.url}`);
-      out(
-        `seed ${world.seed} · ${world.start} + ${world.days} days · ${world.callsPerDay} calls/day/account · ` +
-          `API ${flags.apiRevision}${flags.dropDeprecated ? " (deprecated fields dropped)" : ""} · ` +
-          `clock ${sandbox.runtime.clock.isReal ? "real" : new Date(sandbox.runtime.clock.now()).toISOString()}` +
-          (flags.clockSkewMs === 0 ? "" : ` (Date headers ${flags.clockSkewMs} ms off)`),
-      );
-      for (const account of world.accounts) {
-        out(`  ${account.name.padEnd(8)} id ${account.id}  key ${account.apiKey}  (${account.companyName})`);
-      }
-      out(`admin: ${sandbox.url}/_sandbox/world  (truth: ${sandbox.url}/_sandbox/truth/cdrs?account=master)`);
+      for (const line of bannerOf(sandbox, flags)) out(line);
       const signal = await untilSignal();
       await sandbox.close();
       out(`sandbox stopped (${signal})`);
