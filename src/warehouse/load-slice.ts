@@ -350,6 +350,90 @@ export function isConnectionLoss(error: unknown, connection: { lost: boolean }):
   );
 }
 
+/**
+ * The rows of a slice (and its children's) written in the open transaction, unless the read is
+ * held; a deletion of a settled window's rows its guard does not let go throws DeletionHeld.
+ */
+async function writeSlice(
+  client: pg.PoolClient,
+  input: LoadSliceInput,
+  provenance: RowProvenance,
+): Promise<SliceLoadResult> {
+  const held = input.held !== undefined;
+  const written = held ? {} : await writeRows(client, input, input.stream, input.rows, provenance);
+  const deletionHold = input.settledWindow?.hold({
+    deleted: written.deleted ?? 0,
+    rejected: input.rejects.length,
+  });
+  if (deletionHold !== undefined) throw new DeletionHeld(deletionHold);
+  for (const child of held ? [] : (input.children ?? [])) {
+    // A child table's rows are written by key; the parent's window guard is not theirs.
+    const asChild = { ...input, insertFastPath: false, settledWindow: undefined };
+    await writeRows(client, asChild, child.stream, child.rows, provenance);
+  }
+  return {
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    deleted: 0,
+    outsideWindow: 0,
+    ...written,
+    rejected: input.rejects.length,
+  };
+}
+
+/**
+ * What the open transaction records of a written slice: its rejects (not for a replay's append),
+ * replayed rejects, a lookup's new states, the slice's record, and the window completed, or opened
+ * again when the read is held.
+ */
+async function recordSlice(
+  client: pg.PoolClient,
+  warehouse: Warehouse,
+  input: LoadSliceInput,
+  result: SliceLoadResult,
+): Promise<void> {
+  const { slice } = input;
+  const identity = { runId: input.runId, account: input.account, stream: input.stream.name, slice };
+  // A replay appends rows it re-validated; it is not a read of the window, so it leaves the window's rejects alone.
+  if (input.append !== true) {
+    await run(client, syncRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
+  }
+  await run(client, markReplayedQuery(warehouse.db, input.replayedRejectIds ?? []));
+  if (input.tracked !== undefined && input.held === undefined) {
+    const { kind, updates } = input.tracked;
+    await run(
+      client,
+      trackedUpdatesQuery(warehouse.db, { kind, account: input.account, at: input.extractedAt, updates }),
+    );
+  }
+  const completes = input.completeWindow && slice.kind === "window";
+  await run(
+    client,
+    sliceRecordQuery(warehouse.db, identity, {
+      status: input.held === undefined ? "succeeded" : "held",
+      stats: input.stats,
+      counts: result,
+      ...(input.held === undefined ? {} : { error: input.held.message, holdReason: input.held.reason }),
+      ...(input.quality === undefined ? {} : { quality: input.quality }),
+      settled: completes,
+    }),
+  );
+  if (completes) {
+    await run(
+      client,
+      completeWindowQuery(warehouse.db, { ...identity, window: slice.window, readAt: input.readAt }),
+    );
+    await run(client, settledAgainQuery(warehouse.db, { ...identity, window: slice.window }));
+  }
+  if (input.held !== undefined && slice.kind === "window") {
+    await run(
+      client,
+      reopenWindowQuery(warehouse.db, { ...identity, window: slice.window, reason: input.held.reason }),
+    );
+  }
+}
+
 /** One attempt of {@link loadSlice} on one connection. */
 async function loadOnce(
   warehouse: Warehouse,
@@ -357,7 +441,6 @@ async function loadOnce(
   connection: { lost: boolean },
   timeoutMs: number,
 ): Promise<SliceLoadResult> {
-  const { stream, slice } = input;
   const provenance = { account: input.account, runId: input.runId, extractedAt: input.extractedAt };
   const client = await warehouse.pool.connect();
   const deadline = watchStatements(client, timeoutMs + DEADLINE_GRACE_MS);
@@ -371,69 +454,8 @@ async function loadOnce(
     // Dates compare with timestamps at UTC midnight, whatever the server's time zone.
     await client.query("SET LOCAL TimeZone = 'UTC'");
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
-    const held = input.held !== undefined;
-    const written = held ? {} : await writeRows(client, input, input.stream, input.rows, provenance);
-    const deletionHold = input.settledWindow?.hold({
-      deleted: written.deleted ?? 0,
-      rejected: input.rejects.length,
-    });
-    if (deletionHold !== undefined) throw new DeletionHeld(deletionHold);
-    for (const child of held ? [] : (input.children ?? [])) {
-      // A child table's rows are written by key; the parent's window guard is not theirs.
-      const asChild = { ...input, insertFastPath: false, settledWindow: undefined };
-      await writeRows(client, asChild, child.stream, child.rows, provenance);
-    }
-    const result: SliceLoadResult = {
-      inserted: 0,
-      updated: 0,
-      unchanged: 0,
-      deleted: 0,
-      outsideWindow: 0,
-      ...written,
-      rejected: input.rejects.length,
-    };
-    const identity = { runId: input.runId, account: input.account, stream: stream.name, slice };
-    // A replay appends rows it re-validated; it is not a read of the window, so it leaves the window's rejects alone.
-    if (input.append !== true) {
-      await run(client, syncRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
-    }
-    await run(client, markReplayedQuery(warehouse.db, input.replayedRejectIds ?? []));
-    if (input.tracked !== undefined && !held) {
-      await run(
-        client,
-        trackedUpdatesQuery(warehouse.db, {
-          kind: input.tracked.kind,
-          account: input.account,
-          at: input.extractedAt,
-          updates: input.tracked.updates,
-        }),
-      );
-    }
-    const completes = input.completeWindow && slice.kind === "window";
-    await run(
-      client,
-      sliceRecordQuery(warehouse.db, identity, {
-        status: input.held === undefined ? "succeeded" : "held",
-        stats: input.stats,
-        counts: result,
-        ...(input.held === undefined ? {} : { error: input.held.message, holdReason: input.held.reason }),
-        ...(input.quality === undefined ? {} : { quality: input.quality }),
-        settled: completes,
-      }),
-    );
-    if (completes) {
-      await run(
-        client,
-        completeWindowQuery(warehouse.db, { ...identity, window: slice.window, readAt: input.readAt }),
-      );
-      await run(client, settledAgainQuery(warehouse.db, { ...identity, window: slice.window }));
-    }
-    if (input.held !== undefined && slice.kind === "window") {
-      await run(
-        client,
-        reopenWindowQuery(warehouse.db, { ...identity, window: slice.window, reason: input.held.reason }),
-      );
-    }
+    const result = await writeSlice(client, input, provenance);
+    await recordSlice(client, warehouse, input, result);
     await input.fence?.(client);
     await client.query("COMMIT");
     deadline.release();
