@@ -17,7 +17,12 @@ import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
 import { parseJsonExact } from "../platform/exact-number.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
-import { createKeepAliveAgent, requestOnce, TransportError } from "./http-transport.js";
+import {
+  createKeepAliveAgent,
+  type RequestOnceOptions,
+  requestOnce,
+  TransportError,
+} from "./http-transport.js";
 import type { RateBudget } from "./rate-budget.js";
 import {
   classifyResponse,
@@ -146,167 +151,212 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   if (options.apiKey.trim() === "") {
     throw new UsageError(`account ${options.account}: the API key is empty`);
   }
-  const connectMs = options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs;
-  const totalMs = options.timeouts?.totalMs ?? DEFAULT_TIMEOUTS.totalMs;
-  // Never later than the total timeout: a headers timeout past it would never fire.
-  const headersMs = Math.min(totalMs, options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs);
-  const bodyIdleMs = Math.min(totalMs, options.timeouts?.bodyIdleMs ?? DEFAULT_TIMEOUTS.bodyIdleMs);
-  const sleep = options.sleep ?? realSleep;
-  const clock = options.clock ?? systemClock;
-  const budget = options.budget;
-  const agent = createKeepAliveAgent(base.protocol, options.maxSockets ?? budget?.concurrency ?? 8);
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
-  const headers = {
-    authorization: `Bearer ${options.apiKey}`,
-    accept: "application/json",
-    "accept-encoding": "gzip, deflate, br",
-    "user-agent": "telecom-etl",
-  };
-  const secrets = options.secrets;
   // Learnt, not added: the run adds its configured keys itself, and a sub-account's key fetched from
   // the platform is a learnt value (masked in messages and logs, never in a typed column).
-  secrets?.learn(options.apiKey);
-  // Whether the host ever answered this client: until it has, a name that does not resolve or a
-  // refused connection is a configuration error, not a blip (see unreachableReason).
-  let answered = false;
-  const scrub = (text: string | undefined) => {
-    if (text === undefined) return undefined;
-    const scrubbed = scrubSecret(text, options.apiKey);
-    return secrets === undefined ? scrubbed : secrets.maskText(scrubbed);
-  };
-
-  async function attempt(
-    url: URL,
-    request: RequestContext,
-    signal: AbortSignal | undefined,
-    exactNumbers: readonly string[],
-  ): Promise<ApiResponse> {
-    const context: ErrorContext = {
-      account: request.account,
-      stream: request.stream,
-      method: request.method,
-      path: request.path,
-    };
-    let raw: Awaited<ReturnType<typeof requestOnce>>;
-    try {
-      raw = await requestOnce(url, {
-        headers,
-        agent,
-        connectMs,
-        headersMs,
-        bodyIdleMs,
-        totalMs,
-        maxBodyBytes,
-        lookup: options.lookup,
-        signal,
-      });
-    } catch (error) {
-      const unreachable = answered ? undefined : unreachableReason(error);
-      if (unreachable !== undefined) {
-        throw new UnreachableHostError(
-          `account ${request.account}: cannot reach ${request.origin ?? base.origin}: ${unreachable}`,
-          context,
-          { cause: error },
-        );
-      }
-      if (error instanceof TransportError && error.failure === "too-large") {
-        // Not transient: the same request gets the same body (a runaway page, a decompression
-        // bomb); retrying would only repeat the work up to the cap. The window fails, the next run asks again.
-        throw new SliceError(
-          `${describeRequest(request)}: ${scrub(error.message)}; refused, not retried ` +
-            `(the cap is ${maxBodyBytes} bytes of decoded body; lower per_page if the platform's pages really are this large)`,
-          context,
-          { cause: error },
-        );
-      }
-      if (error instanceof TransportError) {
-        throw new RetryableError(`${describeRequest(request)}: ${scrub(error.message)}`, context, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
-    answered = true;
-    const text = raw.body.toString("utf8");
-    let body: unknown = null;
-    let parsed = true;
-    if (text.trim() !== "") {
-      try {
-        body = parseJsonExact(text, exactNumbers);
-        secrets?.harvest(body);
-      } catch {
-        parsed = false;
-        body = text;
-      }
-    } else {
-      parsed = raw.status === 204;
-    }
-    const message = scrub(parsed ? platformMessageOf(body) : snippet(text));
-    const retryAfterMs = parseRetryAfter(headerValue(raw.headers["retry-after"]), clock.now());
-    const outcome = classifyResponse(raw.status, message, request, retryAfterMs);
-    if (outcome.kind === "error") throw outcome.error;
-    if (outcome.kind === "ok" && !parsed) {
-      throw new RetryableError(
-        `${describeRequest(request)}: unparseable JSON body (HTTP ${raw.status}, ${raw.body.length} bytes)`,
-        { ...context, status: raw.status },
-      );
-    }
-    return { status: raw.status, body, headers: raw.headers };
-  }
-
+  options.secrets?.learn(options.apiKey);
+  const transport = transportOf(options, base);
+  const attempt = attemptsOf(options, base, transport);
   return {
     account: options.account,
-    async getJson(path, query = {}, requestOptions = {}) {
-      const url = buildUrl(base, path, query);
-      const display = new URL(redactUrl(url.toString()));
-      const request: RequestContext = {
-        account: options.account,
-        stream: requestOptions.stream,
-        method: "GET",
-        path: display.pathname + display.search,
-        origin: display.origin,
-        permission: requestOptions.permission,
-        apiKeyEnvVar: options.apiKeyEnvVar,
-      };
-      const { signal, tally } = requestOptions;
-      const exactNumbers = requestOptions.exactNumbers ?? [];
-      const send = (attemptNumber: number) => async () => {
-        if (tally !== undefined) {
-          tally.requests++;
-          if (attemptNumber > 1) tally.retries++;
-        }
-        try {
-          return await attempt(url, request, signal, exactNumbers);
-        } catch (error) {
-          if (tally !== undefined && error instanceof RetryableError && error.context.status === 429)
-            tally.throttled++;
-          throw error;
-        }
-      };
-      const once = (n: number) => (budget === undefined ? send(n)() : budget.schedule(send(n), signal));
-      return withRetry(once, {
-        sleep,
-        random: options.random,
-        policy: options.retry,
-        signal,
-        onRetry: (event) => {
-          const fields = {
-            account: options.account,
-            stream: requestOptions.stream,
-            attempt: event.attempt,
-            delayMs: event.delayMs,
-            error: event.error.message,
-          };
-          // Debug: a retry is routine; a request that gives up fails its window, which is logged.
-          if (event.error.context.status === 429) options.log?.debug(fields, "request throttled, retrying");
-          else options.log?.debug(fields, "request failed, retrying");
-        },
-      });
-    },
+    // async: a URL buildUrl refuses (an appid) is a rejected promise, as every other failure.
+    getJson: async (path, query = {}, requestOptions = {}) =>
+      getWithRetries(options, attempt, buildUrl(base, path, query), requestOptions),
     close() {
-      agent.destroy();
+      transport.agent.destroy();
     },
   };
+}
+
+/** One client's transport settings: timeouts (headers and body-idle never past the total), keep-alive agent, body cap, headers. */
+function transportOf(options: ApiClientOptions, base: URL): Omit<RequestOnceOptions, "lookup" | "signal"> {
+  const totalMs = options.timeouts?.totalMs ?? DEFAULT_TIMEOUTS.totalMs;
+  return {
+    connectMs: options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs,
+    totalMs,
+    // Never later than the total timeout: a headers timeout past it would never fire.
+    headersMs: Math.min(totalMs, options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs),
+    bodyIdleMs: Math.min(totalMs, options.timeouts?.bodyIdleMs ?? DEFAULT_TIMEOUTS.bodyIdleMs),
+    agent: createKeepAliveAgent(base.protocol, options.maxSockets ?? options.budget?.concurrency ?? 8),
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
+    headers: {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: "application/json",
+      "accept-encoding": "gzip, deflate, br",
+      "user-agent": "telecom-etl",
+    },
+  };
+}
+
+/** One attempt of a request: its answer, or the error that says whether to retry. */
+type Attempt = (
+  url: URL,
+  request: RequestContext,
+  signal: AbortSignal | undefined,
+  exactNumbers: readonly string[],
+) => Promise<ApiResponse>;
+
+/**
+ * The attempts of one client: each sends once (see sendOnce) and reads the answer (see readAnswer).
+ * Until the host has answered once, a name that does not resolve or a refused connection is a
+ * configuration error, not a blip (see unreachableReason).
+ */
+function attemptsOf(
+  options: ApiClientOptions,
+  base: URL,
+  transport: Omit<RequestOnceOptions, "lookup" | "signal">,
+): Attempt {
+  let answered = false;
+  const scrub = (text: string) => {
+    const scrubbed = scrubSecret(text, options.apiKey);
+    return options.secrets === undefined ? scrubbed : options.secrets.maskText(scrubbed);
+  };
+  return async (url, request, signal, exactNumbers) => {
+    let raw: Awaited<ReturnType<typeof requestOnce>>;
+    try {
+      raw = await requestOnce(url, { ...transport, lookup: options.lookup, signal });
+    } catch (error) {
+      throw transportFailure(error, request, {
+        origin: base.origin,
+        answered,
+        maxBodyBytes: transport.maxBodyBytes,
+        scrub,
+      });
+    }
+    answered = true;
+    return readAnswer(raw, request, { exactNumbers, options, scrub });
+  };
+}
+
+/** The error a request that got no answer throws: unreachable (never answered), too large (not retried), else retryable. */
+function transportFailure(
+  error: unknown,
+  request: RequestContext,
+  client: { origin: string; answered: boolean; maxBodyBytes: number; scrub: (text: string) => string },
+): unknown {
+  const context = errorContextOf(request);
+  const unreachable = client.answered ? undefined : unreachableReason(error);
+  if (unreachable !== undefined) {
+    return new UnreachableHostError(
+      `account ${request.account}: cannot reach ${request.origin ?? client.origin}: ${unreachable}`,
+      context,
+      { cause: error },
+    );
+  }
+  if (error instanceof TransportError && error.failure === "too-large") {
+    // Not transient: the same request gets the same body (a runaway page, a decompression
+    // bomb); retrying would only repeat the work up to the cap. The window fails, the next run asks again.
+    return new SliceError(
+      `${describeRequest(request)}: ${client.scrub(error.message)}; refused, not retried ` +
+        `(the cap is ${client.maxBodyBytes} bytes of decoded body; lower per_page if the platform's pages really are this large)`,
+      context,
+      { cause: error },
+    );
+  }
+  if (error instanceof TransportError) {
+    return new RetryableError(`${describeRequest(request)}: ${client.scrub(error.message)}`, context, {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+function errorContextOf(request: RequestContext): ErrorContext {
+  return { account: request.account, stream: request.stream, method: request.method, path: request.path };
+}
+
+/**
+ * An answer read: its body parsed (exact numbers kept, secret-looking fields learnt), then judged by
+ * status (see classifyResponse); an OK answer whose body is not JSON is retried.
+ */
+function readAnswer(
+  raw: Awaited<ReturnType<typeof requestOnce>>,
+  request: RequestContext,
+  read: { exactNumbers: readonly string[]; options: ApiClientOptions; scrub: (text: string) => string },
+): ApiResponse {
+  const text = raw.body.toString("utf8");
+  let body: unknown = null;
+  let parsed = true;
+  if (text.trim() !== "") {
+    try {
+      body = parseJsonExact(text, read.exactNumbers);
+      read.options.secrets?.harvest(body);
+    } catch {
+      parsed = false;
+      body = text;
+    }
+  } else {
+    parsed = raw.status === 204;
+  }
+  const platformMessage = parsed ? platformMessageOf(body) : snippet(text);
+  const message = platformMessage === undefined ? undefined : read.scrub(platformMessage);
+  const now = (read.options.clock ?? systemClock).now();
+  const retryAfterMs = parseRetryAfter(headerValue(raw.headers["retry-after"]), now);
+  const outcome = classifyResponse(raw.status, message, request, retryAfterMs);
+  if (outcome.kind === "error") throw outcome.error;
+  if (outcome.kind === "ok" && !parsed) {
+    throw new RetryableError(
+      `${describeRequest(request)}: unparseable JSON body (HTTP ${raw.status}, ${raw.body.length} bytes)`,
+      { ...errorContextOf(request), status: raw.status },
+    );
+  }
+  return { status: raw.status, body, headers: raw.headers };
+}
+
+/**
+ * A GET with retries (see withRetry), each attempt through the rate budget when the client has
+ * one, counted in the caller's tally (requests, retries, 429s).
+ */
+function getWithRetries(
+  options: ApiClientOptions,
+  attempt: Attempt,
+  url: URL,
+  requestOptions: GetJsonOptions,
+): Promise<ApiResponse> {
+  const display = new URL(redactUrl(url.toString()));
+  const request: RequestContext = {
+    account: options.account,
+    stream: requestOptions.stream,
+    method: "GET",
+    path: display.pathname + display.search,
+    origin: display.origin,
+    permission: requestOptions.permission,
+    apiKeyEnvVar: options.apiKeyEnvVar,
+  };
+  const { signal, tally } = requestOptions;
+  const exactNumbers = requestOptions.exactNumbers ?? [];
+  const send = (attemptNumber: number) => async () => {
+    if (tally !== undefined) {
+      tally.requests++;
+      if (attemptNumber > 1) tally.retries++;
+    }
+    try {
+      return await attempt(url, request, signal, exactNumbers);
+    } catch (error) {
+      if (tally !== undefined && error instanceof RetryableError && error.context.status === 429)
+        tally.throttled++;
+      throw error;
+    }
+  };
+  const budget = options.budget;
+  const once = (n: number) => (budget === undefined ? send(n)() : budget.schedule(send(n), signal));
+  return withRetry(once, {
+    sleep: options.sleep ?? realSleep,
+    random: options.random,
+    policy: options.retry,
+    signal,
+    onRetry: (event) => {
+      const fields = {
+        account: options.account,
+        stream: requestOptions.stream,
+        attempt: event.attempt,
+        delayMs: event.delayMs,
+        error: event.error.message,
+      };
+      // Debug: a retry is routine; a request that gives up fails its window, which is logged.
+      if (event.error.context.status === 429) options.log?.debug(fields, "request throttled, retrying");
+      else options.log?.debug(fields, "request failed, retrying");
+    },
+  });
 }
 
 /**
