@@ -99,8 +99,10 @@ demo: setup
 typecheck: $(STAMPS)/npm
 	npm run --silent typecheck
 
-lint: $(BIOME)
+# Biome, then no function of the loader over 80 lines (scripts/check-function-length.mjs).
+lint: $(BIOME) $(STAMPS)/npm
 	$(BIOME) check .
+	node scripts/check-function-length.mjs
 
 format: $(BIOME)
 	$(BIOME) check --write .
