@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 /**
  * Two projects: `unit` (pure, no I/O beyond memory) and `integration` (a real Postgres, the sandbox
  * over real HTTP, child processes). Integration files each get their own database, so they run in
- * parallel; the global setup starts one embedded Postgres for the whole run (or uses TEST_DATABASE_URL).
+ * parallel; the global setup starts one embedded Postgres for the whole run (or uses TEST_DATABASE_URL)
+ * and migrates one template database there, which each migrated test database is a copy of.
  */
 export default defineConfig({
   test: {

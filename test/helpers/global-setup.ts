@@ -9,28 +9,47 @@ import {
   isProcessAlive,
   startEmbeddedWarehouse,
 } from "../../src/warehouse/embedded-postgres.js";
+import { createTemplateDatabase, type TemplateDatabase } from "./template-database.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** URL of a Postgres where the tests may create and drop databases. */
     adminUrl: string;
+    /** The migrated database on that server each test database is copied from (see template-database.ts). */
+    templateDatabase: string;
   }
 }
 
 let embedded: EmbeddedWarehouse | undefined;
 let stopContainer: (() => Promise<void>) | undefined;
+let template: TemplateDatabase | undefined;
 
 /**
- * Gives the integration tests a real Postgres: TEST_DATABASE_URL if set; a testcontainers Postgres
- * (image `postgres:${TEST_PG_VERSION ?? 17}`) when TEST_PG=container; otherwise the embedded one in
- * `.telecom-etl/test-postgres/<pid>/`, started once for the whole run, stopped and deleted at the end.
+ * Gives the integration tests a real Postgres (see {@link startServer}) and, on it, the migrated
+ * template their databases are copied from; a rerun in watch mode makes a new template, so an
+ * edited or added migration reaches the next copies.
  */
 export async function setup(project: TestProject): Promise<void> {
   await buildIfStale();
-  if (process.env.TEST_DATABASE_URL) {
-    project.provide("adminUrl", process.env.TEST_DATABASE_URL);
-    return;
-  }
+  const adminUrl = await startServer();
+  project.provide("adminUrl", adminUrl);
+  const makeTemplate = async () => {
+    const previous = template;
+    template = await createTemplateDatabase(adminUrl);
+    project.provide("templateDatabase", template.name);
+    await previous?.drop();
+  };
+  await makeTemplate();
+  project.onTestsRerun(makeTemplate);
+}
+
+/**
+ * The server's admin URL: TEST_DATABASE_URL if set; a testcontainers Postgres (image
+ * `postgres:${TEST_PG_VERSION ?? 17}`) when TEST_PG=container; otherwise the embedded one in
+ * `.telecom-etl/test-postgres/<pid>/`, started once for the whole run, stopped and deleted at the end.
+ */
+async function startServer(): Promise<string> {
+  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
   if (process.env.TEST_PG === "container") {
     const moduleName = "@testcontainers/postgresql";
     const { PostgreSqlContainer } = (await import(moduleName).catch(() => {
@@ -42,14 +61,13 @@ export async function setup(project: TestProject): Promise<void> {
       `postgres:${process.env.TEST_PG_VERSION ?? "17"}`,
     ).start();
     stopContainer = async () => void (await container.stop());
-    project.provide("adminUrl", container.getConnectionUri());
-    return;
+    return container.getConnectionUri();
   }
   await removeAbandonedServers(TEST_SERVERS_DIR);
   ownDir = path.join(TEST_SERVERS_DIR, String(process.pid));
   await mkdir(ownDir, { recursive: true, mode: 0o755 });
   embedded = await startEmbeddedWarehouse({ dir: ownDir, log: silentLogger });
-  project.provide("adminUrl", embedded.url);
+  return embedded.url;
 }
 
 /**
@@ -92,6 +110,7 @@ async function removeAbandonedServers(dir: string): Promise<void> {
 
 /** Stops what `setup` started. */
 export async function teardown(): Promise<void> {
+  await template?.drop();
   await embedded?.stop();
   if (ownDir) await rm(ownDir, { recursive: true, force: true });
   await stopContainer?.();

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { inject } from "vitest";
 import { silentLogger } from "../../src/log.js";
 import { setUpBiReaderRole } from "../../src/warehouse/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { adminQuery as adminQueryOn } from "./template-database.js";
 
 /** A database of its own for one test file: URL, an open warehouse, and a way to drop it. */
 export interface TestDatabase {
@@ -14,14 +14,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: inject("adminUrl") });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
+function adminQuery(text: string): Promise<void> {
+  return adminQueryOn(inject("adminUrl"), text);
 }
 
 /**
@@ -40,13 +34,19 @@ export function testDatabaseUrl(name: string): string {
   return url.toString();
 }
 
-/** Creates an empty database (optionally migrated) and opens it. */
+/**
+ * Creates a database and opens it: migrated by default, as a copy of the run's template (migrated
+ * once by the global setup), or empty with `migrate: false` (for tests of the migrations).
+ */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString("hex")}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
+  const migrate = options.migrate !== false;
+  await adminQuery(`CREATE DATABASE ${name}${migrate ? ` TEMPLATE ${inject("templateDatabase")}` : ""}`);
   const url = testDatabaseUrl(name);
   const warehouse = await connectWarehouse(url);
-  if (options.migrate !== false) {
+  if (migrate) {
+    // A no-op on a current copy (a few catalog reads) that checks the copy's recorded checksums
+    // against the files, as every command that opens the warehouse does.
     await migrateToLatest(warehouse.db);
     // What every command that migrates does next: the warehouse's own BI role, which dbt grants the marts to.
     await setUpBiReaderRole(warehouse.db, { log: silentLogger });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { MigrationChecksumError } from "../../src/errors.js";
-import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
+import { defaultMigrationsDir, migrateToLatest, readMigrationFiles } from "../../src/warehouse/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 describe("migrateToLatest", () => {
@@ -28,6 +28,18 @@ describe("migrateToLatest", () => {
         "migrations",
       ]),
     );
+  });
+
+  it("a test database copied from the run's template has every file applied, with the files' checksums", async ({
+    createDatabase,
+  }) => {
+    const database = await createDatabase();
+    const files = await readMigrationFiles(defaultMigrationsDir());
+    const recorded = await sql<{ name: string; checksum: string }>`
+      SELECT name, checksum FROM etl.migration_checksums ORDER BY name`.execute(database.warehouse.db);
+    expect(recorded.rows).toEqual(files.map(({ name, checksum }) => ({ name, checksum })));
+    const again = await migrateToLatest(database.warehouse.db);
+    expect(again).toEqual({ applied: [], alreadyApplied: files.map((file) => file.name) });
   });
 
   it("refuses to run when an applied migration file was edited", async ({ createDatabase }) => {
