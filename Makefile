@@ -35,10 +35,11 @@ SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfi
 # The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: help setup demo test typecheck lint format other-nodes chromium bench bench-gate clean python-lock seeds
+.PHONY: help setup demo check unit test typecheck lint format other-nodes chromium bench bench-gate clean python-lock seeds
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
+	@echo "make check  typecheck, lint and the unit tests (no Postgres, no dbt): the tier to run while editing"
 	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt, headless Chromium), Node 22/24 checks"
 	@echo "make bench  set up, then run the benchmarks and print their figures"
 	@echo "make bench-gate  the load gate make test ends with: backfill vs plain COPY, requests vs the floor (bench/load-gate-thresholds.json)"
@@ -95,6 +96,13 @@ chromium:
 
 demo: setup
 	$(CLI) demo
+
+# The fast tier, to run while editing: typecheck (incremental), lint and the unit tests; no
+# Postgres, dbt, build or Chromium. `make -j3 check` runs the three side by side.
+check: typecheck lint unit
+
+unit: $(STAMPS)/npm
+	npx vitest run --project unit --reporter=dot
 
 typecheck: $(STAMPS)/npm
 	npm run --silent typecheck

@@ -15,6 +15,9 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          // Pure tests (no module mocks, no process.env, no globals) can share one module graph per
+          // worker: each file importing it afresh took 45 of the unit suite's 55 s on this machine.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
