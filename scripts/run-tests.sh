@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
 # Runs the whole vitest suite (unit + integration: real Postgres, sandbox over HTTP, dbt) and ends
-# with the runner's summary and one plain line "tests: N passed, N failed, N skipped".
+# with the runner's summary, one plain line "tests: N passed, N failed, N skipped", and the 10
+# slowest test files with their durations. Arguments go to vitest (a filter, --project unit).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .make
 results=.make/vitest-results.json
-rm -f "$results"
-npx vitest run --reporter=default --reporter=json --outputFile.json="$results"
+durations=.make/vitest-file-durations.json
+rm -f "$results" "$durations"
+FILE_DURATIONS_OUTPUT="$durations" npx vitest run --reporter=default --reporter=json --outputFile.json="$results" \
+  --reporter=./test/helpers/file-durations-reporter.ts "$@"
 status=$?
 if [[ -f "$results" ]]; then
-  node -e '
-    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-    console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
-    if (r.numTotalTests === 0) process.exit(1);
-  ' "$results" || status=1
+  node scripts/test-summary.mjs "$results" "$durations" 10 || status=1
 fi
 exit $status
