@@ -9,6 +9,7 @@ import { AuthError } from "../errors.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { getStream } from "../streams/registry.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
+import { RunWrittenKeys } from "../warehouse/run-written-keys.js";
 import type { StreamLocks } from "../warehouse/stream-locks.js";
 import type { AccountClient, AccountClients } from "./account-clients.js";
 import { resolveApiRevision } from "./api-revision.js";
@@ -128,6 +129,7 @@ async function streamJobOf(
     streamAbort: new AbortController(),
     accountAbort,
     tally,
+    writtenKeys: new RunWrittenKeys(target.account.name, () => scope.locks.sessions),
   };
 }
 

@@ -18,6 +18,7 @@ import type { Warehouse } from "../warehouse/connect-warehouse.js";
 import { type LoadHold, loadSlice, type SettledWindowGuard } from "../warehouse/load-slice.js";
 import type { TrackedUpdate } from "../warehouse/lookup-candidates.js";
 import { retentionHorizon } from "../warehouse/partition-retention.js";
+import type { RunWrittenKeys } from "../warehouse/run-written-keys.js";
 import { recordFailedSlice, sliceRecordQuery } from "../warehouse/slice-records.js";
 import type { StreamLocks } from "../warehouse/stream-locks.js";
 import { recordUnknownFields } from "../warehouse/unknown-fields.js";
@@ -119,6 +120,8 @@ export interface StreamJob {
   /** Aborted on a 403 for this stream (skip it) or a 401 for its account (the account's controller). */
   readonly streamAbort: AbortController;
   readonly accountAbort: AbortController;
+  /** What the run has written into the stream's tables partitioned by month (see RunWrittenKeys). */
+  readonly writtenKeys: RunWrittenKeys;
   readonly tally: { -readonly [K in keyof StreamSummary]: StreamSummary[K] } & {
     errors: string[];
     quality: Record<string, number>;
@@ -394,6 +397,7 @@ async function loadRead(
       })),
       ...(read.tracked === undefined ? {} : { tracked: read.tracked }),
       fence: (client) => env.locks.fence(client, { account: job.account.name, stream: stream.name }),
+      writtenKeys: job.writtenKeys,
     },
     { log: env.log, statementTimeoutMs: env.loadStatementTimeoutMs },
   );

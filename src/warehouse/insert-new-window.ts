@@ -32,6 +32,18 @@ async function windowHasRows(
   return found.rows[0].found === true;
 }
 
+/** What a new window receives. */
+export interface NewWindowRows {
+  readonly slice: Slice;
+  readonly rows: readonly LoadRow[];
+  /**
+   * For a table partitioned by month: the rows among `rows` the run may have written under
+   * another window before, when the table held no row of the account before the run (see
+   * RunWrittenKeys); only they are probed for a copy outside the window. Undefined: every row is.
+   */
+  readonly writtenBefore?: readonly LoadRow[] | undefined;
+}
+
 /**
  * The fast path of a merge: when the landing table has no row of the slice's window yet (a first
  * load, a backfill), every row is an insert, so the rows are COPYed straight into the landing table
@@ -44,8 +56,7 @@ export async function insertIntoNewWindow(
   client: pg.PoolClient,
   landing: LandingTable,
   provenance: RowProvenance,
-  slice: Slice,
-  rows: readonly LoadRow[],
+  { slice, rows, writtenBefore }: NewWindowRows,
 ): Promise<MergeCounts | null> {
   if (rows.length === 0 || (await windowHasRows(client, landing, provenance.account, slice))) return null;
   const text = fieldEncoder("text");
@@ -66,7 +77,7 @@ export async function insertIntoNewWindow(
       constants,
     );
     await client.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-    const moved = await deleteRowsMovedInto(client, landing, provenance, slice);
+    const moved = await deleteRowsMovedInto(client, landing, provenance, slice, writtenBefore);
     return { inserted: inserted - moved, updated: moved };
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
@@ -123,41 +134,101 @@ async function partitionsOutsideWindow(
   return existing.rows.map((r) => r.name);
 }
 
+/** A probe for moved rows: its statement, with the account and the window's bounds as $1..$3, and its planner settings. */
+interface Probe {
+  readonly sql: string;
+  readonly values: readonly unknown[];
+  readonly plan: string;
+}
+
+/**
+ * Above this many rows the run may have written before, a window probes every row (the usual
+ * way) rather than a list of keys sent along.
+ */
+const MAX_LISTED_KEYS = 2_000;
+
+/** `o` and `n` have the same key. */
+function sameKeyOf(landing: LandingTable, a: string, b: string): string {
+  return (landing.key ?? []).map((k) => `${a}.${quoteIdent(k)} = ${b}.${quoteIdent(k)}`).join(" AND ");
+}
+
+/**
+ * The probe of every row of the window, in each month partition that holds the account's rows
+ * outside the window (one primary-key lookup per row and partition); null when none does.
+ */
+async function probeEveryRow(
+  client: pg.PoolClient,
+  landing: LandingTable,
+  date: string,
+  account: string,
+  window: DateWindow,
+): Promise<Probe | null> {
+  const partitions = await partitionsOutsideWindow(client, landing, date, account, window);
+  if (partitions.length === 0) return null;
+  const probes = partitions.map(
+    (partition) =>
+      `SELECT ${movedKeyJson(landing, "o", "n")} AS row
+       FROM ${quoteTable(landing.name)} n JOIN ${quoteTable(partition)} o
+         ON o._account = n._account AND ${sameKeyOf(landing, "o", "n")} AND NOT (o.${date} >= $2::date AND o.${date} < $3::date)
+       WHERE n._account = $1 AND n.${date} >= $2::date AND n.${date} < $3::date`,
+  );
+  return { sql: probes.join(" UNION ALL "), values: [], plan: PROBE_BY_KEY };
+}
+
+/**
+ * The probe of only `rows`: their keys and window values are sent as JSON, typed by the table's own
+ * row type, and each one inside the window is looked up in every partition outside it (the rows
+ * just COPYed are not read again: the planner has no statistics of them and would scan the
+ * window for each key). Null when there are none.
+ */
+function probeListedRows(landing: LandingTable, date: string, rows: readonly LoadRow[]): Probe | null {
+  if (rows.length === 0) return null;
+  const columns = [...(landing.key ?? []), monthPartitionColumn(landing)!];
+  const listed = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row.columns[c]])));
+  const table = quoteTable(landing.name);
+  const inWindow = (alias: string) => `${alias}.${date} >= $2::date AND ${alias}.${date} < $3::date`;
+  return {
+    sql: `SELECT ${movedKeyJson(landing, "o", "k")} AS row
+          FROM json_populate_recordset(NULL::${table}, $4::json) k
+          JOIN ${table} o ON o._account = $1 AND ${sameKeyOf(landing, "o", "k")} AND NOT (${inWindow("o")})
+          WHERE ${inWindow("k")}`,
+    values: [JSON.stringify(listed)],
+    plan: PROBE_BY_KEY,
+  };
+}
+
 /**
  * A table partitioned by month cannot see a key filed under another month as a conflict (its key
- * holds the window column), so after the COPY each row just inserted into this window is probed
- * for its key under a window value outside it, in each partition that holds the account's rows
- * outside the window (one primary-key lookup per row and partition), and those rows are deleted: the new read wins, as
- * a merge's update would. Returns how many; zero for unpartitioned tables (the COPY's unique
- * violation caught it).
+ * holds the window column), so after the COPY the rows just inserted into this window are probed
+ * for their key under a window value outside it, and those rows are deleted: the new read wins,
+ * as a merge's update would. Every row is probed, unless `writtenBefore` lists the only rows that
+ * can have moved (see RunWrittenKeys). Returns how many; zero for unpartitioned tables (the
+ * COPY's unique violation caught it).
  */
 async function deleteRowsMovedInto(
   client: pg.PoolClient,
   landing: LandingTable,
   provenance: RowProvenance,
   slice: Slice,
+  writtenBefore: readonly LoadRow[] | undefined,
 ): Promise<number> {
   const account = provenance.account;
   const partitionColumn = monthPartitionColumn(landing);
   if (partitionColumn === null || landing.key === null || slice.kind !== "window") return 0;
   const date = quoteIdent(partitionColumn);
-  const partitions = await partitionsOutsideWindow(client, landing, date, account, slice.window);
-  if (partitions.length === 0) return 0;
-  const sameKey = landing.key.map((k) => `o.${quoteIdent(k)} = n.${quoteIdent(k)}`).join(" AND ");
-  const probes = partitions.map(
-    (partition) =>
-      `SELECT ${movedKeyJson(landing, "o", "n")} AS row
-       FROM ${quoteTable(landing.name)} n JOIN ${quoteTable(partition)} o
-         ON o._account = n._account AND ${sameKey} AND NOT (o.${date} >= $2::date AND o.${date} < $3::date)
-       WHERE n._account = $1 AND n.${date} >= $2::date AND n.${date} < $3::date`,
-  );
-  // One primary-key lookup per new row and partition, whatever the planner knows of a fresh table
-  // (it would rather hash the whole partition, or read it by date range once per row).
-  await client.query(PROBE_BY_KEY);
-  const moved = await client.query<{ row: unknown[] }>(probes.join(" UNION ALL "), [
+  const probe =
+    writtenBefore !== undefined && writtenBefore.length <= MAX_LISTED_KEYS
+      ? probeListedRows(landing, date, writtenBefore)
+      : await probeEveryRow(client, landing, date, account, slice.window);
+  if (probe === null) return 0;
+  // One primary-key lookup per probed row and partition, whatever the planner knows of a fresh
+  // table (it would rather hash the whole partition, or read it by date range once per row).
+  await client.query(probe.plan);
+  const moved = await client.query<{ row: unknown[] }>(probe.sql, [
     account,
     slice.window.start,
     slice.window.end,
+    ...probe.values,
   ]);
   await client.query(PLAN_AS_USUAL);
   await deleteMovedRows(

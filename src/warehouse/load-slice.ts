@@ -19,6 +19,7 @@ import {
 import { ensureMonthPartitions, forgetKnownPartitions } from "./month-partitions.js";
 import { markReplayedQuery, type RejectInput, syncRejectsQuery } from "./rejects.js";
 import { replaceSetFromStage } from "./replace-stage.js";
+import type { RunWrittenKeys } from "./run-written-keys.js";
 import { type SliceStats, sliceRecordQuery } from "./slice-records.js";
 import { stageRows } from "./stage-rows.js";
 import { DEADLINE_GRACE_MS, watchStatements } from "./statement-deadline.js";
@@ -58,6 +59,12 @@ export interface LoadSliceInput {
    * true; the result is the same, only faster). False always merges through the stage.
    */
   readonly insertFastPath?: boolean;
+  /**
+   * The keys the run has written into the account's tables partitioned by month: a first load's
+   * fast path probes only the rows it may have written under another window (see RunWrittenKeys).
+   * Without it every row COPYed into a new window is probed.
+   */
+  readonly writtenKeys?: RunWrittenKeys;
   /**
    * The read looked wrong (too many rejects, a shrink, a drift, missing charges): nothing of the
    * window changes (no row written, deleted or replaced, no lookup state moved), only its rejects
@@ -174,9 +181,10 @@ async function writeRows(
   const { slice } = input;
   const { table } = target;
   if (table.writeMode === "merge") {
+    const writtenBefore = await input.writtenKeys?.rowsWrittenBefore(client, table, rows);
     if (input.insertFastPath !== false) {
       // A window without rows yet: nothing stored to delete either.
-      const counts = await insertIntoNewWindow(client, table, provenance, slice, rows);
+      const counts = await insertIntoNewWindow(client, table, provenance, { slice, rows, writtenBefore });
       if (counts !== null) return counts;
     }
     const staged = await stageRows(client, table.columns, rows);

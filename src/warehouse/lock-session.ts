@@ -125,6 +125,7 @@ class WatchedLocks implements StreamLocks {
   #ending = false;
   #lostError: LockLostError | undefined;
   #beating = false;
+  #sessions = 1;
 
   constructor(
     warehouse: Warehouse,
@@ -144,6 +145,10 @@ class WatchedLocks implements StreamLocks {
 
   get lost(): AbortSignal {
     return this.#controller.signal;
+  }
+
+  get sessions(): number {
+    return this.#sessions;
   }
 
   async fence(client: pg.ClientBase, key: StreamLockKey): Promise<void> {
@@ -242,6 +247,7 @@ class WatchedLocks implements StreamLocks {
         if (blocked === undefined) {
           client.off("error", ignore);
           this.#backendPid = this.#adopt(client);
+          this.#sessions++;
           this.#state = "held";
           this.#log?.warn(
             { reason },

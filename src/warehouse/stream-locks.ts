@@ -26,6 +26,11 @@ export interface StreamLocks {
   /** Aborted once the locks are lost for good; the run must start no new work. */
   readonly lost: AbortSignal;
   /**
+   * How many sessions the locks have been held on (1, plus one per re-take): while it stays the
+   * same, no other run can have written the locked streams since the run took them.
+   */
+  readonly sessions: number;
+  /**
    * Resolves when this run holds the lock of `key` right now (waiting for a re-take in progress);
    * throws LockLostError otherwise. Called inside a load transaction just before its commit, so
    * no window is ever written by a run that no longer holds its stream.

@@ -8,6 +8,7 @@ import { migrateToLatest } from "../../src/warehouse/migrate.js";
 import { forgetKnownPartitions } from "../../src/warehouse/month-partitions.js";
 import { retentionCutoff, retireMonthPartitions } from "../../src/warehouse/partition-retention.js";
 import { startRun } from "../../src/warehouse/run-records.js";
+import { RunWrittenKeys } from "../../src/warehouse/run-written-keys.js";
 import { cdr, cdrRows } from "../helpers/cdr-rows.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { migrateBefore } from "../helpers/migrate-before.js";
@@ -27,6 +28,7 @@ async function load(
   slice: Slice,
   rows: readonly LoadRow[],
   insertFastPath = true,
+  writtenKeys?: RunWrittenKeys,
 ): Promise<SliceLoadResult> {
   const runId = await startRun(database.warehouse.db, {
     command: "test",
@@ -45,6 +47,7 @@ async function load(
     stats: { requests: 1, retries: 0, rowsFetched: rows.length, startedAt: new Date("2026-09-02T01:00:00Z") },
     completeWindow: true,
     insertFastPath,
+    ...(writtenKeys === undefined ? {} : { writtenKeys }),
   });
 }
 
@@ -192,6 +195,90 @@ describe("landing tables partitioned by month", () => {
       { partition: "platform.cdrs_p2026_09", uuid: "y", date: "2026-09-20T10:00:00.000Z" },
       { partition: "platform.cdrs_p2026_09", uuid: "z", date: "2026-09-20T09:00:00.000Z" },
     ]);
+  });
+
+  it("a run's first load of an account probes only the keys it wrote before, and finds a row it moved across months", async ({
+    database,
+  }) => {
+    const account = "first-load";
+    const run = new RunWrittenKeys(account, () => 1);
+    const august = cdrRows([
+      cdr("a", { date: "2026-08-31T22:00:00Z" }),
+      cdr("b", { date: "2026-08-31T23:00:00Z" }),
+    ]);
+    expect(await load(database, account, day("2026-08-31", "2026-09-01"), august, true, run)).toMatchObject({
+      inserted: 2,
+      updated: 0,
+    });
+    // The same run reads September 1st: "a" moved there, "c" is new; only "a" is a row it wrote before.
+    const september = cdrRows([
+      cdr("a", { date: "2026-09-01T01:00:00Z" }),
+      cdr("c", { date: "2026-09-01T02:00:00Z" }),
+    ]);
+    const client = await database.warehouse.pool.connect();
+    try {
+      const before = await run.rowsWrittenBefore(client, cdrsStream.table, september);
+      expect(before?.map((row) => row.columns.uuid)).toEqual(["a"]);
+    } finally {
+      client.release();
+    }
+    const fresh = new RunWrittenKeys(account, () => 1);
+    expect(
+      await load(database, account, day("2026-09-01", "2026-09-02"), september, true, fresh),
+    ).toMatchObject({
+      inserted: 1,
+      updated: 1,
+    });
+    expect(await rowsByPartition(database, account)).toEqual([
+      { partition: "platform.cdrs_p2026_09", uuid: "a", date: "2026-09-01T01:00:00.000Z" },
+      { partition: "platform.cdrs_p2026_08", uuid: "b", date: "2026-08-31T23:00:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "c", date: "2026-09-01T02:00:00.000Z" },
+    ]);
+  });
+
+  it("a run that wrote an account's table first finds a row it moved through the listed keys; rows from before, or a lost lock, mean every row is probed", async ({
+    database,
+  }) => {
+    const account = "listed";
+    let sessions = 1;
+    const run = new RunWrittenKeys(account, () => sessions);
+    const rows = (id: string, date: string) => cdrRows([cdr(id, { date })]);
+    await load(
+      database,
+      account,
+      day("2026-10-03", "2026-10-04"),
+      rows("m", "2026-10-03T05:00:00Z"),
+      true,
+      run,
+    );
+    // Another window of the same run: "m" moved a month back. Only the listed key is probed.
+    const moved = await load(
+      database,
+      account,
+      day("2026-09-03", "2026-09-04"),
+      rows("m", "2026-09-03T05:00:00Z"),
+      true,
+      run,
+    );
+    expect(moved).toMatchObject({ inserted: 0, updated: 1 });
+    expect(await rowsByPartition(database, account)).toEqual([
+      { partition: "platform.cdrs_p2026_09", uuid: "m", date: "2026-09-03T05:00:00.000Z" },
+    ]);
+    // The table now holds the account's rows from before: a new run knows nothing of their keys.
+    const client = await database.warehouse.pool.connect();
+    try {
+      const next = new RunWrittenKeys(account, () => 1);
+      expect(
+        await next.rowsWrittenBefore(client, cdrsStream.table, rows("n", "2026-09-05T05:00:00Z")),
+      ).toBeUndefined();
+      // Once the first run's locks were taken again, another run may have written: nothing is known.
+      sessions = 2;
+      expect(
+        await run.rowsWrittenBefore(client, cdrsStream.table, rows("p", "2026-09-06T05:00:00Z")),
+      ).toBeUndefined();
+    } finally {
+      client.release();
+    }
   });
 
   it("retires months before the cutoff: rows counted, partition dropped or detached, the month's window states forgotten", async ({

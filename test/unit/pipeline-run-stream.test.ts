@@ -3,6 +3,7 @@ import type { AccountConfig } from "../../src/config.js";
 import { AuthError } from "../../src/errors.js";
 import { newTally, type StreamJob, summarize } from "../../src/pipeline/run-stream.js";
 import { getStream } from "../../src/streams/registry.js";
+import { RunWrittenKeys } from "../../src/warehouse/run-written-keys.js";
 
 /** A job of `stream` for account acme, sharing `accountAbort` with the account's other streams. */
 function job(stream: string, accountAbort: AbortController): StreamJob {
@@ -17,6 +18,7 @@ function job(stream: string, accountAbort: AbortController): StreamJob {
     concurrency: 1,
     streamAbort: new AbortController(),
     accountAbort,
+    writtenKeys: new RunWrittenKeys("acme", () => 1),
     tally: { ...newTally("acme", stream, 2), windowsNotRun: 2 },
   };
 }
