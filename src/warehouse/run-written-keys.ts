@@ -8,7 +8,7 @@
  * whose keys the run may have written before need the probe (see insertIntoNewWindow).
  */
 import type pg from "pg";
-import { KeyFilter } from "./key-filter.js";
+import { KeyFilter, KeyHash } from "./key-filter.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
 import { quoteTable } from "./sql-names.js";
 
@@ -21,13 +21,8 @@ interface TableKeys {
   readonly written: KeyFilter;
 }
 
-/** The key of a row as one string (values joined by NUL: no key value holds one). */
-function keyText(row: LoadRow, key: readonly string[]): string {
-  if (key.length === 1) return String(row.columns[key[0]!]);
-  let text = "";
-  for (const column of key) text += `${String(row.columns[column])}\u0000`;
-  return text;
-}
+/** One hash reused for every row (no allocation per row). */
+const hash = new KeyHash();
 
 /** The run's written keys for one account (see the module comment). */
 export class RunWrittenKeys {
@@ -59,10 +54,13 @@ export class RunWrittenKeys {
     if (monthPartitionColumn(table) === null || table.key === null) return undefined;
     const known = this.#tableKeys(client, table);
     const emptyBefore = await known.emptyBefore;
-    const key = table.key;
-    const before = emptyBefore ? rows.filter((row) => known.written.mayHave(keyText(row, key))) : undefined;
-    for (const row of rows) known.written.add(keyText(row, key));
-    return known.lockSessions === this.#lockSessions() ? before : undefined;
+    const before: LoadRow[] = [];
+    for (const row of rows) {
+      hash.reset();
+      for (const column of table.key) hash.feed(String(row.columns[column]));
+      if (known.written.add(hash)) before.push(row);
+    }
+    return emptyBefore && known.lockSessions === this.#lockSessions() ? before : undefined;
   }
 
   /** The table's entry, its first read started on `client` (every write of the run awaits it). */

@@ -125,6 +125,11 @@ describe("PagePaginator: loops", () => {
   it("fingerprints rows by content and order", () => {
     expect(fingerprintRows([{ id: 1 }, { id: 2 }])).toBe(fingerprintRows([{ id: 1 }, { id: 2 }]));
     expect(fingerprintRows([{ id: 1 }, { id: 2 }])).not.toBe(fingerprintRows([{ id: 2 }, { id: 1 }]));
+    // A slice of the list one row further on, or one row longer, is another page.
+    const list = Array.from({ length: 101 }, (_, id) => ({ id }));
+    expect(fingerprintRows(list.slice(0, 100))).not.toBe(fingerprintRows(list.slice(1, 101)));
+    expect(fingerprintRows(list.slice(0, 100))).not.toBe(fingerprintRows(list.slice(0, 101)));
+    expect(fingerprintRows([{ id: 1, to: "a" }])).not.toBe(fingerprintRows([{ id: 1, to: "b" }]));
   });
 });
 
