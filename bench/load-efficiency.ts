@@ -18,9 +18,9 @@ import { addDays, dayToMs } from "../src/utc-days.js";
 import { connectWarehouse } from "../src/warehouse/connect-warehouse.js";
 import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
 import { loadSlice } from "../src/warehouse/load-slice.js";
-import { RunWrittenKeys } from "../src/warehouse/run-written-keys.js";
 import { migrateToLatest } from "../src/warehouse/migrate.js";
 import { startRun } from "../src/warehouse/run-records.js";
+import { RunWrittenKeys } from "../src/warehouse/run-written-keys.js";
 import { median } from "./median.js";
 import { plainCopy } from "./plain-copy.js";
 

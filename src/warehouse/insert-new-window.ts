@@ -4,6 +4,7 @@ import { copyRows } from "./copy-rows.js";
 import { fieldEncoder } from "./copy-text-encoding.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "./landing-table.js";
 import { deleteMovedRows, type MergeCounts, movedKeyJson, type RowProvenance } from "./merge-stage.js";
+import { monthPartitionsOf } from "./month-partitions.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 
 const UNIQUE_VIOLATION = "23505";
@@ -93,17 +94,11 @@ const PROBE_BY_KEY =
 const PLAN_AS_USUAL =
   "RESET enable_hashjoin; RESET enable_mergejoin; RESET max_parallel_workers_per_gather; RESET jit";
 
-/** The first day of the month after the one `first` (`YYYY-MM-01`) begins. */
-function nextMonth(first: string): string {
-  const year = Number(first.slice(0, 4));
-  const month = Number(first.slice(5, 7));
-  return month === 12 ? `${year + 1}-01-01` : `${first.slice(0, 4)}-${String(month + 1).padStart(2, "0")}-01`;
-}
-
 /**
  * The month partitions that hold the account's rows outside `window` (each existing month from the
- * earliest such row's to the latest's; four index end-point reads), empty when it has none: a probe
- * for moved rows reads only these, not the empty months ahead nor anything for a first window.
+ * earliest such row's to the latest's; four index end-point reads and the table's catalog), empty
+ * when it has none: a probe for moved rows reads only these, not the empty months ahead nor
+ * anything for a first window.
  */
 async function partitionsOutsideWindow(
   client: pg.PoolClient,
@@ -122,16 +117,11 @@ async function partitionsOutsideWindow(
   );
   const { first, last } = found.rows[0]!;
   if (first === null || last === null) return [];
-  // Partitions are named <table>_pYYYY_MM (etl.ensure_month_partition); a month may have none.
-  const names: string[] = [];
-  for (let month = `${first.slice(0, 7)}-01`; month <= last; month = nextMonth(month)) {
-    names.push(`${landing.name}_p${month.slice(0, 4)}_${month.slice(5, 7)}`);
-  }
-  const existing = await client.query<{ name: string }>(
-    "SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL",
-    [names],
-  );
-  return existing.rows.map((r) => r.name);
+  const from = `${first.slice(0, 7)}-01`;
+  const schema = landing.name.slice(0, landing.name.indexOf("."));
+  return (await monthPartitionsOf(client, landing))
+    .filter(({ month }) => month >= from && month <= last)
+    .map(({ partition }) => `${schema}.${partition}`);
 }
 
 /** A probe for moved rows: its statement, with the account and the window's bounds as $1..$3, and its planner settings. */

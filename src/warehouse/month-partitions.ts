@@ -118,3 +118,27 @@ export async function ensureMonthPartitions(
 export function forgetKnownPartitions(pool: pg.Pool): void {
   knownPartitions.delete(pool);
 }
+
+/**
+ * The month partitions of `table` (named `<table>_pYYYY_MM` by etl.ensure_month_partition, without
+ * the schema), each with its month (`YYYY-MM-01`), oldest first.
+ */
+export async function monthPartitionsOf(
+  pool: pg.Pool | pg.ClientBase,
+  table: LandingTable,
+): Promise<{ partition: string; month: string }[]> {
+  const [schema, name] = table.name.split(".") as [string, string];
+  const found = await pool.query<{ partition: string }>(
+    `SELECT c.relname AS partition
+     FROM pg_catalog.pg_inherits i
+     JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = to_regclass($1)
+     ORDER BY 1`,
+    [`${schema}.${name}`],
+  );
+  const pattern = new RegExp(`^${name}_p(\\d{4})_(\\d{2})$`);
+  return found.rows.flatMap(({ partition }) => {
+    const match = pattern.exec(partition);
+    return match ? [{ partition, month: `${match[1]}-${match[2]}-01` }] : [];
+  });
+}

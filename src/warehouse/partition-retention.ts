@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { RetentionConfig } from "../config.js";
 import type { Logger } from "../log.js";
 import { type LandingTable, monthPartitionColumn } from "./landing-table.js";
-import { forgetKnownPartitions } from "./month-partitions.js";
+import { forgetKnownPartitions, monthPartitionsOf } from "./month-partitions.js";
 import { quoteIdent, quoteTable } from "./sql-names.js";
 
 /** A table partitioned by month and the stream whose windows it holds. */
@@ -54,27 +54,6 @@ export function retentionHorizon(
 ): string | undefined {
   if (retention?.landingMonths == null || monthPartitionColumn(table) === null) return undefined;
   return retentionCutoff(new Date(`${today}T00:00:00Z`), retention.landingMonths);
-}
-
-/** The month partitions of `table` (named `<table>_pYYYY_MM` by etl.ensure_month_partition), oldest first. */
-async function monthPartitionsOf(
-  pool: pg.Pool,
-  table: LandingTable,
-): Promise<{ partition: string; month: string }[]> {
-  const [schema, name] = table.name.split(".") as [string, string];
-  const found = await pool.query<{ partition: string }>(
-    `SELECT c.relname AS partition
-     FROM pg_catalog.pg_inherits i
-     JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
-     WHERE i.inhparent = to_regclass($1)
-     ORDER BY 1`,
-    [`${schema}.${name}`],
-  );
-  const pattern = new RegExp(`^${name}_p(\\d{4})_(\\d{2})$`);
-  return found.rows.flatMap(({ partition }) => {
-    const match = pattern.exec(partition);
-    return match ? [{ partition, month: `${match[1]}-${match[2]}-01` }] : [];
-  });
 }
 
 /**
