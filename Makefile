@@ -107,10 +107,12 @@ unit: $(STAMPS)/npm
 typecheck: $(STAMPS)/npm
 	npm run --silent typecheck
 
-# Biome, then no function of the loader over 80 lines (scripts/check-function-length.mjs).
+# Biome, then no function of the loader over 80 lines (scripts/check-function-length.mjs), then
+# the layers: no import cycle, no upward import (.dependency-cruiser.cjs; known ones listed).
 lint: $(BIOME) $(STAMPS)/npm
 	$(BIOME) check .
 	node scripts/check-function-length.mjs
+	npm run --silent lint:layers
 
 format: $(BIOME)
 	$(BIOME) check --write .

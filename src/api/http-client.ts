@@ -13,9 +13,9 @@ import {
   UnreachableHostError,
   UsageError,
 } from "../errors.js";
+import { parseJsonExact } from "../exact-number.js";
 import type { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
-import { parseJsonExact } from "../platform/exact-number.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
 import {
   createKeepAliveAgent,
@@ -109,7 +109,7 @@ export interface GetJsonOptions {
   readonly tally?: RequestTally;
   /**
    * Fields whose JSON numbers must stay exact (the ledger's `amount`): the body is parsed with
-   * `parseJsonExact`, which keeps them as their source text (see src/platform/exact-number.ts).
+   * `parseJsonExact`, which keeps them as their source text (see src/exact-number.ts).
    */
   readonly exactNumbers?: readonly string[];
 }

@@ -9,8 +9,7 @@
  * key-budgets.ts groups accounts by in memory is ever stored.
  */
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
-import type { Database } from "../warehouse/database.js";
+import { type QueryExecutorProvider, sql } from "kysely";
 
 /** Prepended to the key before hashing, so a bucket id matches no other digest of the key. */
 const BUCKET_ID_SALT = "telecom-etl rate bucket\0";
@@ -53,7 +52,7 @@ export function bucketIdOf(apiKey: string): string {
 }
 
 /** The shared buckets of a warehouse: one row per key in `etl.key_rate_buckets`. */
-export function sharedRateBuckets(db: Kysely<Database>): SharedRateBuckets {
+export function sharedRateBuckets(db: QueryExecutorProvider): SharedRateBuckets {
   return {
     bucketFor: (apiKey, settings) => new WarehouseTokenBucket(db, bucketIdOf(apiKey), settings),
   };
@@ -61,12 +60,12 @@ export function sharedRateBuckets(db: Kysely<Database>): SharedRateBuckets {
 
 /** A row of `etl.key_rate_buckets` as a token bucket; every call is one statement on the pool. */
 class WarehouseTokenBucket implements SharedTokenBucket {
-  readonly #db: Kysely<Database>;
+  readonly #db: QueryExecutorProvider;
   readonly #bucketId: string;
   readonly #settings: SharedBucketSettings;
   #sharedRate: number | undefined;
 
-  constructor(db: Kysely<Database>, bucketId: string, settings: SharedBucketSettings) {
+  constructor(db: QueryExecutorProvider, bucketId: string, settings: SharedBucketSettings) {
     const { maxRatePerSecond: max, burst } = settings;
     if (!(max > 0) || !Number.isFinite(max)) throw new RangeError(`maxRatePerSecond must be > 0, got ${max}`);
     this.#db = db;

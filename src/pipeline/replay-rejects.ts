@@ -6,10 +6,10 @@
  * there, and the next normal load of such a window replaces all of it with what the platform serves.
  */
 import { describeError } from "../errors.js";
+import { parseJsonExact } from "../exact-number.js";
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { KnownSecrets } from "../known-secrets.js";
 import type { Logger } from "../log.js";
-import { parseJsonExact } from "../platform/exact-number.js";
 import { type Clock, systemClock } from "../ports.js";
 import { parseSliceLabel } from "../slices.js";
 import type { LoadRow } from "../streams/load-row.js";

@@ -4,11 +4,9 @@
  * src/warehouse/unknown-fields.ts). Pure: from a slice's parsed rows to the fields and their types.
  */
 import type { LoadRow } from "../streams/load-row.js";
+import type { FieldSighting, JsonType } from "../warehouse/unknown-fields.js";
 
-/** JSON types a field's value can have (`etl.unknown_fields.example_type`). */
-export const JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"] as const;
-/** A JSON type. */
-export type JsonType = (typeof JSON_TYPES)[number];
+export { type FieldSighting, JSON_TYPES, type JsonType } from "../warehouse/unknown-fields.js";
 
 /** The JSON type of a parsed value (an exact number kept as text by the parser is still a string here). */
 export function jsonTypeOf(value: unknown): JsonType {
@@ -25,13 +23,6 @@ export function jsonTypeOf(value: unknown): JsonType {
     default:
       return "object";
   }
-}
-
-/** A field not in the schema, as seen in one slice: the type of a value (the first non-null one) and how many rows carried it. */
-export interface FieldSighting {
-  readonly field: string;
-  readonly exampleType: JsonType;
-  readonly rows: number;
 }
 
 /** The fields of the rows' `_extra`, with their example type and row count, by name. */

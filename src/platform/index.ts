@@ -1,4 +1,6 @@
 /** The platform's contract, shared by the loader and the sandbox: one schema per resource. */
+
+export * from "../exact-number.js";
 export * from "./api-key.js";
 export * from "./api-revision.js";
 export * from "./call.js";
@@ -6,7 +8,6 @@ export * from "./call-transcription.js";
 export * from "./catalogue.js";
 export * from "./cdr.js";
 export * from "./common.js";
-export * from "./exact-number.js";
 export * from "./invoice.js";
 export * from "./message.js";
 export * from "./numbers.js";

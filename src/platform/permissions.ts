@@ -1,37 +1,24 @@
 import { API_REVISIONS, type ApiRevision } from "./api-revision.js";
 import { CATALOGUE, type ResourceName } from "./catalogue.js";
+import {
+  PERMISSION_LEVELS,
+  type Permission,
+  type PermissionLevel,
+  type PermissionResource,
+} from "./permission-names.js";
+
+export {
+  PERMISSION_LEVELS,
+  PERMISSION_RESOURCES,
+  type Permission,
+  type PermissionLevel,
+  type PermissionResource,
+} from "./permission-names.js";
 
 /**
  * Permission model of restricted API keys (platform-api.md "Authentication", platform-facts.md
  * "Permissions"): a level per resource, and the permission each route of the platform needs.
  */
-
-/** Resources to which a restricted key assigns a level. */
-export const PERMISSION_RESOURCES = [
-  "numbers",
-  "trunks",
-  "calls",
-  "messages",
-  "recordings",
-  "campaigns",
-  "two_fa",
-  "validator",
-  "webhooks",
-  "embeddable",
-  "billing",
-  "account",
-  "subaccounts",
-] as const;
-/** A permission resource. */
-export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];
-
-/** Levels of a restricted key per resource; `write` implies `read`. */
-export const PERMISSION_LEVELS = ["none", "read", "write"] as const;
-/** A permission level. */
-export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
-
-/** A permission a route needs, e.g. `calls:read`. */
-export type Permission = `${PermissionResource}:${"read" | "write"}`;
 
 /** HTTP methods the platform uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ApiRevision } from "./api-revision.js";
 import { type Pagination, paginationSchema } from "./common.js";
-import type { Permission } from "./permissions.js";
+import type { Permission } from "./permission-names.js";
 
 /**
  * What the platform answers for one resource, declared once: the catalogue's entries

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { exactNumber } from "../exact-number.js";
 import { dateTimeString, decimalString } from "./common.js";
-import { exactNumber } from "./exact-number.js";
 
 /**
  * A SIP trunk with all its settings, the interface document's "SIP trunk" object: what

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { exactInteger, exactNumber } from "../exact-number.js";
 import { dateTimeString } from "./common.js";
-import { exactInteger, exactNumber } from "./exact-number.js";
 
 /**
  * The billing ledger (platform-facts.md "Billing transactions"): `GET /v1/billing/transactions`

@@ -3,35 +3,12 @@
  * failing and warning nodes named in one line each, and how long it took. Plain data, so
  * `telecom-etl runs` reads it back and alerts name what failed.
  */
+
+import type { DbtStepRecord } from "../warehouse/dbt-run-record.js";
 import { describeNodeProblem } from "./dbt-events.js";
 import type { DbtResult } from "./run-dbt.js";
 
-/** One dbt step (`dbt build`, `dbt source freshness`) as recorded. */
-export interface DbtStepRecord {
-  readonly step: string;
-  readonly ok: boolean;
-  /** dbt's own exit status (null: killed by a signal, or it could not start). */
-  readonly dbtExitCode: number | null;
-  /** dbt's counts line: `PASS=69 WARN=0 ERROR=0 SKIP=0 NO-OP=0 TOTAL=69`. */
-  readonly summary: string;
-  /** Failing nodes, one line each: `test not_null_fct_calls_call_uuid (Got 3 results, …)`. */
-  readonly failures: readonly string[];
-  /** Nodes that only warned (a source past `warn_after`, a warn-level test). */
-  readonly warnings: readonly string[];
-  /** dbt's own error when no node is to blame. */
-  readonly generalError?: string;
-  readonly durationMs: number;
-  /** Why a build the command did not ask to be a full refresh was one (older landing rows changed). */
-  readonly fullRefreshBecause?: string;
-}
-
-/** What `etl.runs.dbt` holds for a `nightly`: its dbt steps and the exit code of the whole command. */
-export interface NightlyDbtRecord {
-  readonly command: string;
-  /** The command's exit code: the worst of the load's and the dbt steps' (README "Exit codes"). */
-  readonly exitCode: number;
-  readonly steps: readonly DbtStepRecord[];
-}
+export type { DbtStepRecord, NightlyDbtRecord } from "../warehouse/dbt-run-record.js";
 
 /** The record of one dbt step from its result. */
 export function dbtStepRecord(step: string, result: DbtResult, durationMs: number): DbtStepRecord {

@@ -9,7 +9,7 @@ import { describeError, LockLostError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Warehouse } from "./connect-warehouse.js";
 import { describeHolder, findHolder } from "./lock-holder.js";
-import type { StreamLockKey, StreamLocks } from "./stream-locks.js";
+import type { StreamLockKey, StreamLocks } from "./run-locks.js";
 
 /** A lock key as Postgres sees it (decimal bigint text) with the (account, stream) it stands for. */
 export type LockEntry = readonly [lockKey: string, key: StreamLockKey];

@@ -6,8 +6,8 @@
  * 429s and retries are always summed from the windows.
  */
 import { type Kysely, type Selectable, sql } from "kysely";
-import type { NightlyDbtRecord } from "../transform/dbt-step-record.js";
 import type { Database } from "./database.js";
+import type { NightlyDbtRecord } from "./dbt-run-record.js";
 import type { RecountRecord } from "./window-counts.js";
 
 /** What one (account, stream) did in one run. */

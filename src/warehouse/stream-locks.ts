@@ -7,37 +7,10 @@ import { realSleep, type Sleep } from "../ports.js";
 import type { Warehouse } from "./connect-warehouse.js";
 import { describeHolder, findHolder } from "./lock-holder.js";
 import { type LockEntry, openLockSession, tryLockAll } from "./lock-session.js";
+import type { StreamLockKey, StreamLocks } from "./run-locks.js";
 
 export { findHolder, type Holder } from "./lock-holder.js";
-
-/** One (account, stream) a run needs for itself. */
-export interface StreamLockKey {
-  readonly account: string;
-  readonly stream: string;
-}
-
-/**
- * The locks a run holds, on one database session that is kept alive and watched. If the server
- * drops that session (restart, `pg_terminate_backend`, `idle_session_timeout`), the locks are taken
- * again on a new session at once; if another run took one meanwhile, they are lost for good:
- * `lost` aborts (its reason a LockLostError naming the holder) and `fence` refuses every commit.
- */
-export interface StreamLocks {
-  /** Aborted once the locks are lost for good; the run must start no new work. */
-  readonly lost: AbortSignal;
-  /**
-   * How many sessions the locks have been held on (1, plus one per re-take): while it stays the
-   * same, no other run can have written the locked streams since the run took them.
-   */
-  readonly sessions: number;
-  /**
-   * Resolves when this run holds the lock of `key` right now (waiting for a re-take in progress);
-   * throws LockLostError otherwise. Called inside a load transaction just before its commit, so
-   * no window is ever written by a run that no longer holds its stream.
-   */
-  fence(client: pg.ClientBase, key: StreamLockKey): Promise<void>;
-  release(): Promise<void>;
-}
+export type { StreamLockKey, StreamLocks } from "./run-locks.js";
 
 /** The 64-bit advisory lock key of (account, stream), as a decimal string for `::bigint`. */
 export function streamLockKey(key: StreamLockKey): string {

@@ -1,6 +1,17 @@
 import { type Kysely, sql } from "kysely";
-import type { FieldSighting, JsonType } from "../pipeline/unknown-fields.js";
 import type { Database } from "./database.js";
+
+/** JSON types a field's value can have (`etl.unknown_fields.example_type`). */
+export const JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"] as const;
+/** A JSON type. */
+export type JsonType = (typeof JSON_TYPES)[number];
+
+/** A field not in the schema, as seen in one slice: the type of a value (the first non-null one) and how many rows carried it. */
+export interface FieldSighting {
+  readonly field: string;
+  readonly exampleType: JsonType;
+  readonly rows: number;
+}
 
 /** Where fields were seen: the run, the account, the stream and the window read. */
 export interface SightingPlace {

@@ -1,3 +1,4 @@
+import { parseJsonExact } from "../../src/exact-number.js";
 import { apiKeySchema } from "../../src/platform/api-key.js";
 import { callSchema, callWebhookSchema } from "../../src/platform/call.js";
 import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
@@ -9,7 +10,6 @@ import {
   pendingBodySchema,
   successBodySchema,
 } from "../../src/platform/common.js";
-import { parseJsonExact } from "../../src/platform/exact-number.js";
 import { invoiceSchema } from "../../src/platform/invoice.js";
 import { messageBodySchema, messageSchema } from "../../src/platform/message.js";
 import {

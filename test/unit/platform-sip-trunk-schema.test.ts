@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { parseJsonExact } from "../../src/exact-number.js";
 import { KnownSecrets } from "../../src/known-secrets.js";
 import { parseRow } from "../../src/pipeline/parse-rows.js";
 import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { parseJsonExact } from "../../src/platform/exact-number.js";
 import { sipTrunksStream } from "../../src/streams/sip-trunks.js";
 import type { StreamDefinition } from "../../src/streams/stream-definition.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { parseJsonExact } from "../../src/exact-number.js";
 import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { parseJsonExact } from "../../src/platform/exact-number.js";
 import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "../../src/platform/transaction.js";
 import { CdrStore } from "../../src/sandbox/cdr-store.js";
 import { InvoiceBook, monthsOf } from "../../src/sandbox/invoice-book.js";
