@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema } from "../../src/platform/invoice.js";
+import { messageSchema } from "../../src/platform/message.js";
 import { recordingSchema } from "../../src/platform/recording.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import { FaultInjector } from "../../src/sandbox/faults/fault-injector.js";
@@ -11,6 +13,7 @@ import {
 } from "../../src/sandbox/faults/fault-profile.js";
 import { RateLimiter } from "../../src/sandbox/faults/rate-limiter.js";
 import { corruptRow, isRejected, rowFaultOf } from "../../src/sandbox/faults/row-faults.js";
+import { LIST_STREAMS, type ListStream } from "../../src/sandbox/list-streams.js";
 
 const CDR =
   '{"date":"2026-08-01T10:00:00Z","from":"12125550100","to":"442071234567","disposition":"answered","duration":61,' +
@@ -19,6 +22,11 @@ const CLICK =
   '{"latitude":40.7,"longitude":-74,"operating_system":"iOS","browser":"Safari","language":"en-US","phone":"12125550100",' +
   '"utm_campaign":"spring","created_at":"2026-08-01 10:00:00.120Z","link_hash":"abc1234","user_id":510001}';
 const INVOICE = '{"id":700320,"from_date":"2026-08-01","to_date":"2026-08-31","amount":"123.45"}';
+const MESSAGE =
+  '{"message_id":"m-1","message_type":"sms","from":"12125550100","to":"442071234567","direction":"outbound",' +
+  '"mcc":"234","mnc":"15","message_body":{"text":"hello","media":null},"tag":"spring","status":"delivered","segments":1,' +
+  '"charge":"0.0075","carrier_fees":"0.0025","submitted_at":"2026-08-01T10:00:00Z","sent_at":"2026-08-01T10:00:01Z",' +
+  '"delivered_at":"2026-08-01T10:00:03Z","error_message":null}';
 const RECORDING =
   '{"id":187612048001,"created_at":"2026-08-01T10:01:02Z","duration":61,"from":"12125550100","to":"442071234567",' +
   '"call_uuid":"9a1e4c2b-0d3f-4a7b-8c9d-0e1f2a3b4c5d","url":"https://recordings.sandbox.test/acme/u-1.mp3"}';
@@ -61,13 +69,16 @@ describe("sandbox row faults", () => {
   });
 
   it("makes rejected corruptions invalid and extra fields valid, for every list stream", () => {
-    const cases = [
-      { stream: "cdrs" as const, json: CDR, schema: cdrSchema },
-      { stream: "short_link_metrics" as const, json: CLICK, schema: shortLinkMetricSchema },
-      { stream: "invoices" as const, json: INVOICE, schema: invoiceSchema },
-      { stream: "recordings" as const, json: RECORDING, schema: recordingSchema },
-    ];
-    for (const { stream, json, schema } of cases) {
+    // One valid row of each list stream: a list stream added without one fails to compile.
+    const cases: Readonly<Record<ListStream, { json: string; schema: z.ZodType }>> = {
+      cdrs: { json: CDR, schema: cdrSchema },
+      short_link_metrics: { json: CLICK, schema: shortLinkMetricSchema },
+      invoices: { json: INVOICE, schema: invoiceSchema },
+      messages: { json: MESSAGE, schema: messageSchema },
+      recordings: { json: RECORDING, schema: recordingSchema },
+    };
+    for (const stream of LIST_STREAMS) {
+      const { json, schema } = cases[stream];
       expect(schema.safeParse(JSON.parse(json)).success).toBe(true);
       for (const fault of ROW_FAULTS) {
         for (let index = 0; index < 4; index++) {
