@@ -9,7 +9,7 @@
  */
 import { sql } from "kysely";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
-import { ALL_STREAMS } from "./pipeline-harness.js";
+import { SAMPLE_STREAMS } from "./pipeline-harness.js";
 import { expectTruthLandedWithRejects } from "./truth-landed.js";
 import { fleetOptions, runWithKilledAndLateWorker } from "./worker-fleet.js";
 
@@ -20,7 +20,7 @@ const it = fixtureTest.extend("options", { scope: "file" }, ({ rig }) =>
   fleetOptions(rig, {
     accountYaml: "    api_revision: auto\n    rate: { requests_per_second: 20, burst: 4, concurrency: 2 }\n",
     yaml: [
-      `start_date: "2026-08-01"\nstreams: [${ALL_STREAMS.join(", ")}]\n`,
+      `start_date: "2026-08-01"\nstreams: [${SAMPLE_STREAMS.join(", ")}]\n`,
       "timeouts: { connect_ms: 2000, headers_ms: 1000, body_idle_ms: 1000, total_ms: 1000 }\n",
       "distributed:\n  heartbeat_seconds: 10\n  retry_limit: 2\n  worker_units: 1\n",
     ].join(""),

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
-  ALL_STREAMS,
   completedLabels,
   duplicateKeys,
   expectedRows,
   loadedRows,
   runAt,
+  SAMPLE_STREAMS,
   sandboxConfig,
   setSandboxClock,
+  truthRange,
   truthRecords,
 } from "./pipeline-harness.js";
 
@@ -64,12 +65,12 @@ describe("incremental runs equal a full load", () => {
 
     // The final clock is 2026-08-14T06:00Z: the truth up to today, at that clock.
     for (const account of accounts) {
-      for (const stream of ALL_STREAMS) {
+      for (const stream of SAMPLE_STREAMS) {
         const expected = await expectedRows(
           sandbox,
           stream,
           account,
-          stream === "invoices" ? {} : { from: "2026-08-01", to: "2026-08-14" },
+          truthRange(stream, "2026-08-01", "2026-08-14"),
         );
         const loaded = await loadedRows(nightly.warehouse, stream, account);
         expect(loaded.length, `${account}/${stream}`).toBe(expected.length);
@@ -87,13 +88,13 @@ describe("incremental runs equal a full load", () => {
 
     const backfill = await runAt(backfilled.warehouse, config, sandbox, {
       command: "backfill",
-      streams: [...ALL_STREAMS],
+      streams: [...SAMPLE_STREAMS],
       from: "2026-08-01",
       to: "2026-08-14",
     });
     expect(backfill.exitCode).toBe(0);
     for (const account of accounts) {
-      for (const stream of ALL_STREAMS) {
+      for (const stream of SAMPLE_STREAMS) {
         expect(await loadedRows(backfilled.warehouse, stream, account), `${account}/${stream}`).toEqual(
           await loadedRows(nightly.warehouse, stream, account),
         );
@@ -106,7 +107,7 @@ describe("incremental runs equal a full load", () => {
     // A second identical backfill changes nothing.
     const again = await runAt(backfilled.warehouse, config, sandbox, {
       command: "backfill",
-      streams: [...ALL_STREAMS],
+      streams: [...SAMPLE_STREAMS],
       from: "2026-08-01",
       to: "2026-08-14",
     });

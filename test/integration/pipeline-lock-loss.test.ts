@@ -6,13 +6,14 @@ import { streamLockKey } from "../../src/warehouse/stream-locks.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import {
-  ALL_STREAMS,
   capturingLogger,
   completedLabels,
   expectedRows,
   loadedRows,
   runAt,
+  SAMPLE_STREAMS,
   sandboxConfig,
+  truthRange,
 } from "./pipeline-harness.js";
 
 /**
@@ -76,8 +77,8 @@ function slowConfig(sandbox: Parameters<typeof sandboxConfig>[0]) {
 
 async function expectTruth(db: TestDatabase, sandbox: Parameters<typeof expectedRows>[0], today: string) {
   const account = sandbox.world.accounts[0]!.name;
-  for (const stream of ALL_STREAMS) {
-    const range = stream === "invoices" ? {} : { from: "2026-08-01", to: today };
+  for (const stream of SAMPLE_STREAMS) {
+    const range = truthRange(stream, "2026-08-01", today);
     expect(await loadedRows(db.warehouse, stream, account), stream).toEqual(
       await expectedRows(sandbox, stream, account, range),
     );

@@ -1,13 +1,14 @@
 import { addDays, dayToMs, utcDayOf } from "../../src/utc-days.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
-  ALL_STREAMS,
   completedLabels,
   expectedRows,
   loadedRows,
   runAt,
+  SAMPLE_STREAMS,
   sandboxConfig,
   setSandboxClock,
+  truthRange,
   truthRecords,
 } from "./pipeline-harness.js";
 
@@ -63,8 +64,8 @@ describe("settled windows", () => {
       await setSandboxClock(sandbox, new Date(now).toISOString());
       const result = await runAt(db.warehouse, config, sandbox, { command: "run" });
       expect(result.exitCode, JSON.stringify(result.streams)).toBe(0);
-      for (const stream of ALL_STREAMS) {
-        const range = stream === "invoices" ? {} : { from: START, to: result.today };
+      for (const stream of SAMPLE_STREAMS) {
+        const range = truthRange(stream, START, result.today);
         expect(
           await loadedRows(db.warehouse, stream, account),
           `${stream} after a ${jumpHours} h jump`,
