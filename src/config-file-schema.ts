@@ -3,6 +3,7 @@
  * their rate, streams, settling and reject thresholds, per-stream options, paging, timeouts, retry.
  */
 import { z } from "zod";
+import { settingMeta } from "./config-derive.js";
 import { STREAM_NAMES, type StreamName } from "./streams/registry.js";
 import { dayProblem } from "./utc-days.js";
 
@@ -90,10 +91,25 @@ export const configFileSchema = z.strictObject({
   streams: z
     .array(streamName)
     .min(1)
-    .default([...STREAM_NAMES]),
-  start_date: isoDate.optional(),
-  window_days: z.number().int().min(1).max(31).default(1),
-  lookback_days: z.number().int().min(0).max(60).default(3),
+    .default([...STREAM_NAMES])
+    .register(settingMeta, { env: "TELECOM_ETL_STREAMS" }),
+  start_date: isoDate
+    .optional()
+    .register(settingMeta, { env: "TELECOM_ETL_START_DATE", unset: "(30 days before the first run)" }),
+  window_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(31)
+    .default(1)
+    .register(settingMeta, { env: "TELECOM_ETL_WINDOW_DAYS" }),
+  lookback_days: z
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .default(3)
+    .register(settingMeta, { env: "TELECOM_ETL_LOOKBACK_DAYS" }),
   settle_hours: settleHours.default(72),
   max_reject_share: rejectShare.default(0.01),
   max_shrink_share: rejectShare.default(0.5),
@@ -109,7 +125,9 @@ export const configFileSchema = z.strictObject({
    * Requests the re-count of one account may send per run; default: enough that a week of runs
    * checks every settled window of the last `recount_days` (see recountBudget).
    */
-  recount_max_requests: z.number().int().min(0).max(100_000).optional(),
+  recount_max_requests: z.number().int().min(0).max(100_000).optional().register(settingMeta, {
+    unset: "(derived: a week of runs re-counts every settled window of recount_days)",
+  }),
   transcription_max_age_days: z.number().int().min(1).max(90).default(7),
   /** Hours a read without the platform's Date header counts as made earlier (its clock unknown, ours may be fast). */
   missing_clock_margin_hours: z
@@ -154,10 +172,6 @@ export const configFileSchema = z.strictObject({
    */
   load_statement_timeout_ms: z.number().int().min(100).default(300_000),
   /**
-   * The role BI tools read this warehouse's marts with; default `<database>_bi_reader`. Roles are
-   * server-wide: two warehouses on one server must not share one.
-   */
-  /**
    * How long a publication of the marts waits for sessions holding a snapshot from before the
    * build (REPEATABLE READ or SERIALIZABLE transactions, which would read the new marts empty)
    * before it gives up (exit 5, BI keeps the previous marts).
@@ -168,17 +182,25 @@ export const configFileSchema = z.strictObject({
     .min(0)
     .max(86_400)
     .default(DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS),
+  /**
+   * The role BI tools read this warehouse's marts with; default `<database>_bi_reader`. Roles are
+   * server-wide: two warehouses on one server must not share one.
+   */
   bi_reader_role: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, "expected a role name: lower-case letters, digits and _, at most 63")
-    .optional(),
+    .optional()
+    .register(settingMeta, { unset: "(<database>_bi_reader)" }),
   /**
    * A file holding the warehouse password (its first line), for a DATABASE_URL / --database-url
    * without one: a password on the command line shows in `ps`.
    */
-  database_password_file: z.string().min(1).optional(),
+  database_password_file: z.string().min(1).optional().register(settingMeta, { unset: "(none)" }),
   /** A Slack-compatible incoming webhook: one message when a run ends badly or a source is stale. A secret. */
-  alert_webhook_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  alert_webhook_url: z
+    .url({ protocol: /^https?$/, error: "expected an http(s) URL" })
+    .optional()
+    .register(settingMeta, { secret: true, unset: "(none)" }),
   /** Where to write the run's metrics for node-exporter's textfile collector (a `.prom` file). */
   metrics_textfile: z
     .string()
@@ -186,9 +208,13 @@ export const configFileSchema = z.strictObject({
       /\.prom$/,
       "expected a file name ending in .prom (node-exporter's textfile collector reads only those)",
     )
-    .optional(),
+    .optional()
+    .register(settingMeta, { unset: "(none)" }),
   /** A Prometheus Pushgateway to push the run's metrics to (job `telecom_etl`). */
-  metrics_pushgateway_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  metrics_pushgateway_url: z
+    .url({ protocol: /^https?$/, error: "expected an http(s) URL" })
+    .optional()
+    .register(settingMeta, { secret: true, unset: "(none)" }),
   /** Scale-out: `nightly`/`backfill` hand accounts to `telecom-etl worker` processes through a queue in the warehouse. */
   distributed: z
     .strictObject({
@@ -218,7 +244,14 @@ export const configFileSchema = z.strictObject({
        * Keep this many whole months before the current one; older month partitions are retired by
        * `run` and `nightly` (logged, and listed in the run's `etl.runs.retired_partitions`). Null: keep all.
        */
-      landing_months: z.number().int().min(1).max(1200).nullable().default(null),
+      landing_months: z
+        .number()
+        .int()
+        .min(1)
+        .max(1200)
+        .nullable()
+        .default(null)
+        .register(settingMeta, { unset: "(keep all)" }),
       /** `drop` deletes a retired month; `detach` keeps it as a plain table that no query reads any more. */
       action: z.enum(["drop", "detach"]).default("drop"),
     })

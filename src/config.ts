@@ -3,7 +3,14 @@ import { readFile, stat } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { DEFAULT_TIME_ZONE, timeZoneProblem } from "./account-time-zone.js";
-import { DEFAULT_TIMEOUTS } from "./api/http-client.js";
+import {
+  type CamelCased,
+  camelCased,
+  envOverrides,
+  fileShaped,
+  type OptionalKeys,
+  shownValue,
+} from "./config-derive.js";
 import {
   type ApiRevisionSetting,
   type CarriedConfig,
@@ -11,7 +18,6 @@ import {
   carriedSettingsOf,
   configFileSchema,
   DEFAULT_MIN_RATE_SHARE,
-  DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS,
   type StreamOptionsFile,
 } from "./config-file-schema.js";
 import { redactUrl, UsageError } from "./errors.js";
@@ -82,58 +88,58 @@ export function sourcesOf(account: AccountConfig): AccountSources {
   );
 }
 
-/** How final a stream's windows must be, and how many rejects a window may have. */
-export interface StreamSettings {
-  /** A window is complete only once read at least this many hours after its end. */
-  readonly settleHours: number;
-  /** A window rejecting a larger share of its rows (beyond chance) stays open and fails the run. */
-  readonly maxRejectShare: number;
-  /** A re-read replacing at least 10 stored rows with fewer by more than this share (or any with none) is held. */
-  readonly maxShrinkShare: number;
-  /** A window where more than this share of billable calls lack a charge (beyond chance) is held. */
-  readonly maxMissingChargeShare: number;
-  /**
-   * A window more than this share of whose rows lie outside it (the platform's day shifted) stays
-   * open and fails the run (default 0: any such row). Absent in settings built in code: 0.
-   */
-  readonly maxOutsideWindowShare?: number;
-}
+/**
+ * Settings the code does not take as the camelCase of their YAML key, each mapped by hand in
+ * {@link settingsFromFile} and {@link fileView}: `accounts` (resolved with their keys from the
+ * environment), `streams` (each account's default), `recount_days`/`recount_max_requests` (grouped
+ * as `recount`), `publish_snapshot_wait_seconds` (the code counts milliseconds), and the alert and
+ * metrics settings (grouped as `monitoring`, URLs held as Secrets). Every other setting derives.
+ */
+export const SHAPED_SETTINGS = [
+  "accounts",
+  "streams",
+  "recount_days",
+  "recount_max_requests",
+  "publish_snapshot_wait_seconds",
+  "alert_webhook_url",
+  "metrics_textfile",
+  "metrics_pushgateway_url",
+] as const satisfies readonly (keyof ConfigFile)[];
 
-/** The effective configuration every command works from. */
-export interface EtlConfig {
+/** The schema of the settings that derive: the file's but {@link SHAPED_SETTINGS}. */
+const derivedSchema = configFileSchema.omit(
+  Object.fromEntries(SHAPED_SETTINGS.map((key) => [key, true])) as {
+    [K in (typeof SHAPED_SETTINGS)[number]]: true;
+  },
+);
+
+/** The settings that derive, in the code's shape. */
+type DerivedSettings = CamelCased<z.infer<typeof derivedSchema>>;
+
+/** How final a stream's windows must be, and how many rejects a window may have (`stream_options.<stream>`). */
+export type StreamSettings = OptionalKeys<
+  { readonly [K in keyof CamelCased<StreamOptionsFile>]-?: NonNullable<CamelCased<StreamOptionsFile>[K]> },
+  // Absent in settings built in code: 0 (any row outside its window holds it).
+  "maxOutsideWindowShare"
+>;
+
+/**
+ * The effective configuration every command works from: the file's settings in camelCase (see
+ * src/config-derive.ts), those of {@link SHAPED_SETTINGS} shaped by hand, and what the process adds.
+ * A config built in code (tests, benchmarks, the demo) may leave out the settings added after it
+ * was first written (their defaults apply).
+ */
+export interface EtlConfig
+  extends OptionalKeys<
+    Omit<DerivedSettings, "streamOptions" | "timeouts">,
+    "maxOutsideWindowShare" | "missingClockMarginHours" | "distributed" | "retention"
+  > {
   readonly accounts: readonly AccountConfig[];
-  readonly startDate: string | undefined;
-  readonly windowDays: number;
-  readonly lookbackDays: number;
-  /** Defaults of every stream; `streamOptions` overrides them per stream (see {@link settingsOf}). */
-  readonly settleHours: number;
-  readonly maxRejectShare: number;
-  readonly maxShrinkShare: number;
-  readonly maxMissingChargeShare: number;
-  /** Default of every stream's `maxOutsideWindowShare` (0 when absent: configs built in code). */
-  readonly maxOutsideWindowShare?: number;
+  /** Overrides of the top-level settings per stream (see {@link settingsOf}). */
   readonly streamOptions: Readonly<Partial<Record<StreamName, Partial<StreamSettings>>>>;
-  /** Calls older than this many days are no longer asked for a transcription (pending ones expire). */
-  readonly transcriptionMaxAgeDays: number;
-  /** Hours a read without the platform's `Date` header counts as made earlier (default 24; absent in configs built in code: 24). */
-  readonly missingClockMarginHours?: number;
-  readonly perPage: number;
-  readonly timeouts: {
-    readonly connectMs: number;
-    readonly headersMs: number;
-    /** Longest silence in the middle of a response body (default 10 s; configs built in code may leave it out). */
-    readonly bodyIdleMs?: number;
-    readonly totalMs: number;
-  };
-  readonly retry: { readonly maxAttempts: number; readonly maxTotalWaitMs: number };
+  /** Per request; `bodyIdleMs` absent in configs built in code: the default. */
+  readonly timeouts: OptionalKeys<DerivedSettings["timeouts"], "bodyIdleMs">;
   readonly databaseUrl: string | undefined;
-  /** A file whose first line is the warehouse password (for a URL without one); read when connecting. */
-  readonly databasePasswordFile: string | undefined;
-  readonly embeddedDir: string;
-  /** Longest one load statement may run; past it the window is loaded again on a new connection. */
-  readonly loadStatementTimeoutMs: number;
-  /** The BI role of this warehouse as configured; undefined: `<database>_bi_reader` (see biReaderRoleFor). */
-  readonly biReaderRole: string | undefined;
   /** Longest wait of a publication for snapshots older than the build; absent in configs built in code: the default. */
   readonly publishSnapshotWaitMs?: number;
   /** Where the file came from, if any. */
@@ -146,10 +152,6 @@ export interface EtlConfig {
   readonly carried?: CarriedConfig;
   /** Alerts and metrics (`alert_webhook_url`, `metrics_textfile`, `metrics_pushgateway_url`); absent in configs built in code. */
   readonly monitoring?: MonitoringConfig;
-  /** Scale-out through the warehouse's job queue; absent in configs built in code: {@link DEFAULT_DISTRIBUTED}. */
-  readonly distributed?: DistributedConfig;
-  /** Retention of the month partitions of the large landing tables; absent in configs built in code: keep all. */
-  readonly retention?: RetentionConfig;
   /** The re-count of settled windows every `run` makes; absent in configs built in code: {@link DEFAULT_RECOUNT}. */
   readonly recount?: RecountConfig;
 }
@@ -162,42 +164,29 @@ export interface RecountConfig {
   readonly maxRequests: number | undefined;
 }
 
-/** The re-count of a config that says nothing: the last 35 days, the derived budget. */
-export const DEFAULT_RECOUNT: RecountConfig = { days: 35, maxRequests: undefined };
+/** The re-count of a config that says nothing (the schema's defaults): the last 35 days, the derived budget. */
+export const DEFAULT_RECOUNT: RecountConfig = {
+  days: configFileSchema.shape.recount_days.parse(undefined),
+  maxRequests: undefined,
+};
 
 /** What `run` and `nightly` retire from the landing tables partitioned by month (config `retention`). */
-export interface RetentionConfig {
-  /** Whole months kept before the current one; null keeps every month. */
-  readonly landingMonths: number | null;
-  /** Drop a retired month's partition, or detach it (kept as a plain table, read by nothing). */
-  readonly action: "drop" | "detach";
-}
+export type RetentionConfig = DerivedSettings["retention"];
 
-/** The `retention` settings of a config that says nothing: keep everything. */
-export const DEFAULT_RETENTION: RetentionConfig = { landingMonths: null, action: "drop" };
+/** The `retention` settings of a config that says nothing (the schema's defaults): keep everything. */
+export const DEFAULT_RETENTION = camelCased(
+  configFileSchema.shape.retention,
+  configFileSchema.shape.retention.parse(undefined),
+) as RetentionConfig;
 
 /** How `nightly`/`backfill --distributed` and `telecom-etl worker` share the work (config `distributed`). */
-export interface DistributedConfig {
-  /** `--distributed` by default. */
-  readonly enabled: boolean;
-  /** Tries of a unit after its first failure before the run gives it up. */
-  readonly retryLimit: number;
-  /** A worker silent this long loses its unit's lease. */
-  readonly heartbeatSeconds: number;
-  /** How long a unit waits for stream locks still held by a vanished worker's session. */
-  readonly unitLockTimeoutSeconds: number;
-  /** Units one worker process loads at once. */
-  readonly workerUnits: number;
-  /** The coordinator warns when no worker has taken a unit for this long. */
-  readonly idleWarningSeconds: number;
-  /** Without a heartbeat of any worker for this long, the coordinator gives the run up (exit 1). */
-  readonly noWorkerTimeoutSeconds: number;
-}
+export type DistributedConfig = DerivedSettings["distributed"];
 
 /** The `distributed` settings of a config that says nothing (the schema's defaults). */
-export const DEFAULT_DISTRIBUTED: DistributedConfig = distributedSettings(
+export const DEFAULT_DISTRIBUTED = camelCased(
+  configFileSchema.shape.distributed,
   configFileSchema.shape.distributed.parse(undefined),
-);
+) as DistributedConfig;
 
 /** Where a run's alerts and metrics go; URLs are secrets (a Slack webhook's path is its key). */
 export interface MonitoringConfig {
@@ -209,69 +198,36 @@ export interface MonitoringConfig {
 /** Everything of an EtlConfig the file decides besides its accounts. */
 export type FileSettings = Omit<EtlConfig, "accounts" | "databaseUrl" | "source" | "carried">;
 
-/** The `distributed` settings of a parsed file, in the shape the code uses. */
-function distributedSettings(file: ConfigFile["distributed"]): DistributedConfig {
+/** The settings of a parsed config file, in the shape the code uses. */
+function settingsFromFile(cfg: ConfigFile): FileSettings {
+  const secret = (url: string | undefined) => (url === undefined ? undefined : new Secret(url));
   return {
-    enabled: file.enabled,
-    retryLimit: file.retry_limit,
-    heartbeatSeconds: file.heartbeat_seconds,
-    unitLockTimeoutSeconds: file.unit_lock_timeout_seconds,
-    workerUnits: file.worker_units,
-    idleWarningSeconds: file.idle_warning_seconds,
-    noWorkerTimeoutSeconds: file.no_worker_timeout,
+    ...(camelCased(derivedSchema, cfg) as DerivedSettings),
+    publishSnapshotWaitMs: cfg.publish_snapshot_wait_seconds * 1000,
+    monitoring: {
+      alertWebhookUrl: secret(cfg.alert_webhook_url),
+      metricsTextfile: cfg.metrics_textfile,
+      metricsPushgatewayUrl: secret(cfg.metrics_pushgateway_url),
+    },
+    recount: { days: cfg.recount_days, maxRequests: cfg.recount_max_requests },
   };
 }
 
-/** The settings of a parsed config file, in the shape the code uses. */
-function settingsFromFile(cfg: ConfigFile): FileSettings {
-  const streamOptions: Partial<Record<StreamName, Partial<StreamSettings>>> = {};
-  for (const [name, options] of Object.entries(cfg.stream_options) as [StreamName, StreamOptionsFile][]) {
-    streamOptions[name] = {
-      ...(options.settle_hours === undefined ? {} : { settleHours: options.settle_hours }),
-      ...(options.max_reject_share === undefined ? {} : { maxRejectShare: options.max_reject_share }),
-      ...(options.max_shrink_share === undefined ? {} : { maxShrinkShare: options.max_shrink_share }),
-      ...(options.max_missing_charge_share === undefined
-        ? {}
-        : { maxMissingChargeShare: options.max_missing_charge_share }),
-      ...(options.max_outside_window_share === undefined
-        ? {}
-        : { maxOutsideWindowShare: options.max_outside_window_share }),
-    };
-  }
+/**
+ * The settings of a config as the file writes them (the inverse of {@link settingsFromFile});
+ * absent where a config built in code leaves them out, secrets still Secrets.
+ */
+function fileView(config: EtlConfig): Record<string, unknown> {
+  const recount = config.recount ?? DEFAULT_RECOUNT;
   return {
-    startDate: cfg.start_date,
-    windowDays: cfg.window_days,
-    lookbackDays: cfg.lookback_days,
-    settleHours: cfg.settle_hours,
-    maxRejectShare: cfg.max_reject_share,
-    maxShrinkShare: cfg.max_shrink_share,
-    maxMissingChargeShare: cfg.max_missing_charge_share,
-    maxOutsideWindowShare: cfg.max_outside_window_share,
-    streamOptions,
-    transcriptionMaxAgeDays: cfg.transcription_max_age_days,
-    missingClockMarginHours: cfg.missing_clock_margin_hours,
-    perPage: cfg.per_page,
-    timeouts: {
-      connectMs: cfg.timeouts.connect_ms,
-      headersMs: cfg.timeouts.headers_ms,
-      bodyIdleMs: cfg.timeouts.body_idle_ms,
-      totalMs: cfg.timeouts.total_ms,
-    },
-    retry: { maxAttempts: cfg.retry.max_attempts, maxTotalWaitMs: cfg.retry.max_total_wait_ms },
-    embeddedDir: cfg.embedded_dir,
-    databasePasswordFile: cfg.database_password_file,
-    loadStatementTimeoutMs: cfg.load_statement_timeout_ms,
-    biReaderRole: cfg.bi_reader_role,
-    publishSnapshotWaitMs: cfg.publish_snapshot_wait_seconds * 1000,
-    monitoring: {
-      alertWebhookUrl: cfg.alert_webhook_url === undefined ? undefined : new Secret(cfg.alert_webhook_url),
-      metricsTextfile: cfg.metrics_textfile,
-      metricsPushgatewayUrl:
-        cfg.metrics_pushgateway_url === undefined ? undefined : new Secret(cfg.metrics_pushgateway_url),
-    },
-    distributed: distributedSettings(cfg.distributed),
-    retention: { landingMonths: cfg.retention.landing_months, action: cfg.retention.action },
-    recount: { days: cfg.recount_days, maxRequests: cfg.recount_max_requests },
+    ...(fileShaped(derivedSchema, config) as Record<string, unknown>),
+    recount_days: recount.days,
+    recount_max_requests: recount.maxRequests,
+    publish_snapshot_wait_seconds:
+      config.publishSnapshotWaitMs === undefined ? undefined : config.publishSnapshotWaitMs / 1000,
+    alert_webhook_url: config.monitoring?.alertWebhookUrl,
+    metrics_textfile: config.monitoring?.metricsTextfile,
+    metrics_pushgateway_url: config.monitoring?.metricsPushgatewayUrl,
   };
 }
 
@@ -297,17 +253,6 @@ export function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]
   return issues
     .map((issue) => `${prefix}: ${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`)
     .join("\n");
-}
-
-/** Environment variables that override the file (documented in the README). */
-function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const overrides: Record<string, unknown> = {};
-  const number = (name: string) => (env[name] === undefined ? undefined : Number(env[name]));
-  if (env.TELECOM_ETL_START_DATE) overrides.start_date = env.TELECOM_ETL_START_DATE;
-  if (env.TELECOM_ETL_WINDOW_DAYS) overrides.window_days = number("TELECOM_ETL_WINDOW_DAYS");
-  if (env.TELECOM_ETL_LOOKBACK_DAYS) overrides.lookback_days = number("TELECOM_ETL_LOOKBACK_DAYS");
-  if (env.TELECOM_ETL_STREAMS) overrides.streams = env.TELECOM_ETL_STREAMS.split(",").map((s) => s.trim());
-  return overrides;
 }
 
 /**
@@ -355,7 +300,7 @@ export async function loadConfig(
     if (typeof raw !== "object" || Array.isArray(raw))
       throw new UsageError(`config: ${file} must be a YAML mapping`);
   }
-  const merged = { ...(raw as Record<string, unknown>), ...envOverrides(env) };
+  const merged = { ...(raw as Record<string, unknown>), ...envOverrides(configFileSchema, env) };
   if (!(merged.accounts as unknown[] | undefined)?.length && env.TELECOM_API_URL) {
     merged.accounts = [{ name: "default", base_url: env.TELECOM_API_URL, api_key_env: "TELECOM_API_KEY" }];
   }
@@ -540,91 +485,63 @@ function refusePasswordInFlag(url: string): void {
   }
 }
 
+/**
+ * The settings `config show` prints before the others (the process's and the warehouse's, as it
+ * always has); the rest follow in the schema's order. `streams` is shown resolved, per account.
+ */
+const SHOWN_FIRST = [
+  "database_password_file",
+  "embedded_dir",
+  "load_statement_timeout_ms",
+  "bi_reader_role",
+  "publish_snapshot_wait_seconds",
+  "alert_webhook_url",
+  "metrics_textfile",
+  "metrics_pushgateway_url",
+  "distributed",
+  "retention",
+] as const satisfies readonly (keyof ConfigFile)[];
+
 /** The effective configuration with secrets replaced, for `config show` and logs. */
 export function redactedConfig(config: EtlConfig): Record<string, unknown> {
-  const databaseUrl = config.databaseUrl ? redactUrl(config.databaseUrl) : "(embedded)";
+  const file = fileView(config);
+  const defaults: Record<string, unknown> = configFileSchema.parse({});
+  const shape: Record<string, z.ZodType> = configFileSchema.shape;
+  const rest = Object.keys(shape).filter(
+    (key) => !(SHOWN_FIRST as readonly string[]).includes(key) && key !== "accounts" && key !== "streams",
+  );
   return {
     source: config.source ?? "(none: defaults and environment)",
-    database_url: databaseUrl,
-    database_password_file: config.databasePasswordFile ?? "(none)",
-    embedded_dir: config.embeddedDir,
-    load_statement_timeout_ms: config.loadStatementTimeoutMs,
-    bi_reader_role: config.biReaderRole ?? "(<database>_bi_reader)",
-    publish_snapshot_wait_seconds:
-      (config.publishSnapshotWaitMs ?? DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS * 1000) / 1000,
-    alert_webhook_url: config.monitoring?.alertWebhookUrl === undefined ? "(none)" : "*** (set)",
-    metrics_textfile: config.monitoring?.metricsTextfile ?? "(none)",
-    metrics_pushgateway_url: config.monitoring?.metricsPushgatewayUrl === undefined ? "(none)" : "*** (set)",
-    distributed: distributedFile(config.distributed ?? DEFAULT_DISTRIBUTED),
-    retention: {
-      landing_months: (config.retention ?? DEFAULT_RETENTION).landingMonths ?? "(keep all)",
-      action: (config.retention ?? DEFAULT_RETENTION).action,
-    },
-    start_date: config.startDate ?? "(30 days before the first run)",
-    window_days: config.windowDays,
-    lookback_days: config.lookbackDays,
-    settle_hours: config.settleHours,
-    max_reject_share: config.maxRejectShare,
-    max_shrink_share: config.maxShrinkShare,
-    max_missing_charge_share: config.maxMissingChargeShare,
-    max_outside_window_share: config.maxOutsideWindowShare ?? 0,
-    recount_days: (config.recount ?? DEFAULT_RECOUNT).days,
-    recount_max_requests:
-      (config.recount ?? DEFAULT_RECOUNT).maxRequests ??
-      "(derived: a week of runs re-counts every settled window of recount_days)",
-    transcription_max_age_days: config.transcriptionMaxAgeDays,
-    missing_clock_margin_hours: config.missingClockMarginHours ?? 24,
-    stream_options: Object.fromEntries(
-      Object.entries(config.streamOptions).map(([name, o]) => [
-        name,
-        {
-          settle_hours: o?.settleHours,
-          max_reject_share: o?.maxRejectShare,
-          max_shrink_share: o?.maxShrinkShare,
-          max_missing_charge_share: o?.maxMissingChargeShare,
-          max_outside_window_share: o?.maxOutsideWindowShare,
-        },
+    database_url: config.databaseUrl ? redactUrl(config.databaseUrl) : "(embedded)",
+    ...Object.fromEntries(
+      [...SHOWN_FIRST, ...rest].map((key) => [
+        key,
+        shownValue(shape[key] as z.ZodType, file[key], defaults[key]),
       ]),
     ),
-    per_page: config.perPage,
-    timeouts: {
-      connect_ms: config.timeouts.connectMs,
-      headers_ms: config.timeouts.headersMs,
-      body_idle_ms: config.timeouts.bodyIdleMs ?? DEFAULT_TIMEOUTS.bodyIdleMs,
-      total_ms: config.timeouts.totalMs,
-    },
-    retry: { max_attempts: config.retry.maxAttempts, max_total_wait_ms: config.retry.maxTotalWaitMs },
-    accounts: config.accounts.map((a) => ({
-      name: a.name,
-      base_url: redactUrl(a.baseUrl),
-      api_key_env: a.apiKeyEnv,
-      api_key: a.apiKey.reveal() ? "*** (set)" : "(not set)",
-      rate: {
-        requests_per_second: a.rate.requestsPerSecond,
-        burst: a.rate.burst,
-        concurrency: a.rate.concurrency,
-      },
-      streams: a.streams,
-      api_revision: a.apiRevision ?? "auto",
-      timezone: a.timeZone ?? DEFAULT_TIME_ZONE,
-      sub_account_timezones: a.subAccountTimeZones ?? {},
-      sub_accounts: sourcesOf(a).subAccounts,
-      brand_ids: sourcesOf(a).brandIds ?? "(every brand the platform lists)",
-      validation_tokens: sourcesOf(a).validationTokens.length,
-      number_catalog: sourcesOf(a).numberCatalog,
-    })),
+    accounts: config.accounts.map(accountShown),
   };
 }
 
-/** The `distributed` settings as the config file writes them. */
-function distributedFile(d: DistributedConfig): Record<string, unknown> {
+/** One account as `config show` prints it: its key only said to be set or not. */
+function accountShown(a: AccountConfig): Record<string, unknown> {
   return {
-    enabled: d.enabled,
-    retry_limit: d.retryLimit,
-    heartbeat_seconds: d.heartbeatSeconds,
-    unit_lock_timeout_seconds: d.unitLockTimeoutSeconds,
-    worker_units: d.workerUnits,
-    idle_warning_seconds: d.idleWarningSeconds,
-    no_worker_timeout: d.noWorkerTimeoutSeconds,
+    name: a.name,
+    base_url: redactUrl(a.baseUrl),
+    api_key_env: a.apiKeyEnv,
+    api_key: a.apiKey.reveal() ? "*** (set)" : "(not set)",
+    rate: {
+      requests_per_second: a.rate.requestsPerSecond,
+      burst: a.rate.burst,
+      concurrency: a.rate.concurrency,
+    },
+    streams: a.streams,
+    api_revision: a.apiRevision ?? "auto",
+    timezone: a.timeZone ?? DEFAULT_TIME_ZONE,
+    sub_account_timezones: a.subAccountTimeZones ?? {},
+    sub_accounts: sourcesOf(a).subAccounts,
+    brand_ids: sourcesOf(a).brandIds ?? "(every brand the platform lists)",
+    validation_tokens: sourcesOf(a).validationTokens.length,
+    number_catalog: sourcesOf(a).numberCatalog,
   };
 }
