@@ -74,7 +74,7 @@ const settleHours = z
 const rejectShare = z.number().min(0).max(1);
 
 /** Settings one stream may override (`stream_options.<stream>`). */
-const streamOptionsSchema = z.strictObject({
+export const streamOptionsSchema = z.strictObject({
   settle_hours: settleHours.optional(),
   max_reject_share: rejectShare.optional(),
   max_shrink_share: rejectShare.optional(),

@@ -6,6 +6,7 @@ import { DEFAULT_TIME_ZONE, timeZoneProblem } from "./account-time-zone.js";
 import {
   type CamelCased,
   camelCased,
+  codeName,
   envOverrides,
   fileShaped,
   type OptionalKeys,
@@ -19,6 +20,7 @@ import {
   configFileSchema,
   DEFAULT_MIN_RATE_SHARE,
   type StreamOptionsFile,
+  streamOptionsSchema,
 } from "./config-file-schema.js";
 import { redactUrl, UsageError } from "./errors.js";
 import { Secret } from "./secret.js";
@@ -236,16 +238,21 @@ export function defaultFileSettings(): FileSettings {
   return settingsFromFile(configFileSchema.parse({}));
 }
 
-/** The effective settle hours and hold thresholds of `stream`: its `stream_options`, else the top-level values. */
+/** The code's names of the settings a stream may override, as `stream_options.<stream>` lists them. */
+const STREAM_SETTING_NAMES = Object.keys(streamOptionsSchema.shape).map(codeName) as (keyof StreamSettings)[];
+
+/** The schema's defaults in the code's shape, for settings a config built in code leaves out. */
+const FILE_DEFAULTS: FileSettings = defaultFileSettings();
+
+/**
+ * The effective settle hours and hold thresholds of `stream`: its `stream_options`, else the
+ * top-level values (else, in a config built in code without them, the defaults).
+ */
 export function settingsOf(config: EtlConfig, stream: string): StreamSettings {
-  const own = config.streamOptions[stream as StreamName] ?? {};
-  return {
-    settleHours: own.settleHours ?? config.settleHours,
-    maxRejectShare: own.maxRejectShare ?? config.maxRejectShare,
-    maxShrinkShare: own.maxShrinkShare ?? config.maxShrinkShare,
-    maxMissingChargeShare: own.maxMissingChargeShare ?? config.maxMissingChargeShare,
-    maxOutsideWindowShare: own.maxOutsideWindowShare ?? config.maxOutsideWindowShare ?? 0,
-  };
+  const own: Partial<StreamSettings> = config.streamOptions[stream as StreamName] ?? {};
+  return Object.fromEntries(
+    STREAM_SETTING_NAMES.map((name) => [name, own[name] ?? config[name] ?? FILE_DEFAULTS[name]]),
+  ) as unknown as StreamSettings;
 }
 
 /** Turns zod issues into one line each: `config: accounts.0.base_url: expected an http(s) URL`. */
