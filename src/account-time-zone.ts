@@ -4,7 +4,6 @@
  * The marts' local dates and hours are in these zones (see etl.account_time_zones).
  */
 import { IANAZone } from "luxon";
-import type { AccountConfig } from "./config.js";
 import { subAccountName } from "./sub-account-name.js";
 
 /** The zone of an account whose config sets none. */
@@ -34,11 +33,19 @@ export interface AccountTimeZone {
   readonly timeZone: string;
 }
 
+/** What {@link accountTimeZones} reads of an account's config (AccountConfig has these). */
+export interface AccountZones {
+  readonly name: string;
+  readonly timeZone?: string | undefined;
+  readonly subAccountTimeZones?: Readonly<Record<number, string>> | undefined;
+  readonly sources?: { readonly subAccounts: readonly number[] } | undefined;
+}
+
 /**
  * The zone of every warehouse account the config reads: each account's, and each of its
  * sub-accounts' (`<account>-sub-<id>`), own or inherited from the master.
  */
-export function accountTimeZones(accounts: readonly AccountConfig[]): AccountTimeZone[] {
+export function accountTimeZones(accounts: readonly AccountZones[]): AccountTimeZone[] {
   return accounts.flatMap((account) => {
     const own = account.timeZone ?? DEFAULT_TIME_ZONE;
     const subs = (account.sources?.subAccounts ?? []).map((id) => ({

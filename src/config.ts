@@ -25,6 +25,7 @@ import {
 import { redactUrl, UsageError } from "./errors.js";
 import { Secret } from "./secret.js";
 import type { StreamName } from "./streams/registry.js";
+import type { AccountSources } from "./streams/stream-requests.js";
 import { subAccountName } from "./sub-account-name.js";
 import { yamlErrorLine } from "./yaml-error-line.js";
 
@@ -66,17 +67,7 @@ export interface AccountConfig {
   readonly subAccountOf?: { readonly account: string; readonly id: number };
 }
 
-/** What an account's id-driven streams read: ids from the config, as opposed to ids the platform lists. */
-export interface AccountSources {
-  /** Sub-accounts to load and read as accounts of their own. */
-  readonly subAccounts: readonly number[];
-  /** 10DLC brands whose appeals load; undefined: every brand the platform lists. */
-  readonly brandIds: readonly string[] | undefined;
-  /** Validation tokens to poll. */
-  readonly validationTokens: readonly string[];
-  /** Countries (and the text-enabled filter) of the daily number-catalog snapshot. */
-  readonly numberCatalog: { readonly countries: readonly number[]; readonly textEnabledOnly: boolean };
-}
+export type { AccountSources } from "./streams/stream-requests.js";
 
 /** The sources of an account, with nothing configured where the config says nothing. */
 export function sourcesOf(account: AccountConfig): AccountSources {

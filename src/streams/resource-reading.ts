@@ -8,13 +8,7 @@ import {
   windowQuery,
 } from "../platform/resource.js";
 import { lastDayOf, type Slice, windowOf } from "../slices.js";
-import type {
-  AnswerCheck,
-  RequestContext,
-  Slicing,
-  StreamAnswer,
-  StreamRequest,
-} from "./stream-definition.js";
+import type { AnswerCheck, RequestContext, Slicing, StreamAnswer, StreamRequest } from "./stream-requests.js";
 
 /**
  * How a stream reads its catalogue resource when its file says nothing more: the slicing of the

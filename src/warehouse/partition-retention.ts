@@ -1,5 +1,4 @@
 import type pg from "pg";
-import type { RetentionConfig } from "../config.js";
 import type { Logger } from "../log.js";
 import { type LandingTable, monthPartitionColumn } from "./landing-table.js";
 import { forgetKnownPartitions, monthPartitionsOf } from "./month-partitions.js";
@@ -48,7 +47,7 @@ export function retentionCutoff(now: Date, months: number): string {
  * creates no month partition it does not have to (the next run would retire it again).
  */
 export function retentionHorizon(
-  retention: RetentionConfig | undefined,
+  retention: { readonly landingMonths: number | null } | undefined,
   table: LandingTable,
   today: string,
 ): string | undefined {
