@@ -1,11 +1,13 @@
 /**
- * Retry, backoff, jitter and `Retry-After` in one place. The functions are pure; `withRetry` takes
- * its side effects (`sleep`, `random`) as parameters so tests run instantly. Waits are summed from the
- * delays asked of `sleep`, so a fake sleep gives exact figures; Retry-After dates are resolved by the
- * caller against its clock (see `parseRetryAfter`).
+ * The HTTP side of retrying: `Retry-After`, {@link RetryableError} and {@link RetriesExhaustedError},
+ * built on the core loop (src/retry.ts) that holds the attempts, backoff and budgets. The functions
+ * are pure; `withRetry` takes its side effects (`sleep`, `random`) as parameters so tests run
+ * instantly. Waits are summed from the delays asked of `sleep`, so a fake sleep gives exact figures;
+ * Retry-After dates are resolved by the caller against its clock (see `parseRetryAfter`).
  */
 import { RetryableError, SliceError } from "../errors.js";
 import type { Sleep } from "../ports.js";
+import { exponentialBackoff, type RetryLoopPolicy, retryLoop } from "../retry.js";
 
 /** Bounds of the retry loop of one request. */
 export interface RetryPolicy {
@@ -35,9 +37,10 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  * [0, min(maxDelay, base * 2^(retry-1))). `retry` counts from 1; `random` returns [0, 1).
  */
 export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number): number {
-  const exponent = Math.max(0, retry - 1);
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(exponent, 52));
-  return Math.floor(random() * ceiling);
+  return exponentialBackoff({ firstMs: policy.baseDelayMs, maxMs: policy.maxDelayMs, jitter: "full" })(
+    retry,
+    random,
+  );
 }
 
 /**
@@ -65,8 +68,13 @@ export function retryDelayMs(
   policy: RetryPolicy,
   random: () => number,
 ): number {
-  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), policy.maxRetryAfterMs);
+  if (retryAfterMs !== undefined) return cappedRetryAfterMs(retryAfterMs, policy);
   return backoffDelayMs(retry, policy, random);
+}
+
+/** A server's Retry-After as waited: never negative, at most `maxRetryAfterMs`. */
+function cappedRetryAfterMs(retryAfterMs: number, policy: RetryPolicy): number {
+  return Math.min(Math.max(0, retryAfterMs), policy.maxRetryAfterMs);
 }
 
 /** What `onRetry` is told before each wait. */
@@ -124,35 +132,37 @@ export function resolveRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryPol
  */
 export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const policy = resolveRetryPolicy(options.policy);
-  const random = options.random ?? Math.random;
-  let waitedMs = 0;
-  for (let attempt = 1; ; attempt++) {
-    options.signal?.throwIfAborted();
-    try {
-      return await fn(attempt);
-    } catch (error) {
-      if (!(error instanceof RetryableError)) throw error;
-      if (options.signal?.aborted) throw options.signal.reason;
-      if (attempt >= policy.maxAttempts) {
-        throw new RetriesExhaustedError(error, attempt, waitedMs, `${policy.maxAttempts} attempts allowed`);
-      }
-      const remaining = policy.maxTotalWaitMs - waitedMs;
-      let delayMs = retryDelayMs(attempt, error.retryAfterMs, policy, random);
-      if (delayMs > remaining) {
-        // Retrying before the server's Retry-After would only be refused again; backoff can be shortened.
-        if (error.retryAfterMs !== undefined || remaining <= 0) {
-          throw new RetriesExhaustedError(
-            error,
-            attempt,
-            waitedMs,
-            `total wait capped at ${policy.maxTotalWaitMs} ms`,
-          );
-        }
-        delayMs = remaining;
-      }
-      options.onRetry?.({ attempt, delayMs, error, waitedMs });
-      await options.sleep(delayMs, options.signal);
-      waitedMs += delayMs;
-    }
-  }
+  const onRetry = options.onRetry;
+  return retryLoop(fn, httpRetryLoopPolicy(policy), {
+    sleep: options.sleep,
+    random: options.random,
+    signal: options.signal,
+    ...(onRetry && { onRetry: (event) => onRetry({ ...event, error: event.error as RetryableError }) }),
+    giveUp: ({ error, attempts, waitedMs, bound }) =>
+      new RetriesExhaustedError(
+        error as RetryableError,
+        attempts,
+        waitedMs,
+        bound === "attempts"
+          ? `${policy.maxAttempts} attempts allowed`
+          : `total wait capped at ${policy.maxTotalWaitMs} ms`,
+      ),
+  });
+}
+
+/**
+ * A request's retries in the terms of the core loop: only {@link RetryableError}s, full-jitter
+ * backoff, the server's Retry-After (capped) demanded as is, the total wait bounded.
+ */
+function httpRetryLoopPolicy(policy: RetryPolicy): RetryLoopPolicy {
+  return {
+    maxAttempts: policy.maxAttempts,
+    delayMs: (retry, random) => backoffDelayMs(retry, policy, random),
+    retryable: (error) => error instanceof RetryableError,
+    maxTotalWaitMs: policy.maxTotalWaitMs,
+    demandedDelayMs: (error) => {
+      const { retryAfterMs } = error as RetryableError;
+      return retryAfterMs === undefined ? undefined : cappedRetryAfterMs(retryAfterMs, policy);
+    },
+  };
 }
