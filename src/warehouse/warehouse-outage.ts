@@ -7,13 +7,11 @@
 import { describeError, EtlError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
+import { exponentialBackoff, type RetryLoopPolicy, retryLoop } from "../retry.js";
 import { isConnectionLoss } from "./load-slice.js";
 
 /** Longest a warehouse outage is ridden out: a restart or a managed failover (seconds to 2 minutes) fits. */
 export const WAREHOUSE_OUTAGE_LIMIT_MS = 300_000;
-
-/** Longest wait between two tries while the warehouse does not answer. */
-const MAX_BACKOFF_MS = 5_000;
 
 /** Error codes of a connection that cannot be made (the server down or restarting) or was cut. */
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH"]);
@@ -43,6 +41,17 @@ export interface OutageOptions {
 }
 
 /**
+ * Retries of a step while the warehouse is unreachable: 250 ms doubling to 5 s, no jitter, for as
+ * long as {@link WAREHOUSE_OUTAGE_LIMIT_MS} (from the first failure, on the clock) allows.
+ */
+export const WAREHOUSE_OUTAGE_RETRY: RetryLoopPolicy = {
+  maxAttempts: Number.POSITIVE_INFINITY,
+  delayMs: exponentialBackoff({ firstMs: 250, maxMs: 5_000, jitter: "none" }),
+  retryable: isWarehouseUnreachable,
+  maxElapsedMs: WAREHOUSE_OUTAGE_LIMIT_MS,
+};
+
+/**
  * Runs `step` (`what` it does, for the log); while it fails because the warehouse is unreachable,
  * waits (250 ms, doubling, at most 5 s) and runs it again, one warning when the outage starts and
  * one line when the warehouse answers again. An outage longer than the limit throws an EtlError
@@ -54,35 +63,33 @@ export async function acrossOutage<T>(
   options: OutageOptions,
 ): Promise<T> {
   const clock = options.clock ?? systemClock;
-  const sleep = options.sleep ?? realSleep;
-  const limitMs = options.limitMs ?? WAREHOUSE_OUTAGE_LIMIT_MS;
   let since: number | undefined;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const result = await step();
-      if (since !== undefined)
-        options.log.info(
-          { what, outageSeconds: Math.round((clock.now() - since) / 1000) },
-          "the warehouse answers again",
-        );
-      return result;
-    } catch (error) {
-      if (!isWarehouseUnreachable(error)) throw error;
-      since ??= clock.now();
-      const down = clock.now() - since;
-      if (down > limitMs) {
-        throw new EtlError(
-          `the warehouse has not answered for ${Math.round(down / 1000)} s (${what}): ${describeError(error)}; check that it is up and reachable from this machine`,
-          {},
-          { cause: error },
-        );
-      }
-      if (attempt === 0)
+  const result = await retryLoop(
+    step,
+    { ...WAREHOUSE_OUTAGE_RETRY, maxElapsedMs: options.limitMs ?? WAREHOUSE_OUTAGE_LIMIT_MS },
+    {
+      clock,
+      sleep: options.sleep ?? realSleep,
+      onRetry: ({ attempt, error }) => {
+        if (attempt > 1) return;
+        since = clock.now();
         options.log.warn(
           { what, error: describeError(error) },
           "the warehouse connection was lost; trying again until it answers",
         );
-      await sleep(Math.min(250 * 2 ** attempt, MAX_BACKOFF_MS));
-    }
-  }
+      },
+      giveUp: ({ error, elapsedMs }) =>
+        new EtlError(
+          `the warehouse has not answered for ${Math.round(elapsedMs / 1000)} s (${what}): ${describeError(error)}; check that it is up and reachable from this machine`,
+          {},
+          { cause: error },
+        ),
+    },
+  );
+  if (since !== undefined)
+    options.log.info(
+      { what, outageSeconds: Math.round((clock.now() - since) / 1000) },
+      "the warehouse answers again",
+    );
+  return result;
 }
