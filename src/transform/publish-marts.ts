@@ -14,6 +14,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS } from "../config-file-schema.js";
 import { PublishError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { fixedDelay, type RetryLoopPolicy, retryLoop } from "../retry.js";
 import { biReaderRoleFor, grantBiReaderRead } from "../warehouse/bi-reader-role.js";
 import type { Database } from "../warehouse/database.js";
 import { waitForOlderSnapshots } from "./older-snapshots.js";
@@ -59,7 +60,16 @@ export interface Publication {
 const PUBLISH_LOCK_TIMEOUT = "10s";
 /** Attempts of the publishing transaction when a (BI) query keeps a published mart locked. */
 const PUBLISH_ATTEMPTS = 6;
-const PUBLISH_RETRY_PAUSE_MS = 5_000;
+
+/**
+ * Retries of the publishing transaction: only its lock timeout (55P03 lock_not_available: a long
+ * query on a published mart) is tried again, after a 5 s pause, {@link PUBLISH_ATTEMPTS} times in all.
+ */
+const PUBLISH_RETRY: RetryLoopPolicy = {
+  maxAttempts: PUBLISH_ATTEMPTS,
+  delayMs: fixedDelay(5_000),
+  retryable: (error) => (error as { code?: string } | null)?.code === "55P03",
+};
 
 /** Drops what an earlier build left in the build schema (it failed, was interrupted or killed). */
 export async function discardMartsBuild(db: Kysely<Database>): Promise<void> {
@@ -148,22 +158,15 @@ export async function publishMarts(
     log: options.log,
     sleep,
   });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction().execute((trx) => publishOnce(trx, options));
-    } catch (error) {
-      // 55P03 lock_not_available: lock_timeout expired (a long query on a published mart).
-      if ((error as { code?: string }).code !== "55P03") throw error;
-      if (attempt >= PUBLISH_ATTEMPTS) {
-        throw new PublishError(
-          `marts built and tested but not published: queries kept a published mart locked through ${PUBLISH_ATTEMPTS} attempts of ${PUBLISH_LOCK_TIMEOUT}; BI still sees the previous marts; run \`telecom-etl transform\` again`,
-          {},
-          { cause: error },
-        );
-      }
-      await sleep(PUBLISH_RETRY_PAUSE_MS);
-    }
-  }
+  return retryLoop(() => db.transaction().execute((trx) => publishOnce(trx, options)), PUBLISH_RETRY, {
+    sleep,
+    giveUp: ({ error }) =>
+      new PublishError(
+        `marts built and tested but not published: queries kept a published mart locked through ${PUBLISH_ATTEMPTS} attempts of ${PUBLISH_LOCK_TIMEOUT}; BI still sees the previous marts; run \`telecom-etl transform\` again`,
+        {},
+        { cause: error },
+      ),
+  });
 }
 
 async function publishOnce(
