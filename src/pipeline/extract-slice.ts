@@ -17,6 +17,8 @@ import type { ApiClient, RequestTally } from "../api/http-client.js";
 import { boundaryCheckPerPage, type Page, PaginationError } from "../api/page-paginator.js";
 import { type ErrorContext, SliceError } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { Sleep } from "../ports.js";
+import { fixedDelay, type RetryLoopPolicy, retryLoop } from "../retry.js";
 import type { Implied } from "../streams/columns.js";
 import { rowIdentityOf } from "../streams/row-identity.js";
 import type {
@@ -146,6 +148,32 @@ export async function extractSlice(options: ExtractSliceOptions): Promise<Extrac
   };
 }
 
+/**
+ * Re-reads of a list request whose answer disagrees with itself (pages that disagree, a broken
+ * envelope) or with its reported total: at once (the rows move while we page; waiting does not
+ * help), {@link DEFAULT_EXTRACT_ATTEMPTS} reads in all unless the slice says otherwise.
+ */
+const EXTRACT_REREAD: RetryLoopPolicy = {
+  maxAttempts: DEFAULT_EXTRACT_ATTEMPTS,
+  delayMs: fixedDelay(0),
+  retryable: (error) =>
+    error instanceof IncompleteRead || error instanceof PaginationError || error instanceof EnvelopeError,
+};
+
+/** Re-reads follow each other with no timer in between. */
+const rereadAtOnce: Sleep = async () => {};
+
+/** A read whose distinct rows fell short of the platform's reported total (read again). */
+class IncompleteRead extends Error {
+  constructor(
+    readonly fetched: number,
+    readonly total: number,
+    readonly anomalies: readonly string[],
+  ) {
+    super(`fetched ${fetched} distinct rows but the platform reported total ${total}`);
+  }
+}
+
 async function extractRequest(
   options: ExtractSliceOptions,
   request: StreamRequest,
@@ -160,33 +188,46 @@ async function extractRequest(
   // Rows seen by any read, by identity: a row skipped by one read (rows shifting under the reader,
   // a short page) is usually served by another; nothing is ever removed from this platform's lists.
   const seen = new Map<string, unknown>();
-  let lastProblem = "";
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    options.signal?.throwIfAborted();
-    try {
+  const warn = (attempt: number, error: unknown) => warnReread(options.log, { ...context, attempt }, error);
+  return retryLoop(
+    async (attempt) => {
       const result = await readList(reader, options.perPage, seen);
-      if (seen.size >= result.reportedTotal) {
-        if (result.endedOnPageBoundary) await confirmPageBoundary(reader, result, seen);
-        return completeRequest(reader, result, seen, attempt);
-      }
-      lastProblem = `fetched ${seen.size} distinct rows but the platform reported total ${result.reportedTotal}`;
-      options.log?.warn(
-        { ...context, attempt, fetched: seen.size, total: result.reportedTotal, anomalies: result.anomalies },
-        "completeness check failed, reading the window again",
-      );
-    } catch (error) {
-      if (!(error instanceof PaginationError || error instanceof EnvelopeError)) throw error;
-      lastProblem = error.message;
-      options.log?.warn(
-        { ...context, attempt, error: error.message },
-        "pages disagree, reading the window again",
-      );
-    }
-  }
-  throw new SliceError(
-    `${describe(options, request)}: completeness check failed after ${maxAttempts} reads: ${lastProblem}`,
-    context,
+      if (seen.size < result.reportedTotal)
+        throw new IncompleteRead(seen.size, result.reportedTotal, result.anomalies);
+      if (result.endedOnPageBoundary) await confirmPageBoundary(reader, result, seen);
+      return completeRequest(reader, result, seen, attempt);
+    },
+    { ...EXTRACT_REREAD, maxAttempts },
+    {
+      sleep: rereadAtOnce,
+      signal: options.signal,
+      onRetry: ({ attempt, error }) => warn(attempt, error),
+      giveUp: ({ attempts, error }) => {
+        warn(attempts, error);
+        return new SliceError(
+          `${describe(options, request)}: completeness check failed after ${maxAttempts} reads: ${(error as Error).message}`,
+          context,
+        );
+      },
+    },
   );
+}
+
+/** The warning of a read that disagreed (with its total, or its pages with each other): it is read again. */
+function warnReread(
+  log: Logger | undefined,
+  fields: ErrorContext & { attempt: number },
+  error: unknown,
+): void {
+  if (error instanceof IncompleteRead) {
+    const { fetched, total, anomalies } = error;
+    log?.warn(
+      { ...fields, fetched, total, anomalies },
+      "completeness check failed, reading the window again",
+    );
+  } else {
+    log?.warn({ ...fields, error: (error as Error).message }, "pages disagree, reading the window again");
+  }
 }
 
 /** A request that is answered whole: every row at once, no total to compare with, one read made distinct. */
