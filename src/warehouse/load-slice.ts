@@ -2,6 +2,7 @@ import type { CompiledQuery } from "kysely";
 import type pg from "pg";
 import { describeError, LockHeldError, SliceError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { linearBackoff, type RetryLoopPolicy, retryLoop } from "../retry.js";
 import { type Slice, sliceLabel } from "../slices.js";
 import type { Warehouse } from "./connect-warehouse.js";
 import { writeHistoryFromStage } from "./history-stage.js";
@@ -249,6 +250,17 @@ export async function loadSlice(
   }
 }
 
+/**
+ * How a slice's load transaction is tried again, on a new connection: 3 attempts in all unless
+ * {@link LoadOptions.maxAttempts} says otherwise, 250 ms more before each further one. Which failures
+ * count depends on the attempt's connection as well as the error ({@link loadRetryReason}), so the
+ * site adds its `retryable`.
+ */
+const LOAD_RETRY = {
+  maxAttempts: 3,
+  delayMs: linearBackoff({ stepMs: 250 }),
+} as const satisfies Omit<RetryLoopPolicy, "retryable">;
+
 /** {@link loadSlice}'s transaction, tried again on a new connection when one is lost or stalls. */
 async function loadWithRetries(
   warehouse: Warehouse,
@@ -263,61 +275,90 @@ async function loadWithRetries(
   if (input.held !== undefined && input.completeWindow) {
     throw new Error(`a held window ${sliceLabel(slice)} of stream ${stream.name} cannot be completed`);
   }
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const timeoutMs = options.statementTimeoutMs ?? DEFAULT_LOAD_STATEMENT_TIMEOUT_MS;
-  for (let attempt = 1; ; attempt++) {
-    const connection = { lost: false };
-    try {
-      return await loadSlotsOf(warehouse.pool)(async () => {
-        if (input.held !== undefined) return loadOnce(warehouse, input, connection, timeoutMs);
-        const table = await ensureMonthPartitions(
-          warehouse.pool,
-          stream.table,
-          slice,
-          input.rows,
-          input.keepsFrom,
-        );
-        return loadOnce(warehouse, { ...input, stream: { ...stream, table } }, connection, timeoutMs);
-      });
-    } catch (error) {
-      if (error instanceof DeletionHeld) throw error;
-      const timedOut = isStatementTimeout(error);
-      // A month this process took for existing was retired meanwhile (by another process's retention).
-      const monthGone = isMissingPartition(error);
-      if (monthGone) forgetKnownPartitions(warehouse.pool);
-      const retry =
-        attempt < maxAttempts &&
-        !(error instanceof LockHeldError) &&
-        (timedOut || monthGone || isConnectionLoss(error, connection));
-      if (!retry) {
-        throw new SliceError(
-          `loading ${sliceLabel(slice)} of stream ${stream.name} for account ${input.account} failed: ${describeError(error)}`,
+  let connection = { lost: false };
+  const policy: RetryLoopPolicy = {
+    ...LOAD_RETRY,
+    maxAttempts: Math.max(1, options.maxAttempts ?? LOAD_RETRY.maxAttempts),
+    retryable: (error) => loadRetryReason(error, connection) !== undefined,
+  };
+  const onNewConnection = () => {
+    connection = { lost: false };
+    return loadAttempt(warehouse, input, connection, timeoutMs);
+  };
+  try {
+    return await retryLoop(onNewConnection, policy, {
+      sleep: options.sleep,
+      onRetry: ({ attempt, error }) =>
+        options.log?.warn(
           {
             account: input.account,
+            // The name only: the definition (columns, schema) is kilobytes of noise in a log line.
             stream: stream.name,
-            ...(slice.kind === "window" ? { window: sliceLabel(slice) } : {}),
+            slice: sliceLabel(slice),
+            attempt,
+            error: describeError(error),
           },
-          { cause: error },
-        );
-      }
-      options.log?.warn(
-        {
-          account: input.account,
-          // The name only: the definition (columns, schema) is kilobytes of noise in a log line.
-          stream: stream.name,
-          slice: sliceLabel(slice),
-          attempt,
-          error: describeError(error),
-        },
-        timedOut
-          ? "a load statement timed out; loading the slice again on a new connection"
-          : monthGone
-            ? "a month partition the load needs is gone (retired by retention); creating it and loading the slice again"
-            : "the warehouse connection was lost while loading; loading the slice again on a new connection",
-      );
-      await (options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))))(250 * attempt);
-    }
+          loadRetryReason(error, connection),
+        ),
+    });
+  } catch (error) {
+    if (error instanceof DeletionHeld) throw error;
+    throw new SliceError(
+      `loading ${sliceLabel(slice)} of stream ${stream.name} for account ${input.account} failed: ${describeError(error)}`,
+      {
+        account: input.account,
+        stream: stream.name,
+        ...(slice.kind === "window" ? { window: sliceLabel(slice) } : {}),
+      },
+      { cause: error },
+    );
   }
+}
+
+/**
+ * One attempt of the load transaction (its month partitions first, unless the read is held) on
+ * `connection`. A month this process took for existing that was retired meanwhile (by another
+ * process's retention) is forgotten, so the next attempt creates it.
+ */
+async function loadAttempt(
+  warehouse: Warehouse,
+  input: LoadSliceInput,
+  connection: { lost: boolean },
+  timeoutMs: number,
+): Promise<SliceLoadResult> {
+  const { stream, slice } = input;
+  try {
+    return await loadSlotsOf(warehouse.pool)(async () => {
+      if (input.held !== undefined) return loadOnce(warehouse, input, connection, timeoutMs);
+      const table = await ensureMonthPartitions(
+        warehouse.pool,
+        stream.table,
+        slice,
+        input.rows,
+        input.keepsFrom,
+      );
+      return loadOnce(warehouse, { ...input, stream: { ...stream, table } }, connection, timeoutMs);
+    });
+  } catch (error) {
+    if (isMissingPartition(error)) forgetKnownPartitions(warehouse.pool);
+    throw error;
+  }
+}
+
+/**
+ * Why a failed load attempt is worth another on a new connection, as its warning says it;
+ * undefined when it is not (a wrong statement, a lock another run holds, a deletion held).
+ */
+function loadRetryReason(error: unknown, connection: { lost: boolean }): string | undefined {
+  if (error instanceof DeletionHeld || error instanceof LockHeldError) return undefined;
+  if (isStatementTimeout(error))
+    return "a load statement timed out; loading the slice again on a new connection";
+  if (isMissingPartition(error))
+    return "a month partition the load needs is gone (retired by retention); creating it and loading the slice again";
+  if (isConnectionLoss(error, connection))
+    return "the warehouse connection was lost while loading; loading the slice again on a new connection";
+  return undefined;
 }
 
 /** A load statement that ran past its limit: ended by the server (57014) or by the loader closing its connection. */
