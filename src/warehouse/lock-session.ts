@@ -7,6 +7,7 @@
 import type pg from "pg";
 import { describeError, LockLostError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { linearBackoff, type RetryLoopPolicy, retryLoop } from "../retry.js";
 import type { Warehouse } from "./connect-warehouse.js";
 import { describeHolder, findHolder } from "./lock-holder.js";
 import type { StreamLockKey, StreamLocks } from "./run-locks.js";
@@ -14,11 +15,22 @@ import type { StreamLockKey, StreamLocks } from "./run-locks.js";
 /** A lock key as Postgres sees it (decimal bigint text) with the (account, stream) it stands for. */
 export type LockEntry = readonly [lockKey: string, key: StreamLockKey];
 
-/** New sessions tried before the locks count as lost because the database cannot be reached. */
-const RETAKE_ATTEMPTS = 5;
-const RETAKE_BACKOFF_MS = 200;
-/** Longest wait between two tries of a session that holds no lock (it is tried until the warehouse answers). */
-const MAX_RETAKE_BACKOFF_MS = 5_000;
+/**
+ * Retakes of a lost lock session: any failure (the warehouse unreachable, the lost session still
+ * holding the locks) is tried again on a new session, 5 sessions in all before the locks count as
+ * lost, 200 ms more before each further one.
+ */
+const RETAKE_RETRY: RetryLoopPolicy = {
+  maxAttempts: 5,
+  delayMs: linearBackoff({ stepMs: 200, maxMs: 5_000 }),
+  retryable: () => true,
+};
+
+/**
+ * Reopening a lost session that holds no lock: it has nothing to lose, so it is tried until the
+ * warehouse answers or the run ends (the abort of release()), at most 5 s apart.
+ */
+const REOPEN_RETRY: RetryLoopPolicy = { ...RETAKE_RETRY, maxAttempts: Number.POSITIVE_INFINITY };
 
 /**
  * `pg_try_advisory_lock` of every entry on `client`, in order. All-or-nothing: when one is held
@@ -121,8 +133,8 @@ class WatchedLocks implements StreamLocks {
   #backendPid: Promise<number>;
   #state: State = "held";
   #retake: Promise<void> | undefined;
-  /** Set by release(): a retake still trying gives up (the run has ended). */
-  #ending = false;
+  /** Aborted by release(): a reopening still trying gives up (the run has ended). */
+  readonly #ending = new AbortController();
   #lostError: LockLostError | undefined;
   #beating = false;
   #sessions = 1;
@@ -172,7 +184,7 @@ class WatchedLocks implements StreamLocks {
 
   async release(): Promise<void> {
     if (this.#state === "released") return;
-    this.#ending = true;
+    this.#ending.abort();
     if (this.#state === "retaking") await this.#retake;
     const wasHeld = this.#state === "held";
     this.#state = "released";
@@ -236,59 +248,67 @@ class WatchedLocks implements StreamLocks {
    * has nothing to lose: it is opened again until the warehouse answers (a restart) or the run ends.
    */
   async #retakeLocks(reason: string): Promise<void> {
-    let lastError = "";
     const holdsNone = this.#entries.length === 0;
-    for (let attempt = 1; holdsNone || attempt <= RETAKE_ATTEMPTS; attempt++) {
-      if (holdsNone && this.#ending) return;
-      let client: pg.PoolClient | undefined;
-      try {
-        client = await prepareSession(this.#warehouse, this.#applicationName);
-        const blocked = await tryLockAll(client, this.#entries);
-        if (blocked === undefined) {
-          client.off("error", ignore);
-          this.#backendPid = this.#adopt(client);
-          this.#sessions++;
-          this.#state = "held";
-          this.#log?.warn(
-            { reason },
-            holdsNone
-              ? "the run's database session was lost; it was opened again"
-              : "the lock session was lost; every lock was taken again on a new session",
-          );
-          return;
-        }
-        const holder = await findHolder(client, blocked[0]).catch(() => null);
-        // No session named: the lock was freed since it was asked, or its holder is a backend
-        // already gone from pg_stat_activity but not yet past releasing its locks (an ending
-        // backend leaves the activity view first): the lost session's end, so ask again.
-        if (holder === null) throw new Error("the lock's holder ended while it was looked up");
-        if (holder.applicationName === this.#applicationName) {
-          await client.query("SELECT pg_terminate_backend($1)", [holder.backendPid]).catch(ignore);
-          throw new Error(`the lost session (server process ${holder.backendPid}) still held them`);
-        }
-        await closeSession(client);
-        const [, key] = blocked;
-        this.#loseForGood(
-          new LockLostError(
-            `lost the lock of stream ${key.stream} of account ${key.account} (its database session ended: ${reason}) and another run holds it now (${describeHolder(holder)}); this run stopped starting windows`,
-            key,
-          ),
+    try {
+      await retryLoop(() => this.#retakeOnce(reason, holdsNone), holdsNone ? REOPEN_RETRY : RETAKE_RETRY, {
+        signal: holdsNone ? this.#ending.signal : undefined,
+      });
+    } catch (error) {
+      if (holdsNone && this.#ending.signal.aborted) return;
+      const [, key] = this.#entries[0]!;
+      this.#loseForGood(
+        new LockLostError(
+          `lost the locks of this run (its database session ended: ${reason}) and could not take them again: ${describeError(error)}; this run stopped starting windows`,
+          key,
+        ),
+      );
+    }
+  }
+
+  /**
+   * One new session of {@link #retakeLocks}: it takes every lock and becomes the run's session, or
+   * finds another run holding one (lost for good). Throws, to be tried again, when the warehouse
+   * does not answer or the lost session still holds the locks (then it is ended here).
+   */
+  async #retakeOnce(reason: string, holdsNone: boolean): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await prepareSession(this.#warehouse, this.#applicationName);
+      const blocked = await tryLockAll(client, this.#entries);
+      if (blocked === undefined) {
+        client.off("error", ignore);
+        this.#backendPid = this.#adopt(client);
+        this.#sessions++;
+        this.#state = "held";
+        this.#log?.warn(
+          { reason },
+          holdsNone
+            ? "the run's database session was lost; it was opened again"
+            : "the lock session was lost; every lock was taken again on a new session",
         );
         return;
-      } catch (error) {
-        if (client) await closeSession(client);
-        lastError = describeError(error);
-        const backoffMs = Math.min(RETAKE_BACKOFF_MS * attempt, MAX_RETAKE_BACKOFF_MS);
-        await new Promise((resolve) => setTimeout(resolve, backoffMs));
       }
+      const holder = await findHolder(client, blocked[0]).catch(() => null);
+      // No session named: the lock was freed since it was asked, or its holder is a backend
+      // already gone from pg_stat_activity but not yet past releasing its locks (an ending
+      // backend leaves the activity view first): the lost session's end, so ask again.
+      if (holder === null) throw new Error("the lock's holder ended while it was looked up");
+      if (holder.applicationName === this.#applicationName) {
+        await client.query("SELECT pg_terminate_backend($1)", [holder.backendPid]).catch(ignore);
+        throw new Error(`the lost session (server process ${holder.backendPid}) still held them`);
+      }
+      await closeSession(client);
+      const [, key] = blocked;
+      this.#loseForGood(
+        new LockLostError(
+          `lost the lock of stream ${key.stream} of account ${key.account} (its database session ended: ${reason}) and another run holds it now (${describeHolder(holder)}); this run stopped starting windows`,
+          key,
+        ),
+      );
+    } catch (error) {
+      if (client) await closeSession(client);
+      throw error;
     }
-    const [, key] = this.#entries[0]!;
-    this.#loseForGood(
-      new LockLostError(
-        `lost the locks of this run (its database session ended: ${reason}) and could not take them again: ${lastError}; this run stopped starting windows`,
-        key,
-      ),
-    );
   }
 
   #loseForGood(error: LockLostError): void {
