@@ -150,8 +150,8 @@ export async function extractSlice(options: ExtractSliceOptions): Promise<Extrac
 
 /**
  * Re-reads of a list request whose answer disagrees with itself (pages that disagree, a broken
- * envelope) or with its reported total: at once (the rows move while we page; waiting does not
- * help), {@link DEFAULT_EXTRACT_ATTEMPTS} reads in all unless the slice says otherwise.
+ * envelope) or with its reported total: at once, with no pause between reads,
+ * {@link DEFAULT_EXTRACT_ATTEMPTS} reads in all unless the slice says otherwise.
  */
 const EXTRACT_REREAD: RetryLoopPolicy = {
   maxAttempts: DEFAULT_EXTRACT_ATTEMPTS,

@@ -44,7 +44,7 @@ export interface OutageOptions {
  * Retries of a step while the warehouse is unreachable: 250 ms doubling to 5 s, no jitter, for as
  * long as {@link WAREHOUSE_OUTAGE_LIMIT_MS} (from the first failure, on the clock) allows.
  */
-export const WAREHOUSE_OUTAGE_RETRY: RetryLoopPolicy = {
+const WAREHOUSE_OUTAGE_RETRY: RetryLoopPolicy = {
   maxAttempts: Number.POSITIVE_INFINITY,
   delayMs: exponentialBackoff({ firstMs: 250, maxMs: 5_000, jitter: "none" }),
   retryable: isWarehouseUnreachable,
