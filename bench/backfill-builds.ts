@@ -16,9 +16,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import pg from "pg";
-import { silentLogger } from "../src/log.js";
-import { addDays } from "../src/utc-days.js";
-import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
+import { silentLogger } from "../src/core/log.js";
+import { addDays } from "../src/core/utc-days.js";
+import { startEmbeddedWarehouse } from "../src/warehouse/connection/embedded-postgres.js";
 import { cpuSecondsOf, type ForkedSandbox, forkSandbox } from "./e2e-harness.js";
 import { median } from "./median.js";
 

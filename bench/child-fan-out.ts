@@ -7,8 +7,8 @@
  * Usage: node dist/bench/child-fan-out.js [--days 6] [--calls-per-day 1500]
  */
 import { parseArgs } from "node:util";
-import type { EtlConfig } from "../src/config.js";
-import { addDays } from "../src/utc-days.js";
+import type { EtlConfig } from "../src/config/config.js";
+import { addDays } from "../src/core/utc-days.js";
 import {
   benchConfig,
   type ForkedSandbox,

@@ -28,10 +28,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
+import { addDays } from "../src/core/utc-days.js";
 import { PUBLISHED_MARTS_SCHEMA } from "../src/transform/publish-marts.js";
 import { WITHOUT_UNIT_TESTS } from "../src/transform/run-dbt.js";
-import { addDays } from "../src/utc-days.js";
-import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../src/warehouse/connection/connect-warehouse.js";
 import { countCalls, nodeSeconds, settleWarehouse, timedDbt } from "./dbt-timing.js";
 import {
   benchConfig,

@@ -5,9 +5,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { sql } from "kysely";
-import { silentLogger } from "../src/log.js";
+import { silentLogger } from "../src/core/log.js";
 import { buildAndPublishMarts } from "../src/transform/build-marts.js";
-import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../src/warehouse/connection/connect-warehouse.js";
 
 /** Rows in platform.cdrs (call legs landed). */
 export async function countCalls(warehouse: Warehouse): Promise<number> {

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { addDays } from "../src/utc-days.js";
+import { addDays } from "../src/core/utc-days.js";
 import { type ForkedSandbox, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
 
 const { values: args } = parseArgs({

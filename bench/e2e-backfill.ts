@@ -8,9 +8,9 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { silentLogger } from "../src/log.js";
-import { runPipeline } from "../src/pipeline/run-pipeline.js";
-import { addDays } from "../src/utc-days.js";
+import { silentLogger } from "../src/core/log.js";
+import { addDays } from "../src/core/utc-days.js";
+import { runPipeline } from "../src/pipeline/run/run-pipeline.js";
 import { benchConfig, forkSandbox, peakRssMb, startBenchWarehouse } from "./e2e-harness.js";
 
 const CALLS_PER_DAY = 20_000;

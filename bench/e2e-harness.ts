@@ -8,16 +8,16 @@ import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultFileSettings, type EtlConfig } from "../src/config.js";
-import { silentLogger } from "../src/log.js";
-import { type PipelineResult, runPipeline } from "../src/pipeline/run-pipeline.js";
+import { defaultFileSettings, type EtlConfig } from "../src/config/config.js";
+import { silentLogger } from "../src/core/log.js";
+import { Secret } from "../src/core/secret.js";
+import { type PipelineResult, runPipeline } from "../src/pipeline/run/run-pipeline.js";
 import type { SandboxOptions } from "../src/sandbox/sandbox-options.js";
 import { startSandbox } from "../src/sandbox/start-sandbox.js";
-import { Secret } from "../src/secret.js";
-import { setUpBiReaderRole } from "../src/warehouse/bi-reader-role.js";
-import { connectWarehouse, type Warehouse } from "../src/warehouse/connect-warehouse.js";
-import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
-import { migrateToLatest } from "../src/warehouse/migrate.js";
+import { setUpBiReaderRole } from "../src/warehouse/admin/bi-reader-role.js";
+import { connectWarehouse, type Warehouse } from "../src/warehouse/connection/connect-warehouse.js";
+import { startEmbeddedWarehouse } from "../src/warehouse/connection/embedded-postgres.js";
+import { migrateToLatest } from "../src/warehouse/connection/migrate.js";
 
 /** A sandbox running in a child process. */
 export interface ForkedSandbox {

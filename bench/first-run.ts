@@ -8,8 +8,8 @@
  */
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
-import { loadConfig } from "../src/config.js";
-import { addDays } from "../src/utc-days.js";
+import { loadConfig } from "../src/config/config.js";
+import { addDays } from "../src/core/utc-days.js";
 import { forkSandbox, runNightlyAt, startBenchWarehouse } from "./e2e-harness.js";
 
 const { values: args } = parseArgs({

@@ -3,10 +3,11 @@
  * CDRs of each day of the world as the platform serves them, ready for a plain COPY, their counts per
  * window and direction, and the platform's largest page.
  */
+
+import { addDays } from "../src/core/utc-days.js";
 import { CDR_TYPES, cdrSchema } from "../src/platform/index.js";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";
-import { addDays } from "../src/utc-days.js";
 import type { ForkedSandbox } from "./e2e-harness.js";
 import type { WindowRows } from "./load-gate-check.js";
 

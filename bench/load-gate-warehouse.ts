@@ -6,10 +6,10 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { silentLogger } from "../src/log.js";
-import { connectWarehouse, type Warehouse } from "../src/warehouse/connect-warehouse.js";
-import { startEmbeddedWarehouse } from "../src/warehouse/embedded-postgres.js";
-import { migrateToLatest } from "../src/warehouse/migrate.js";
+import { silentLogger } from "../src/core/log.js";
+import { connectWarehouse, type Warehouse } from "../src/warehouse/connection/connect-warehouse.js";
+import { startEmbeddedWarehouse } from "../src/warehouse/connection/embedded-postgres.js";
+import { migrateToLatest } from "../src/warehouse/connection/migrate.js";
 
 const TEMPLATE = "gate_template";
 

@@ -10,10 +10,10 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { silentLogger } from "../src/log.js";
-import { runPipeline } from "../src/pipeline/run-pipeline.js";
-import { addDays } from "../src/utc-days.js";
-import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
+import { silentLogger } from "../src/core/log.js";
+import { addDays } from "../src/core/utc-days.js";
+import { runPipeline } from "../src/pipeline/run/run-pipeline.js";
+import type { Warehouse } from "../src/warehouse/connection/connect-warehouse.js";
 import { benchConfig, type ForkedSandbox, forkSandbox } from "./e2e-harness.js";
 import { type GateThresholds, gateFailures, parseGateThresholds, requestFloor } from "./load-gate-check.js";
 import { type GateTruth, readGateTruth } from "./load-gate-truth.js";

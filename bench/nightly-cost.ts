@@ -5,9 +5,9 @@
  * touched. Usage: node dist/bench/nightly-cost.js [--days 90]
  */
 import { parseArgs } from "node:util";
-import { silentLogger } from "../src/log.js";
-import { runPipeline } from "../src/pipeline/run-pipeline.js";
-import { addDays } from "../src/utc-days.js";
+import { silentLogger } from "../src/core/log.js";
+import { addDays } from "../src/core/utc-days.js";
+import { runPipeline } from "../src/pipeline/run/run-pipeline.js";
 import { benchConfig, type ForkedSandbox, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
 
 const { values: args } = parseArgs({ options: { days: { type: "string", default: "90" } } });

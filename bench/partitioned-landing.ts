@@ -18,9 +18,9 @@ import { cdrSchema } from "../src/platform/index.js";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";
 import type { StreamDefinition } from "../src/streams/stream-definition.js";
-import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
-import { loadSlice } from "../src/warehouse/load-slice.js";
-import { startRun } from "../src/warehouse/run-records.js";
+import type { Warehouse } from "../src/warehouse/connection/connect-warehouse.js";
+import { loadSlice } from "../src/warehouse/load/load-slice.js";
+import { startRun } from "../src/warehouse/state/run-records.js";
 import { startBenchWarehouse } from "./e2e-harness.js";
 import { median } from "./median.js";
 

@@ -7,8 +7,8 @@ import { pipeline } from "node:stream/promises";
 import { from as copyFrom } from "pg-copy-streams";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import type { LoadRow } from "../src/streams/load-row.js";
-import type { Warehouse } from "../src/warehouse/connect-warehouse.js";
-import { COPY_NULL, columnEncoders, fieldEncoder } from "../src/warehouse/copy-text-encoding.js";
+import type { Warehouse } from "../src/warehouse/connection/connect-warehouse.js";
+import { COPY_NULL, columnEncoders, fieldEncoder } from "../src/warehouse/load/copy-text-encoding.js";
 
 /** COPY text of `rows` in chunks of about 256 KB: `_account`, the stream's columns, `_run_id`, `_extracted_at`, `_extra`. */
 function* copyChunks(rows: readonly LoadRow[], account: string, extractedAt: string): Generator<string> {

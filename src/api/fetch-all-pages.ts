@@ -9,7 +9,7 @@
  * does not queue ahead of every other stream. Rows come back raw, in page order; nothing here
  * relies on the order rows are served in (dedup and completeness are the caller's, by key).
  */
-import type { ErrorContext } from "../errors.js";
+import type { ErrorContext } from "../core/errors.js";
 import { type Page, PagePaginator } from "./page-paginator.js";
 
 /** Inputs of {@link fetchAllPages}. */

@@ -12,11 +12,11 @@ import {
   SliceError,
   UnreachableHostError,
   UsageError,
-} from "../errors.js";
-import { parseJsonExact } from "../exact-number.js";
-import type { KnownSecrets } from "../known-secrets.js";
-import type { Logger } from "../log.js";
-import { type Clock, realSleep, type Sleep, systemClock } from "../ports.js";
+} from "../core/errors.js";
+import { parseJsonExact } from "../core/exact-number.js";
+import type { KnownSecrets } from "../core/known-secrets.js";
+import type { Logger } from "../core/log.js";
+import { type Clock, realSleep, type Sleep, systemClock } from "../core/ports.js";
 import {
   createKeepAliveAgent,
   type RequestOnceOptions,
@@ -109,7 +109,7 @@ export interface GetJsonOptions {
   readonly tally?: RequestTally;
   /**
    * Fields whose JSON numbers must stay exact (the ledger's `amount`): the body is parsed with
-   * `parseJsonExact`, which keeps them as their source text (see src/exact-number.ts).
+   * `parseJsonExact`, which keeps them as their source text (see src/core/exact-number.ts).
    */
   readonly exactNumbers?: readonly string[];
 }

@@ -20,7 +20,7 @@
  * page, 128 rows lost).
  */
 import { createHash } from "node:crypto";
-import { type ErrorContext, SliceError } from "../errors.js";
+import { type ErrorContext, SliceError } from "../core/errors.js";
 import type { Pagination } from "../platform/common.js";
 
 /** One page as the stream extracted it from a response body. */

@@ -11,9 +11,9 @@
  * though never more than one bucket's rate per second between them.
  */
 import pLimit, { type LimitFunction } from "p-limit";
-import { describeError, EtlError, RetryableError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { Clock, Sleep } from "../ports.js";
+import { describeError, EtlError, RetryableError } from "../core/errors.js";
+import type { Logger } from "../core/log.js";
+import type { Clock, Sleep } from "../core/ports.js";
 import { AdaptiveRate, type CallStart } from "./adaptive-rate.js";
 import type { SharedTokenBucket } from "./shared-token-bucket.js";
 

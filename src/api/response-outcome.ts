@@ -10,7 +10,7 @@ import {
   PermissionError,
   RetryableError,
   SliceError,
-} from "../errors.js";
+} from "../core/errors.js";
 
 /** Where a response came from, for messages and error context. */
 export interface RequestContext {

@@ -1,13 +1,13 @@
 /**
  * The HTTP side of retrying: `Retry-After`, {@link RetryableError} and {@link RetriesExhaustedError},
- * built on the core loop (src/retry.ts) that holds the attempts, backoff and budgets. The functions
+ * built on the core loop (src/core/retry.ts) that holds the attempts, backoff and budgets. The functions
  * are pure; `withRetry` takes its side effects (`sleep`, `random`) as parameters so tests run
  * instantly. Waits are summed from the delays asked of `sleep`, so a fake sleep gives exact figures;
  * Retry-After dates are resolved by the caller against its clock (see `parseRetryAfter`).
  */
-import { RetryableError, SliceError } from "../errors.js";
-import type { Sleep } from "../ports.js";
-import { exponentialBackoff, type RetryLoopPolicy, retryLoop } from "../retry.js";
+import { RetryableError, SliceError } from "../core/errors.js";
+import type { Sleep } from "../core/ports.js";
+import { exponentialBackoff, type RetryLoopPolicy, retryLoop } from "../core/retry.js";
 
 /** Bounds of the retry loop of one request. */
 export interface RetryPolicy {

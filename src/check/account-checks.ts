@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { type ApiClient, type ApiResponse, createApiClient } from "../api/http-client.js";
 import { RetriesExhaustedError } from "../api/retry-policy.js";
-import { type AccountConfig, type EtlConfig, keyProblem } from "../config.js";
+import { type AccountConfig, type EtlConfig, keyProblem } from "../config/config.js";
 import {
   AuthError,
   describeError,
@@ -15,15 +15,15 @@ import {
   RetryableError,
   SliceError,
   UnreachableHostError,
-} from "../errors.js";
-import type { KnownSecrets } from "../known-secrets.js";
-import { type ProbeOutcome, revisionFromProbe, revisionProbe } from "../pipeline/api-revision.js";
-import { parseDateHeader, SKEW_WARN_MS } from "../pipeline/platform-clock.js";
+} from "../core/errors.js";
+import type { KnownSecrets } from "../core/known-secrets.js";
+import type { Clock } from "../core/ports.js";
+import { utcDayOf } from "../core/utc-days.js";
+import { type ProbeOutcome, revisionFromProbe, revisionProbe } from "../pipeline/clients/api-revision.js";
+import { parseDateHeader, SKEW_WARN_MS } from "../pipeline/extract/platform-clock.js";
 import type { ApiRevision } from "../platform/api-revision.js";
-import type { Clock } from "../ports.js";
 import { getStream } from "../streams/registry.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
-import { utcDayOf } from "../utc-days.js";
 import type { CheckItem, CheckStatus } from "./check-item.js";
 import { streamProbe } from "./stream-probe.js";
 

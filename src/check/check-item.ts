@@ -3,7 +3,7 @@
  * stream's permission, the warehouse's migrations, dbt), each `ok` or saying what is wrong and how
  * to fix it, and the exit code they add up to.
  */
-import { EXIT, type ExitCode } from "../exit-codes.js";
+import { EXIT, type ExitCode } from "../core/exit-codes.js";
 
 /** How an item came out. */
 export const CHECK_STATUSES = ["ok", "warn", "fail", "unknown"] as const;

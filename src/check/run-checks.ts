@@ -3,11 +3,11 @@
  * account (in parallel, printed in the config's order), the warehouse (reachable, migrations, BI
  * role), dbt (installed, profile). Read-only: nothing is migrated, created or loaded.
  */
-import type { EtlConfig } from "../config.js";
-import { describeError, UsageError } from "../errors.js";
-import type { KnownSecrets } from "../known-secrets.js";
-import type { Clock } from "../ports.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import type { EtlConfig } from "../config/config.js";
+import { describeError, UsageError } from "../core/errors.js";
+import type { KnownSecrets } from "../core/known-secrets.js";
+import type { Clock } from "../core/ports.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 import { checkAccount } from "./account-checks.js";
 import type { CheckItem } from "./check-item.js";
 import { checkDbt } from "./dbt-checks.js";

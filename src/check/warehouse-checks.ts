@@ -6,15 +6,15 @@
  */
 import { sql } from "kysely";
 import pg from "pg";
-import { describeError } from "../errors.js";
+import { describeError } from "../core/errors.js";
 import {
   BI_READER_PASSWORD_ENV,
   biReaderRoleFor,
   biReaderRoleRefusal,
   MARTS_SCHEMA,
-} from "../warehouse/bi-reader-role.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { defaultMigrationsDir, readMigrationFiles } from "../warehouse/migrate.js";
+} from "../warehouse/admin/bi-reader-role.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
+import { defaultMigrationsDir, readMigrationFiles } from "../warehouse/connection/migrate.js";
 import type { CheckItem } from "./check-item.js";
 
 const subject = "warehouse";

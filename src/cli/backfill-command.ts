@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { PipelineRequest } from "../pipeline/run-pipeline.js";
+import type { PipelineRequest } from "../pipeline/run/run-pipeline.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../core/exit-codes.js";
 
 // Node 22.12 is the minimum: its JSON.parse hands a reviver each number's source text, which the
 // billing ledger's amounts are read from exactly, and pg-boss (the distributed load's queue) needs

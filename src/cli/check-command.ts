@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { checkExitCode, checkVerdict, formatCheckItem } from "../check/check-item.js";
 import { runChecks } from "../check/run-checks.js";
-import { loadConfig } from "../config.js";
-import { requireKnownAccounts } from "../pipeline/select-targets.js";
-import { systemClock } from "../ports.js";
+import { loadConfig } from "../config/config.js";
+import { systemClock } from "../core/ports.js";
+import { requireKnownAccounts } from "../pipeline/plan/select-targets.js";
 import { getStream } from "../streams/registry.js";
 import { openWarehouse, printLine, type Runtime } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";

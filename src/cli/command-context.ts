@@ -1,15 +1,15 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
-import { type EtlConfig, loadConfig } from "../config.js";
-import { UsageError } from "../errors.js";
-import type { ExitCode } from "../exit-codes.js";
-import type { KnownSecrets } from "../known-secrets.js";
-import type { LogFormat, Logger, LogLevel } from "../log.js";
-import { printable } from "../terminal-text.js";
-import { setUpBiReaderRole } from "../warehouse/bi-reader-role.js";
-import { connectWarehouse, type Warehouse } from "../warehouse/connect-warehouse.js";
-import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
-import { type MigrateResult, migrateToLatest } from "../warehouse/migrate.js";
+import { type EtlConfig, loadConfig } from "../config/config.js";
+import { UsageError } from "../core/errors.js";
+import type { ExitCode } from "../core/exit-codes.js";
+import type { KnownSecrets } from "../core/known-secrets.js";
+import type { LogFormat, Logger, LogLevel } from "../core/log.js";
+import { printable } from "../core/terminal-text.js";
+import { setUpBiReaderRole } from "../warehouse/admin/bi-reader-role.js";
+import { connectWarehouse, type Warehouse } from "../warehouse/connection/connect-warehouse.js";
+import { type EmbeddedWarehouse, startEmbeddedWarehouse } from "../warehouse/connection/embedded-postgres.js";
+import { type MigrateResult, migrateToLatest } from "../warehouse/connection/migrate.js";
 
 /** Options every command accepts (see `telecom-etl --help`). */
 export interface GlobalOptions {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
-import { loadConfig, redactedConfig } from "../config.js";
-import { EXIT } from "../exit-codes.js";
+import { loadConfig, redactedConfig } from "../config/config.js";
+import { EXIT } from "../core/exit-codes.js";
 import type { Runtime } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
+import { UsageError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
 import { generateDbtDocs, serveDbtDocs } from "../transform/dbt-docs.js";
 import { describeDbtFailure } from "../transform/run-dbt.js";
 import { type Runtime, withCommandContext } from "./command-context.js";

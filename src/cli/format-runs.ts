@@ -2,12 +2,12 @@
  * The text of `telecom-etl runs list`, `runs show` and `schema`: pure, from records read back from
  * the warehouse, so tests check the lines without a database.
  */
-import { recountLines } from "../pipeline/recount-windows.js";
+import { recountLines } from "../pipeline/plan/recount-windows.js";
 import { describeDbtStep } from "../transform/dbt-step-record.js";
-import { describeRetired, type RetiredPartition } from "../warehouse/partition-retention.js";
-import type { RunRecord, RunStreamFigures, RunWindowProblem } from "../warehouse/run-history.js";
-import { runTotals } from "../warehouse/run-history.js";
-import type { UnknownField } from "../warehouse/unknown-fields.js";
+import { describeRetired, type RetiredPartition } from "../warehouse/admin/partition-retention.js";
+import type { RunRecord, RunStreamFigures, RunWindowProblem } from "../warehouse/state/run-history.js";
+import { runTotals } from "../warehouse/state/run-history.js";
+import type { UnknownField } from "../warehouse/state/unknown-fields.js";
 
 /** `3m12s`, `48s`, `1h02m` for a duration; `running` without an end. */
 export function formatDuration(startedAt: Date, finishedAt: Date | null): string {

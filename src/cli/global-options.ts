@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
-import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../log.js";
+import { UsageError } from "../core/errors.js";
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../core/log.js";
 import type { GlobalOptions } from "./command-context.js";
 
 /** The global options as parsed by commander, from any (sub)command. */

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type AcceptedHolds, parseAcceptSpec } from "../pipeline/accepted-holds.js";
+import { type AcceptedHolds, parseAcceptSpec } from "../pipeline/holds/accepted-holds.js";
 
 /** Collects a repeatable flag's values (each may also be a comma-separated list). */
 function collect(value: string, previous: string[] | undefined): string[] {

@@ -1,11 +1,11 @@
 import { Command, CommanderError, Option } from "commander";
-import { describeError } from "../errors.js";
-import { EXIT, type ExitCode, exitCodeFor } from "../exit-codes.js";
-import { KnownSecrets } from "../known-secrets.js";
-import { createLogger, LOG_FORMATS, LOG_LEVELS, type Logger } from "../log.js";
-import { packageVersion } from "../package-version.js";
-import { processStderr } from "../stderr-lines.js";
-import { printable } from "../terminal-text.js";
+import { describeError } from "../core/errors.js";
+import { EXIT, type ExitCode, exitCodeFor } from "../core/exit-codes.js";
+import { KnownSecrets } from "../core/known-secrets.js";
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type Logger } from "../core/log.js";
+import { packageVersion } from "../core/package-version.js";
+import { processStderr } from "../core/stderr-lines.js";
+import { printable } from "../core/terminal-text.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
 import { registerCommands } from "./register-commands.js";
 

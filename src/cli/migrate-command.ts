@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../core/exit-codes.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 

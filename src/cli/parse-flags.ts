@@ -2,8 +2,8 @@
  * Flag values every command parses the same way: name lists, dates, the lock timeout. Each bad
  * value is a one-line UsageError naming the flag (exit 2).
  */
-import { UsageError } from "../errors.js";
-import { dayProblem } from "../utc-days.js";
+import { UsageError } from "../core/errors.js";
+import { dayProblem } from "../core/utc-days.js";
 
 /** `--streams a,b` / `--accounts x,y`: a non-empty comma-separated list of names. */
 export function parseNameList(flag: string, value: string | undefined): string[] | undefined {

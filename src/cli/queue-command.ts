@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { EXIT } from "../core/exit-codes.js";
 import { formatQueueView, readQueueView } from "../distributed/queue-view.js";
-import { EXIT } from "../exit-codes.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 

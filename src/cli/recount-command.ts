@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { formatRecountSummary, runSummaryJson } from "../pipeline/format-summary.js";
-import { type RecountRequest, runPipeline } from "../pipeline/run-pipeline.js";
-import { logProgress } from "../pipeline/run-progress.js";
+import { formatRecountSummary, runSummaryJson } from "../pipeline/run/format-summary.js";
+import { type RecountRequest, runPipeline } from "../pipeline/run/run-pipeline.js";
+import { logProgress } from "../pipeline/run/run-progress.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";

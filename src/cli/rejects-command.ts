@@ -1,14 +1,14 @@
 import type { Command } from "commander";
-import { EXIT } from "../exit-codes.js";
-import { replayRejects } from "../pipeline/replay-rejects.js";
-import { requireKnownAccounts } from "../pipeline/select-targets.js";
+import { EXIT } from "../core/exit-codes.js";
+import { requireKnownAccounts } from "../pipeline/plan/select-targets.js";
+import { replayRejects } from "../pipeline/run/replay-rejects.js";
 import { getStream } from "../streams/registry.js";
 import {
   accountsWithRejects,
   impliedOfReject,
   listRejects,
   type RejectRecord,
-} from "../warehouse/rejects.js";
+} from "../warehouse/state/rejects.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseLockTimeout, parsePositiveInteger } from "./parse-flags.js";

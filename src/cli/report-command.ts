@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { describeError } from "../errors.js";
-import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
-import { systemClock } from "../ports.js";
+import { describeError } from "../core/errors.js";
+import { EXIT, type ExitCode, worstExitCode } from "../core/exit-codes.js";
+import { systemClock } from "../core/ports.js";
 import { checkReportPath, DEFAULT_REPORT_PATH } from "../report/report-path.js";
 import type { WrittenReport } from "../report/write-night-report.js";
-import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
+import { sweepAbandonedRuns } from "../warehouse/coordination/abandoned-runs.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parsePositiveInteger } from "./parse-flags.js";

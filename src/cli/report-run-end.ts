@@ -4,15 +4,15 @@
  * and the metrics are written and/or pushed. None of it changes the exit code: a failure here is a
  * warning in the log.
  */
-import { describeError } from "../errors.js";
+import { describeError } from "../core/errors.js";
 import { alertText } from "../monitoring/alert-message.js";
 import { postAlert } from "../monitoring/post-alert.js";
 import { pushMetrics, writeMetricsFile } from "../monitoring/publish-metrics.js";
 import type { RunEnd } from "../monitoring/run-end.js";
 import { renderRunMetrics } from "../monitoring/run-metrics.js";
-import { recordRunDbt } from "../warehouse/run-history.js";
-import { readStreamFreshness } from "../warehouse/stream-freshness.js";
-import { listUnknownFields } from "../warehouse/unknown-fields.js";
+import { recordRunDbt } from "../warehouse/state/run-history.js";
+import { readStreamFreshness } from "../warehouse/state/stream-freshness.js";
+import { listUnknownFields } from "../warehouse/state/unknown-fields.js";
 import type { CommandContext } from "./command-context.js";
 
 /** Records, alerts and publishes the end of a loading command (see the module comment). */

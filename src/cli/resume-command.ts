@@ -4,11 +4,11 @@
  * a backfill's `--from` moved up to the first window of its range that is still to read.
  */
 import type { Command } from "commander";
-import { settingsOf } from "../config.js";
-import { planBackfillWindows } from "../pipeline/plan-windows.js";
-import { readStreamProgress } from "../pipeline/read-progress.js";
-import type { PipelineRequest, PipelineResult } from "../pipeline/run-pipeline.js";
-import { selectRunTargets } from "../pipeline/select-targets.js";
+import { settingsOf } from "../config/config.js";
+import { planBackfillWindows } from "../pipeline/plan/plan-windows.js";
+import { readStreamProgress } from "../pipeline/plan/read-progress.js";
+import { selectRunTargets } from "../pipeline/plan/select-targets.js";
+import type { PipelineRequest, PipelineResult } from "../pipeline/run/run-pipeline.js";
 import type { CommandContext } from "./command-context.js";
 
 /** The program's own name, as the README and `--help` write commands. */

@@ -1,7 +1,7 @@
-import { DEFAULT_RETENTION } from "../config.js";
-import { describeError } from "../errors.js";
+import { DEFAULT_RETENTION } from "../config/config.js";
+import { describeError } from "../core/errors.js";
 import { STREAMS } from "../streams/registry.js";
-import { retentionCutoff, retireMonthPartitions } from "../warehouse/partition-retention.js";
+import { retentionCutoff, retireMonthPartitions } from "../warehouse/admin/partition-retention.js";
 import type { CommandContext } from "./command-context.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
-import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
-import { readRuns, runTotals, runWindowProblems } from "../warehouse/run-history.js";
-import { listUnknownFields } from "../warehouse/unknown-fields.js";
+import { UsageError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
+import { sweepAbandonedRuns } from "../warehouse/coordination/abandoned-runs.js";
+import { readRuns, runTotals, runWindowProblems } from "../warehouse/state/run-history.js";
+import { listUnknownFields } from "../warehouse/state/unknown-fields.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { formatRunDetail, formatRunList } from "./format-runs.js";
 import { globalOptions, withExample } from "./global-options.js";

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
+import { UsageError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import { resolveSandboxOptions, type SandboxOptions } from "../sandbox/sandbox-options.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { EXIT } from "../exit-codes.js";
-import { listUnknownFields } from "../warehouse/unknown-fields.js";
+import { EXIT } from "../core/exit-codes.js";
+import { listUnknownFields } from "../warehouse/state/unknown-fields.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { formatUnknownFields } from "./format-runs.js";
 import { globalOptions, withExample } from "./global-options.js";

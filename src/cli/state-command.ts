@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
-import { withRecordedRun } from "../pipeline/recorded-run.js";
-import { requireKnownAccounts } from "../pipeline/select-targets.js";
+import { UsageError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
+import { requireKnownAccounts } from "../pipeline/plan/select-targets.js";
+import { withRecordedRun } from "../pipeline/run/recorded-run.js";
 import { getStream } from "../streams/registry.js";
-import { accountsWithState, resetStreamState } from "../warehouse/stream-state.js";
+import { accountsWithState, resetStreamState } from "../warehouse/state/stream-state.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";

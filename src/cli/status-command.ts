@@ -1,12 +1,12 @@
 import type { Command } from "commander";
-import { settingsOf } from "../config.js";
-import { EXIT } from "../exit-codes.js";
+import { settingsOf } from "../config/config.js";
+import { EXIT } from "../core/exit-codes.js";
 import { landingTables, STREAMS, trackedKinds } from "../streams/registry.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
-import { sweepAbandonedRuns } from "../warehouse/abandoned-runs.js";
-import { streamStatus } from "../warehouse/stream-state.js";
-import type { StreamStatus, WindowAttempt } from "../warehouse/stream-status.js";
-import { listUnknownFields } from "../warehouse/unknown-fields.js";
+import { sweepAbandonedRuns } from "../warehouse/coordination/abandoned-runs.js";
+import { streamStatus } from "../warehouse/state/stream-state.js";
+import type { StreamStatus, WindowAttempt } from "../warehouse/state/stream-status.js";
+import { listUnknownFields } from "../warehouse/state/unknown-fields.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { unknownFieldsLine, unknownFieldsOfStream } from "./format-runs.js";
 import { globalOptions, withExample } from "./global-options.js";

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
-import { systemClock } from "../ports.js";
-import { trackIds } from "../warehouse/lookup-candidates.js";
+import { UsageError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
+import { systemClock } from "../core/ports.js";
+import { trackIds } from "../warehouse/state/lookup-candidates.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 

@@ -1,10 +1,10 @@
-import { accountTimeZones } from "../account-time-zone.js";
-import type { EtlConfig } from "../config.js";
-import { LockHeldError, PublishError, UsageError } from "../errors.js";
-import { EXIT, type ExitCode, worstExitCode } from "../exit-codes.js";
-import type { PipelineRequest } from "../pipeline/run-pipeline.js";
-import { selectRunTargets } from "../pipeline/select-targets.js";
-import { processStderr } from "../stderr-lines.js";
+import type { EtlConfig } from "../config/config.js";
+import { accountTimeZones } from "../core/account-time-zone.js";
+import { LockHeldError, PublishError, UsageError } from "../core/errors.js";
+import { EXIT, type ExitCode, worstExitCode } from "../core/exit-codes.js";
+import { processStderr } from "../core/stderr-lines.js";
+import { selectRunTargets } from "../pipeline/plan/select-targets.js";
+import type { PipelineRequest } from "../pipeline/run/run-pipeline.js";
 import { buildAndPublishMarts, type MartsBuild, runDbtAsBuild } from "../transform/build-marts.js";
 import { describeNodeProblem } from "../transform/dbt-events.js";
 import { barDbtProgress, type DbtProgress, logDbtProgress } from "../transform/dbt-progress.js";
@@ -16,8 +16,8 @@ import {
 } from "../transform/old-landing-changes.js";
 import { describePublication, latestPublication } from "../transform/publish-marts.js";
 import { type DbtResult, describeDbtFailure, WITHOUT_UNIT_TESTS } from "../transform/run-dbt.js";
-import { recordAccountTimeZones } from "../warehouse/account-time-zones.js";
-import { acquireTransformLock, type TransformLock } from "../warehouse/transform-lock.js";
+import { recordAccountTimeZones } from "../warehouse/admin/account-time-zones.js";
+import { acquireTransformLock, type TransformLock } from "../warehouse/coordination/transform-lock.js";
 import type { CommandContext } from "./command-context.js";
 
 /**

@@ -1,17 +1,17 @@
 import { createServer } from "node:net";
 import type { Command } from "commander";
-import { loadConfig } from "../config.js";
-import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
-import { processStderr } from "../stderr-lines.js";
+import { loadConfig } from "../config/config.js";
+import { UsageError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
+import { processStderr } from "../core/stderr-lines.js";
 import {
   BI_READER_PASSWORD_ENV,
   type BiReaderSetup,
   setUpBiReaderRole,
-} from "../warehouse/bi-reader-role.js";
-import { connectWarehouse } from "../warehouse/connect-warehouse.js";
-import { runningEmbeddedUrl, startEmbeddedWarehouse } from "../warehouse/embedded-postgres.js";
-import { migrateToLatest } from "../warehouse/migrate.js";
+} from "../warehouse/admin/bi-reader-role.js";
+import { connectWarehouse } from "../warehouse/connection/connect-warehouse.js";
+import { runningEmbeddedUrl, startEmbeddedWarehouse } from "../warehouse/connection/embedded-postgres.js";
+import { migrateToLatest } from "../warehouse/connection/migrate.js";
 import type { Runtime } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 

@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { sharedRateBuckets } from "../api/shared-token-bucket.js";
-import { DEFAULT_DISTRIBUTED } from "../config.js";
+import { DEFAULT_DISTRIBUTED } from "../config/config.js";
+import { UsageError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
 import { requireSameSchema } from "../distributed/schema-version.js";
 import { openUnitQueue } from "../distributed/unit-queue.js";
 import { connectionsForUnits, workUnits } from "../distributed/work-units.js";
-import { UsageError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
-import { connectWarehouse } from "../warehouse/connect-warehouse.js";
+import { connectWarehouse } from "../warehouse/connection/connect-warehouse.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parsePositiveInteger } from "./parse-flags.js";

@@ -1,9 +1,9 @@
-import type { AccountConfig, EtlConfig } from "../config.js";
+import type { AccountConfig, EtlConfig } from "../config/config.js";
+import { Secret } from "../core/secret.js";
 import type { RunningSandbox } from "../sandbox/start-sandbox.js";
-import { Secret } from "../secret.js";
 import { STREAMS } from "../streams/registry.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { trackIds } from "../warehouse/lookup-candidates.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
+import { trackIds } from "../warehouse/state/lookup-candidates.js";
 
 /**
  * The configuration the demo runs with: every seeded sandbox account, its key held as a Secret,

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { addDays } from "../utc-days.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import { addDays } from "../core/utc-days.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 
 const MARTS = "analytics_marts";
 

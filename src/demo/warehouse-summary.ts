@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { STREAMS } from "../streams/registry.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { quoteTable } from "../warehouse/sql-names.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
+import { quoteTable } from "../warehouse/connection/sql-names.js";
 
 /** Rows per account in each landing table. */
 export async function warehouseSummary(warehouse: Warehouse): Promise<string[]> {

@@ -6,12 +6,12 @@
  * heartbeat for `distributed.no_worker_timeout` (unless told to wait for workers).
  */
 import type { JobWithMetadata } from "pg-boss";
-import { EtlError } from "../errors.js";
-import type { PipelineDeps } from "../pipeline/run-pipeline.js";
-import type { ProgressReporter } from "../pipeline/run-progress.js";
-import type { RunTarget } from "../pipeline/select-targets.js";
-import { realSleep, systemClock } from "../ports.js";
-import { acrossOutage, type OutageOptions } from "../warehouse/warehouse-outage.js";
+import { EtlError } from "../core/errors.js";
+import { realSleep, systemClock } from "../core/ports.js";
+import type { RunTarget } from "../pipeline/plan/select-targets.js";
+import type { PipelineDeps } from "../pipeline/run/run-pipeline.js";
+import type { ProgressReporter } from "../pipeline/run/run-progress.js";
+import { acrossOutage, type OutageOptions } from "../warehouse/connection/warehouse-outage.js";
 import { failureReason, type UnitOutcome } from "./unit-outcome.js";
 import type { UnitQueue } from "./unit-queue.js";
 import type { WorkUnit } from "./work-unit.js";

@@ -3,7 +3,7 @@
  * schema `etl_queue`), read with plain SQL so that looking never installs or migrates anything.
  */
 import { sql } from "kysely";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 import { failureReason } from "./unit-outcome.js";
 import { QUEUE_SCHEMA } from "./unit-queue.js";
 

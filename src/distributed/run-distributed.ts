@@ -6,10 +6,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import { DEFAULT_DISTRIBUTED } from "../config.js";
-import { checkAcceptedHolds, NOTHING_ACCEPTED } from "../pipeline/accepted-holds.js";
-import { withRecordedRun } from "../pipeline/recorded-run.js";
-import { runOutcome } from "../pipeline/run-outcome.js";
+import { DEFAULT_DISTRIBUTED } from "../config/config.js";
+import { systemClock } from "../core/ports.js";
+import { utcDayOf } from "../core/utc-days.js";
+import { checkAcceptedHolds, NOTHING_ACCEPTED } from "../pipeline/holds/accepted-holds.js";
+import { type RunTarget, selectRunTargets } from "../pipeline/plan/select-targets.js";
+import { withRecordedRun } from "../pipeline/run/recorded-run.js";
+import { runOutcome } from "../pipeline/run/run-outcome.js";
 import {
   changedTablesOf,
   cutNotes,
@@ -17,16 +20,13 @@ import {
   type PipelineRequest,
   type PipelineResult,
   recordedArguments,
-} from "../pipeline/run-pipeline.js";
-import type { StreamSummary } from "../pipeline/run-stream.js";
-import { type RunTarget, selectRunTargets } from "../pipeline/select-targets.js";
-import { systemClock } from "../ports.js";
+} from "../pipeline/run/run-pipeline.js";
+import type { StreamSummary } from "../pipeline/run/run-stream.js";
 import { STREAM_NAMES } from "../streams/registry.js";
-import { utcDayOf } from "../utc-days.js";
-import { refreshPlannerStatistics } from "../warehouse/refresh-statistics.js";
-import { readUnitRuns } from "../warehouse/run-history.js";
-import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/run-streams.js";
-import { acrossOutage } from "../warehouse/warehouse-outage.js";
+import { acrossOutage } from "../warehouse/connection/warehouse-outage.js";
+import { refreshPlannerStatistics } from "../warehouse/load/refresh-statistics.js";
+import { readUnitRuns } from "../warehouse/state/run-history.js";
+import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/state/run-streams.js";
 import { type FollowedUnit, followUnits, outageOptions } from "./follow-units.js";
 import { requireSameSchema } from "./schema-version.js";
 import { openUnitQueue, type UnitQueue } from "./unit-queue.js";

@@ -3,9 +3,13 @@
  * of another release would load with other landing tables, merges and states than the
  * coordinator that planned its units.
  */
-import { UsageError } from "../errors.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import { appliedMigrations, defaultMigrationsDir, readMigrationFiles } from "../warehouse/migrate.js";
+import { UsageError } from "../core/errors.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
+import {
+  appliedMigrations,
+  defaultMigrationsDir,
+  readMigrationFiles,
+} from "../warehouse/connection/migrate.js";
 
 /** The newest migration this build ships (its file name without `.sql`), e.g. `0022_share_key_rate_buckets`. */
 export async function shippedSchemaVersion(dir = defaultMigrationsDir()): Promise<string> {

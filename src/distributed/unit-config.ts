@@ -17,8 +17,8 @@ import {
   configFromFile,
   type EtlConfig,
   keyProblem,
-} from "../config.js";
-import { redactUrl, UsageError } from "../errors.js";
+} from "../config/config.js";
+import { redactUrl, UsageError } from "../core/errors.js";
 
 /** A base URL as it may travel: credentials masked, no trailing slash (the loader strips it too). */
 function carriedBaseUrl(url: string): string {

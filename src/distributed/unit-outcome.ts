@@ -2,7 +2,7 @@
  * What a finished work unit reports back through the queue (stored as the job's output): the
  * unit's own run and its stream summaries, as an in-process run would have summed them.
  */
-import type { PipelineResult } from "../pipeline/run-pipeline.js";
+import type { PipelineResult } from "../pipeline/run/run-pipeline.js";
 
 /** A unit's result: its run, how it ended, its streams, budgets and notes; where it ran. */
 export type UnitOutcome = Pick<

@@ -9,10 +9,10 @@
 import { createHash } from "node:crypto";
 import { PgBoss } from "pg-boss";
 import { z } from "zod";
-import type { DistributedConfig } from "../config.js";
-import { describeError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import type { DistributedConfig } from "../config/config.js";
+import { describeError } from "../core/errors.js";
+import type { Logger } from "../core/log.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 import { workUnitSchema } from "./work-unit.js";
 
 /** The schema pg-boss keeps its tables in (created by the first process that opens the queue). */

@@ -6,9 +6,9 @@
  * never saw. An attempt's figures are those its own run recorded (`etl.runs`, `unit_of_run`): at
  * its end, or summed from its windows when it never recorded its end.
  */
-import type { StreamSummary } from "../pipeline/run-stream.js";
-import { newTally } from "../pipeline/run-stream.js";
-import type { RunRecord, RunStreamFigures } from "../warehouse/run-history.js";
+import type { StreamSummary } from "../pipeline/run/run-stream.js";
+import { newTally } from "../pipeline/run/run-stream.js";
+import type { RunRecord, RunStreamFigures } from "../warehouse/state/run-history.js";
 import type { FollowedUnit } from "./follow-units.js";
 
 /** The account a unit's run loaded (a unit's run loads exactly one). */

@@ -5,9 +5,9 @@
  * own environment, as the coordinator does.
  */
 import { z } from "zod";
-import { carriedConfigSchema, type EtlConfig } from "../config.js";
-import type { PipelineRequest } from "../pipeline/run-pipeline.js";
-import type { RunTarget } from "../pipeline/select-targets.js";
+import { carriedConfigSchema, type EtlConfig } from "../config/config.js";
+import type { RunTarget } from "../pipeline/plan/select-targets.js";
+import type { PipelineRequest } from "../pipeline/run/run-pipeline.js";
 import { carriedConfigOf } from "./unit-config.js";
 
 const acceptSpec = z.strictObject({

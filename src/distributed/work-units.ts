@@ -5,13 +5,13 @@
  * (SIGTERM), fails its attempt: pg-boss gives it to another worker, up to the retry limit.
  */
 import type { Job } from "pg-boss";
-import type { DistributedConfig } from "../config.js";
-import { describeError } from "../errors.js";
-import { EXIT } from "../exit-codes.js";
-import type { KnownSecrets } from "../known-secrets.js";
-import type { Logger } from "../log.js";
-import { type PipelineDeps, runPipeline } from "../pipeline/run-pipeline.js";
-import { logProgress } from "../pipeline/run-progress.js";
+import type { DistributedConfig } from "../config/config.js";
+import { describeError } from "../core/errors.js";
+import { EXIT } from "../core/exit-codes.js";
+import type { KnownSecrets } from "../core/known-secrets.js";
+import type { Logger } from "../core/log.js";
+import { type PipelineDeps, runPipeline } from "../pipeline/run/run-pipeline.js";
+import { logProgress } from "../pipeline/run/run-progress.js";
 import { settingsDiffering, unitConfig } from "./unit-config.js";
 import { type UnitOutcome, unitOutcomeOf } from "./unit-outcome.js";
 import type { UnitQueue } from "./unit-queue.js";

@@ -6,7 +6,7 @@
  * on the warehouse's clock (`job_now()`, the clock pg-boss wrote the heartbeats with).
  */
 import { sql } from "kysely";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 
 /**
  * Seconds since the newest heartbeat of a running (not stopped) worker of `queue`; null when no

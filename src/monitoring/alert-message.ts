@@ -4,7 +4,7 @@
  * stream that went wrong with its windows (the errors name them), the stale sources, and what to
  * do. Pure: the CLI masks every known secret in it and posts it.
  */
-import { EXIT, type ExitCode } from "../exit-codes.js";
+import { EXIT, type ExitCode } from "../core/exit-codes.js";
 import type { RunEnd } from "./run-end.js";
 
 /** What each exit code means and what to do about it, in one sentence each. */

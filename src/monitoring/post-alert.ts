@@ -4,8 +4,8 @@
  * Slack shows it literally: the alert quotes platform text (error messages, names), in which
  * `<!channel>` would notify a whole channel and `<http://evil|details>` would be a link.
  */
-import type { Secret } from "../secret.js";
-import { printable } from "../terminal-text.js";
+import type { Secret } from "../core/secret.js";
+import { printable } from "../core/terminal-text.js";
 
 /** Longest wait for the webhook to answer. */
 export const ALERT_TIMEOUT_MS = 10_000;

@@ -4,7 +4,7 @@
  * and/or a Prometheus Pushgateway (PUT: this run's metrics replace the previous run's group).
  */
 import { rename, rm, writeFile } from "node:fs/promises";
-import type { Secret } from "../secret.js";
+import type { Secret } from "../core/secret.js";
 
 /** The Pushgateway job the metrics are pushed under. */
 export const PUSHGATEWAY_JOB = "telecom_etl";

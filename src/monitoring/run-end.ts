@@ -3,8 +3,8 @@
  * the command, the exit code, the run's result when it got that far, the error that stopped it
  * when it did not, and the dbt steps a `nightly` ran.
  */
-import type { ExitCode } from "../exit-codes.js";
-import type { PipelineResult } from "../pipeline/run-pipeline.js";
+import type { ExitCode } from "../core/exit-codes.js";
+import type { PipelineResult } from "../pipeline/run/run-pipeline.js";
 import type { DbtStepRecord } from "../transform/dbt-step-record.js";
 
 /** The end of one loading command. */

@@ -6,7 +6,7 @@
  * gauge: a one-shot command's figures describe its run, not a counter's life.
  */
 import { Gauge, Registry } from "prom-client";
-import type { StreamFreshness } from "../warehouse/stream-freshness.js";
+import type { StreamFreshness } from "../warehouse/state/stream-freshness.js";
 import type { RunEnd } from "./run-end.js";
 
 /** The prefix of every metric. */

@@ -1,6 +1,6 @@
 /** The platform's contract, shared by the loader and the sandbox: one schema per resource. */
 
-export * from "../exact-number.js";
+export * from "../core/exact-number.js";
 export * from "./api-key.js";
 export * from "./api-revision.js";
 export * from "./call.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { exactNumber } from "../exact-number.js";
+import { exactNumber } from "../core/exact-number.js";
 import { dateTimeString, decimalString } from "./common.js";
 
 /**

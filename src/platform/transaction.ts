@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { exactInteger, exactNumber } from "../exact-number.js";
+import { exactInteger, exactNumber } from "../core/exact-number.js";
 import { dateTimeString } from "./common.js";
 
 /**

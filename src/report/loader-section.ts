@@ -1,4 +1,4 @@
-import { recountLines } from "../pipeline/recount-windows.js";
+import { recountLines } from "../pipeline/plan/recount-windows.js";
 import { chartFigure, escapeHtml, formatCount, htmlTable } from "./html.js";
 import { requestsPerWindowChart, rowsPerWindowChart } from "./night-charts.js";
 import { FRESHNESS_HOURS, type NightFacts, type NightStream, type NightWindow } from "./night-facts.js";

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { Database } from "../warehouse/database.js";
+import type { Database } from "../warehouse/connection/database.js";
 
 /**
  * What BI sees, read from the marts (schema `analytics_marts`) only, for the page: calls, ASR and

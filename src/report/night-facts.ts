@@ -1,8 +1,8 @@
 import { type Kysely, sql } from "kysely";
-import type { Database, SliceStatus } from "../warehouse/database.js";
-import { REPLAY_RUN_COMMAND } from "../warehouse/run-records.js";
-import { type StreamStatus, streamStatus } from "../warehouse/stream-status.js";
-import type { RecountRecord } from "../warehouse/window-counts.js";
+import type { Database, SliceStatus } from "../warehouse/connection/database.js";
+import { REPLAY_RUN_COMMAND } from "../warehouse/state/run-records.js";
+import { type StreamStatus, streamStatus } from "../warehouse/state/stream-status.js";
+import type { RecountRecord } from "../warehouse/state/window-counts.js";
 
 /**
  * What the loader did, read from the control schema `etl` only: the run the page is about, what it

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 
 /** Where `report` and `nightly --report` write the page unless told otherwise (the working directory). */
 export const DEFAULT_REPORT_PATH = "night.html";

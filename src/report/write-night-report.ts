@@ -1,8 +1,8 @@
 import { rename, writeFile } from "node:fs/promises";
-import type { EtlConfig } from "../config.js";
-import { UsageError } from "../errors.js";
+import type { EtlConfig } from "../config/config.js";
+import { UsageError } from "../core/errors.js";
 import { landingTables, trackedKinds } from "../streams/registry.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 import { missingMarts, readMartsFacts } from "./marts-facts.js";
 import { readNightFacts } from "./night-facts.js";
 import { nightPage } from "./night-page.js";

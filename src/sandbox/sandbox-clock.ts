@@ -1,5 +1,5 @@
 import { Duration } from "luxon";
-import type { Clock } from "../ports.js";
+import type { Clock } from "../core/ports.js";
 
 /**
  * The sandbox's notion of "now": fixed (moves only when told) or the wall clock shifted by an

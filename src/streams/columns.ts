@@ -3,7 +3,7 @@
  * from a validated row (and the values its request implied). The loader's column list, the row
  * mapping (`toRow`), the readers' Kysely types and the migration check all come from this one list.
  */
-import type { LandingColumn, PgType, PgValue } from "../warehouse/landing-table.js";
+import type { LandingColumn, PgType, PgValue } from "../warehouse/connection/landing-table.js";
 
 /** Values a request implies for every row it returns (CDRs: `direction`). */
 export type Implied = Readonly<Record<string, string>>;

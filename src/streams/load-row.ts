@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { LoadRow } from "../warehouse/landing-table.js";
+import type { LoadRow } from "../warehouse/connection/landing-table.js";
 import { readColumns, type StreamColumn } from "./columns.js";
 
-export type { LoadRow } from "../warehouse/landing-table.js";
+export type { LoadRow } from "../warehouse/connection/landing-table.js";
 
 /** Field names a row schema declares (an object schema's `shape`), empty for any other schema. */
 export function knownFields(schema: z.ZodType): ReadonlySet<string> {

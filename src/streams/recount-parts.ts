@@ -6,7 +6,7 @@
  * window's rows): today cdrs (per direction), messages (per direction), recordings,
  * transactions and short_link_metrics.
  */
-import type { DateWindow } from "../slices.js";
+import type { DateWindow } from "../core/slices.js";
 import type { RequestContext, StreamDefinition, StreamRequest } from "./stream-definition.js";
 
 /** One request of a window the re-count asks the total of, and how the warehouse's rows of it are told apart. */

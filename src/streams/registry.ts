@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 import { brandAppealsStream } from "./brand-appeals.js";
 import { callWebhooksStream } from "./call-webhooks.js";
 import { cdrsStream } from "./cdrs.js";

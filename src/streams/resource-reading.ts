@@ -1,3 +1,4 @@
+import { lastDayOf, type Slice, windowOf } from "../core/slices.js";
 import {
   answerSchema,
   type PlatformResource,
@@ -7,7 +8,6 @@ import {
   rowsOf,
   windowQuery,
 } from "../platform/resource.js";
-import { lastDayOf, type Slice, windowOf } from "../slices.js";
 import type { AnswerCheck, RequestContext, Slicing, StreamAnswer, StreamRequest } from "./stream-requests.js";
 
 /**

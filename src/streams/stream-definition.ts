@@ -1,10 +1,10 @@
 import type { z } from "zod";
+import type { Slice } from "../core/slices.js";
 import type { ApiRevision } from "../platform/api-revision.js";
 import type { Pagination } from "../platform/common.js";
 import { isRevisionDependent, type PlatformResource } from "../platform/resource.js";
-import type { Slice } from "../slices.js";
-import type { LandingTable, WriteMode } from "../warehouse/landing-table.js";
-import type { CandidateKind } from "../warehouse/lookup-candidates.js";
+import type { LandingTable, WriteMode } from "../warehouse/connection/landing-table.js";
+import type { CandidateKind } from "../warehouse/state/lookup-candidates.js";
 import type { Implied, StreamColumn } from "./columns.js";
 import { answerOf, listRequests, SLICING_OF_KIND } from "./resource-reading.js";
 import type {
@@ -15,7 +15,7 @@ import type {
   StreamRequest,
 } from "./stream-requests.js";
 
-export type { DateWindow, Slice } from "../slices.js";
+export type { DateWindow, Slice } from "../core/slices.js";
 export {
   type AccountSources,
   type AnswerCheck,
@@ -72,7 +72,7 @@ export interface Discovery {
 
 /** How a lookup stream finds its ids and reads what the platform says of each. */
 export interface LookupSpec {
-  /** Which ids the warehouse proposes each run (see src/warehouse/lookup-candidates.ts). */
+  /** Which ids the warehouse proposes each run (see src/warehouse/state/lookup-candidates.ts). */
   readonly candidates: CandidateKind;
   /** The kind the ids are tracked under in `etl.tracked_requests`. */
   readonly trackedKind: string;

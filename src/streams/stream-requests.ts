@@ -81,7 +81,7 @@ export interface PagedAnswer<Envelope = unknown> {
   pagination(body: Envelope): Pagination | null;
   /**
    * Fields whose JSON numbers the body is parsed with exactly, as their source text (the ledger's
-   * `amount`, `balance_after`, int64 `id`; see src/exact-number.ts).
+   * `amount`, `balance_after`, int64 `id`; see src/core/exact-number.ts).
    */
   readonly exactNumbers?: readonly string[];
   /** Pages that are valid but worth an operator's eye, counted per slice. */

@@ -4,7 +4,7 @@ import {
   monthPartitionColumn,
   primaryKeyOf,
   type WriteMode,
-} from "../warehouse/landing-table.js";
+} from "../warehouse/connection/landing-table.js";
 import { STREAMS } from "./registry.js";
 import type { StreamDefinition } from "./stream-definition.js";
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { LookupItem } from "../core/slices.js";
 import {
   CATALOGUE,
   type CallTranscription,
@@ -9,7 +10,6 @@ import {
   transcriptionSchema,
   transcriptionTurnSchema,
 } from "../platform/index.js";
-import type { LookupItem } from "../slices.js";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
 import { defineStream, type RequestContext, type StreamRequest } from "./stream-definition.js";
 

@@ -1,13 +1,13 @@
 /**
  * One write–audit–publish build of the marts: `dbt build` into the build schema, then, only when dbt
  * passed, the publication of what it built (see `publish-marts.ts`). The caller holds the transform
- * lock (`src/warehouse/transform-lock.ts`) and reports the outcome.
+ * lock (`src/warehouse/coordination/transform-lock.ts`) and reports the outcome.
  */
 import type { Transaction } from "kysely";
-import type { Logger } from "../log.js";
-import { biReaderRoleFor, databaseOfUrl } from "../warehouse/bi-reader-role.js";
-import type { Warehouse } from "../warehouse/connect-warehouse.js";
-import type { Database } from "../warehouse/database.js";
+import type { Logger } from "../core/log.js";
+import { biReaderRoleFor, databaseOfUrl } from "../warehouse/admin/bi-reader-role.js";
+import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
+import type { Database } from "../warehouse/connection/database.js";
 import type { DbtNodeProgress } from "./dbt-events.js";
 import { incrementalMartsIn } from "./incremental-marts.js";
 import { discardMartsBuild, MARTS_BUILD_SCHEMA, type Publication, publishMarts } from "./publish-marts.js";

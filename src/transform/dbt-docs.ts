@@ -2,8 +2,8 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
-import { UsageError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { UsageError } from "../core/errors.js";
+import type { Logger } from "../core/log.js";
 import { type DbtResult, projectRoot, runDbt, warehouseFolder } from "./run-dbt.js";
 
 /**

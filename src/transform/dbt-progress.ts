@@ -3,8 +3,8 @@
  * node); elsewhere one log line per finished node, "N of M", as dbt itself prints them.
  */
 import cliProgress from "cli-progress";
-import type { Logger } from "../log.js";
-import { processStderr, type StderrLines } from "../stderr-lines.js";
+import type { Logger } from "../core/log.js";
+import { processStderr, type StderrLines } from "../core/stderr-lines.js";
 import type { DbtNodeProgress } from "./dbt-events.js";
 
 /** Receives a dbt step's finished nodes; `end` once dbt has exited. */

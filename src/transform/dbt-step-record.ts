@@ -4,11 +4,11 @@
  * `telecom-etl runs` reads it back and alerts name what failed.
  */
 
-import type { DbtStepRecord } from "../warehouse/dbt-run-record.js";
+import type { DbtStepRecord } from "../warehouse/state/dbt-run-record.js";
 import { describeNodeProblem } from "./dbt-events.js";
 import type { DbtResult } from "./run-dbt.js";
 
-export type { DbtStepRecord, NightlyDbtRecord } from "../warehouse/dbt-run-record.js";
+export type { DbtStepRecord, NightlyDbtRecord } from "../warehouse/state/dbt-run-record.js";
 
 /** The record of one dbt step from its result. */
 export function dbtStepRecord(step: string, result: DbtResult, durationMs: number): DbtStepRecord {

@@ -8,7 +8,7 @@
  * "Old landing changes rebuild the marts").
  */
 import { type Kysely, sql } from "kysely";
-import type { Database } from "../warehouse/database.js";
+import type { Database } from "../warehouse/connection/database.js";
 
 /**
  * dbt's var settle_days as the project builds it (the macros' default, `var('settle_days', 3)`;

@@ -8,9 +8,9 @@
  * snapshot (and their locks) at their start, and an idle session holds none.
  */
 import { type Kysely, sql } from "kysely";
-import { PublishError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { Database } from "../warehouse/database.js";
+import { PublishError } from "../core/errors.js";
+import type { Logger } from "../core/log.js";
+import type { Database } from "../warehouse/connection/database.js";
 
 /** How often the wait looks at the sessions again. */
 const POLL_MS = 500;

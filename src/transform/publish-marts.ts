@@ -11,12 +11,12 @@
  * catches up, as after a missed night (dbt hook `copy_published_incremental_marts`).
  */
 import { type Kysely, sql, type Transaction } from "kysely";
-import { DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS } from "../config-file-schema.js";
-import { PublishError } from "../errors.js";
-import type { Logger } from "../log.js";
-import { fixedDelay, type RetryLoopPolicy, retryLoop } from "../retry.js";
-import { biReaderRoleFor, grantBiReaderRead } from "../warehouse/bi-reader-role.js";
-import type { Database } from "../warehouse/database.js";
+import { DEFAULT_PUBLISH_SNAPSHOT_WAIT_SECONDS } from "../config/config-file-schema.js";
+import { PublishError } from "../core/errors.js";
+import type { Logger } from "../core/log.js";
+import { fixedDelay, type RetryLoopPolicy, retryLoop } from "../core/retry.js";
+import { biReaderRoleFor, grantBiReaderRead } from "../warehouse/admin/bi-reader-role.js";
+import type { Database } from "../warehouse/connection/database.js";
 import { waitForOlderSnapshots } from "./older-snapshots.js";
 
 /** The schema BI reads (dbt's `<target schema>_marts`, macro published_marts_schema). */

@@ -13,8 +13,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { UsageError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { UsageError } from "../core/errors.js";
+import type { Logger } from "../core/log.js";
 import { type DbtResult, dbtEnvironment, projectRoot, runDbt, warehouseFolder } from "./run-dbt.js";
 
 /** What to ask MetricFlow: metric names and group-by items (`metric_time__day`, `campaign`, ...). */

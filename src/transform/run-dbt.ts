@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { UsageError } from "../errors.js";
-import type { Logger } from "../log.js";
-import { findProjectFolder } from "../project-files.js";
-import { biReaderRoleFor, databaseOfUrl } from "../warehouse/bi-reader-role.js";
+import { UsageError } from "../core/errors.js";
+import type { Logger } from "../core/log.js";
+import { findProjectFolder } from "../core/project-files.js";
+import { biReaderRoleFor, databaseOfUrl } from "../warehouse/admin/bi-reader-role.js";
 import {
   type DbtNodeProblem,
   type DbtNodeProgress,

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import type { KnownSecrets } from "../../src/known-secrets.js";
-import { createLogger, type Logger } from "../../src/log.js";
+import type { KnownSecrets } from "../../src/core/known-secrets.js";
+import { createLogger, type Logger } from "../../src/core/log.js";
 
 /**
  * A logger writing JSON lines into `lines` (to look for secrets and messages), at debug level; with

@@ -10,7 +10,7 @@
  * (vitest accepts overrides of file-scoped fixtures only there, not inside a `describe`):
  *
  * ```ts
- * import { describe, expect, it } from "../helpers/fixtures.js";
+ * import { describe, expect, it } from "./fixtures.js";
  *
  * it.override({ sandboxOptions: { seed: 3, days: 2, accounts: 1 }, databaseOptions: { migrate: false } });
  * it.override("faultRule", () => failingWindow(failing)); // a function value needs the builder form

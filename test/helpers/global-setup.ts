@@ -2,13 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../../src/core/log.js";
 import {
   type EmbeddedWarehouse,
   isEmbeddedServerRunning,
   isProcessAlive,
   startEmbeddedWarehouse,
-} from "../../src/warehouse/embedded-postgres.js";
+} from "../../src/warehouse/connection/embedded-postgres.js";
 import { createTemplateDatabase, type TemplateDatabase } from "./template-database.js";
 
 declare module "vitest" {

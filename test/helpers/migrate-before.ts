@@ -2,8 +2,8 @@ import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Kysely } from "kysely";
-import type { Database } from "../../src/warehouse/database.js";
-import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/migrate.js";
+import type { Database } from "../../src/warehouse/connection/database.js";
+import { defaultMigrationsDir, migrateToLatest } from "../../src/warehouse/connection/migrate.js";
 
 /**
  * Migrates `db` with every migration named before `version` (`"0023"`) and none after: the

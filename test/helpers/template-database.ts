@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
-import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { connectWarehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import { migrateToLatest } from "../../src/warehouse/connection/migrate.js";
 
 /**
  * The migrated database every integration test's database is copied from (`CREATE DATABASE …

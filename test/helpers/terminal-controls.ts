@@ -1,7 +1,7 @@
 /**
  * The characters of `text` a terminal acts on instead of showing, as code points: C0 controls
  * (tab and newline aside), DEL, C1 controls, bidirectional overrides and isolates. Written apart
- * from src/terminal-text.ts, so a test does not check the code with its own pattern.
+ * from src/core/terminal-text.ts, so a test does not check the code with its own pattern.
  */
 export function terminalControls(text: string): number[] {
   const codes: number[] = [];

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { silentLogger } from "../../src/log.js";
-import { setUpBiReaderRole } from "../../src/warehouse/bi-reader-role.js";
-import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { silentLogger } from "../../src/core/log.js";
+import { setUpBiReaderRole } from "../../src/warehouse/admin/bi-reader-role.js";
+import { connectWarehouse, type Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import { migrateToLatest } from "../../src/warehouse/connection/migrate.js";
 import { adminQuery as adminQueryOn } from "./template-database.js";
 
 /** A database of its own for one test file: URL, an open warehouse, and a way to drop it. */

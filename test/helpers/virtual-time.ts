@@ -1,4 +1,4 @@
-import type { Clock, Sleep } from "../../src/ports.js";
+import type { Clock, Sleep } from "../../src/core/ports.js";
 
 /**
  * Virtual time: `sleep` parks a timer; `run` lets every runnable promise progress, then jumps the

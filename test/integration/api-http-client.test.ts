@@ -17,8 +17,8 @@ import {
   SliceError,
   UnreachableHostError,
   UsageError,
-} from "../../src/errors.js";
-import { EXIT, exitCodeFor } from "../../src/exit-codes.js";
+} from "../../src/core/errors.js";
+import { EXIT, exitCodeFor } from "../../src/core/exit-codes.js";
 import { capturingLogger } from "./pipeline-harness.js";
 
 /**

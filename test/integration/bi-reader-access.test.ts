@@ -7,7 +7,7 @@ import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { parse } from "yaml";
 import { PUBLICATION_VIEW } from "../../src/transform/publish-marts.js";
-import type { Database } from "../../src/warehouse/database.js";
+import type { Database } from "../../src/warehouse/connection/database.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { dropDatabaseAndRole, type TestDatabase } from "../helpers/test-database.js";

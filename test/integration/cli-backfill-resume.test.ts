@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { addDays } from "../../src/utc-days.js";
+import { addDays } from "../../src/core/utc-days.js";
 import { collect, runCli, spawnCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { sql } from "kysely";
 import type { SandboxOptions } from "../../src/sandbox/sandbox-options.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import type { RetiredPartition } from "../../src/warehouse/partition-retention.js";
+import type { RetiredPartition } from "../../src/warehouse/admin/partition-retention.js";
 import { type CliOptions, operatorLines, runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";

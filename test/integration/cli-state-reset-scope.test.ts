@@ -1,4 +1,4 @@
-import { acquireStreamLocks, type StreamLocks } from "../../src/warehouse/stream-locks.js";
+import { acquireStreamLocks, type StreamLocks } from "../../src/warehouse/coordination/stream-locks.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";

@@ -2,9 +2,9 @@ import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../../src/core/log.js";
 import { projectRoot, warehouseFolder } from "../../src/transform/run-dbt.js";
-import { startEmbeddedWarehouse } from "../../src/warehouse/embedded-postgres.js";
+import { startEmbeddedWarehouse } from "../../src/warehouse/connection/embedded-postgres.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { onTestFinished } from "vitest";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
 

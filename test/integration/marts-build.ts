@@ -7,8 +7,8 @@ import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import type { Publication } from "../../src/transform/publish-marts.js";
 import { WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import type { Database } from "../../src/warehouse/database.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import type { Database } from "../../src/warehouse/connection/database.js";
 import { expect } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
 

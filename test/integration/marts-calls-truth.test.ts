@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { pino } from "pino";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { recordAccountTimeZones } from "../../src/warehouse/account-time-zones.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
 

@@ -5,13 +5,13 @@ import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { pino } from "pino";
 import { onTestFinished } from "vitest";
-import { accountTimeZones } from "../../src/account-time-zone.js";
-import type { EtlConfig } from "../../src/config.js";
+import type { EtlConfig } from "../../src/config/config.js";
+import { accountTimeZones } from "../../src/core/account-time-zone.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
-import { recordAccountTimeZones } from "../../src/warehouse/account-time-zones.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 

@@ -7,8 +7,8 @@ import { onTestFinished } from "vitest";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
-import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/bi-reader-role.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/admin/bi-reader-role.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";

@@ -5,8 +5,8 @@ import { type Kysely, sql } from "kysely";
 import { pino } from "pino";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import type { Database } from "../../src/warehouse/database.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import type { Database } from "../../src/warehouse/connection/database.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { buildMarts, loadMartStreamsAt, relationsPlanned } from "./marts-build.js";
 

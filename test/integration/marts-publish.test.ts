@@ -1,9 +1,9 @@
 import { hostname } from "node:os";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
-import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/bi-reader-role.js";
-import type { Database } from "../../src/warehouse/database.js";
-import { acquireTransformLock, TRANSFORM_LOCK_KEY } from "../../src/warehouse/transform-lock.js";
+import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/admin/bi-reader-role.js";
+import type { Database } from "../../src/warehouse/connection/database.js";
+import { acquireTransformLock, TRANSFORM_LOCK_KEY } from "../../src/warehouse/coordination/transform-lock.js";
 import { collect, operatorLines, runCli, spawnCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

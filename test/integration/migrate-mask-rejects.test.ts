@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { isCredentialName } from "../../src/known-secrets.js";
-import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { isCredentialName } from "../../src/core/known-secrets.js";
+import { migrateToLatest } from "../../src/warehouse/connection/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { migrateBefore } from "../helpers/migrate-before.js";
 

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { migrateToLatest } from "../../src/warehouse/connection/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { migrateBefore } from "../helpers/migrate-before.js";
 

@@ -2,8 +2,12 @@ import { cp, mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { MigrationChecksumError } from "../../src/errors.js";
-import { defaultMigrationsDir, migrateToLatest, readMigrationFiles } from "../../src/warehouse/migrate.js";
+import { MigrationChecksumError } from "../../src/core/errors.js";
+import {
+  defaultMigrationsDir,
+  migrateToLatest,
+  readMigrationFiles,
+} from "../../src/warehouse/connection/migrate.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 describe("migrateToLatest", () => {

@@ -1,7 +1,7 @@
 import zlib from "node:zlib";
-import type { EtlConfig } from "../../src/config.js";
+import type { EtlConfig } from "../../src/config/config.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { type FaultRule, startFaultProxy } from "./fault-proxy.js";
 import { completedLabels, loadedRows, runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { EtlConfig } from "../../src/config.js";
+import type { EtlConfig } from "../../src/config/config.js";
 import { STREAM_NAMES } from "../../src/streams/registry.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";

@@ -1,4 +1,4 @@
-import type { StreamStatus } from "../../src/warehouse/stream-status.js";
+import type { StreamStatus } from "../../src/warehouse/state/stream-status.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { FaultRule } from "./fault-proxy.js";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { AccountConfig, EtlConfig } from "../../src/config.js";
+import type { AccountConfig, EtlConfig } from "../../src/config/config.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   capturingLogger,

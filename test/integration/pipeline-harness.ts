@@ -8,17 +8,21 @@ import { sql } from "kysely";
 import { pino } from "pino";
 import { expect } from "vitest";
 import type { SharedRateBuckets } from "../../src/api/shared-token-bucket.js";
-import { defaultFileSettings, type EtlConfig } from "../../src/config.js";
-import type { KnownSecrets } from "../../src/known-secrets.js";
-import type { Logger } from "../../src/log.js";
-import { readStreamProgress } from "../../src/pipeline/read-progress.js";
-import { type PipelineRequest, type PipelineResult, runPipeline } from "../../src/pipeline/run-pipeline.js";
-import type { ProgressReporter } from "../../src/pipeline/run-progress.js";
+import { defaultFileSettings, type EtlConfig } from "../../src/config/config.js";
+import type { KnownSecrets } from "../../src/core/known-secrets.js";
+import type { Logger } from "../../src/core/log.js";
+import { Secret } from "../../src/core/secret.js";
+import { readStreamProgress } from "../../src/pipeline/plan/read-progress.js";
+import {
+  type PipelineRequest,
+  type PipelineResult,
+  runPipeline,
+} from "../../src/pipeline/run/run-pipeline.js";
+import type { ProgressReporter } from "../../src/pipeline/run/run-progress.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import { Secret } from "../../src/secret.js";
 import { getStream, type StreamName } from "../../src/streams/registry.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import { primaryKeyOf } from "../../src/warehouse/landing-table.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import { primaryKeyOf } from "../../src/warehouse/connection/landing-table.js";
 import { expectedFromTruth, landedRows } from "./truth-oracle.js";
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import type { EtlConfig } from "../../src/config.js";
+import type { EtlConfig } from "../../src/config/config.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import {

@@ -1,8 +1,8 @@
 import pg from "pg";
-import { LockHeldError } from "../../src/errors.js";
-import type { PipelineResult } from "../../src/pipeline/run-pipeline.js";
-import { logProgress, type ProgressReporter } from "../../src/pipeline/run-progress.js";
-import { streamLockKey } from "../../src/warehouse/stream-locks.js";
+import { LockHeldError } from "../../src/core/errors.js";
+import type { PipelineResult } from "../../src/pipeline/run/run-pipeline.js";
+import { logProgress, type ProgressReporter } from "../../src/pipeline/run/run-progress.js";
+import { streamLockKey } from "../../src/warehouse/coordination/stream-locks.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import {

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import type { EtlConfig } from "../../src/config.js";
+import type { EtlConfig } from "../../src/config/config.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import { trackIds } from "../../src/warehouse/lookup-candidates.js";
+import { trackIds } from "../../src/warehouse/state/lookup-candidates.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import { runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";

@@ -1,5 +1,5 @@
-import type { EtlConfig } from "../../src/config.js";
-import { listRejects } from "../../src/warehouse/rejects.js";
+import type { EtlConfig } from "../../src/config/config.js";
+import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { type FaultRule, startFaultProxy } from "./fault-proxy.js";
 import { completedLabels, loadedRows, runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";

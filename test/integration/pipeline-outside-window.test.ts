@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import type { EtlConfig } from "../../src/config.js";
-import { formatRunSummary } from "../../src/pipeline/format-summary.js";
-import { OUTSIDE_WINDOW } from "../../src/pipeline/outside-window.js";
-import { listRejects } from "../../src/warehouse/rejects.js";
+import type { EtlConfig } from "../../src/config/config.js";
+import { OUTSIDE_WINDOW } from "../../src/pipeline/extract/outside-window.js";
+import { formatRunSummary } from "../../src/pipeline/run/format-summary.js";
+import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import {

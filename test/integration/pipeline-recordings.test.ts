@@ -1,7 +1,7 @@
-import type { EtlConfig } from "../../src/config.js";
+import type { EtlConfig } from "../../src/config/config.js";
+import { addDays, dayToMs } from "../../src/core/utc-days.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import { addDays, dayToMs } from "../../src/utc-days.js";
-import { listRejects } from "../../src/warehouse/rejects.js";
+import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   completedLabels,

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, setSandboxClock } from "./pipeline-harness.js";
 

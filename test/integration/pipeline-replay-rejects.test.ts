@@ -1,19 +1,19 @@
 import { sql } from "kysely";
-import { KnownSecrets } from "../../src/known-secrets.js";
-import { silentLogger } from "../../src/log.js";
-import { parseRow } from "../../src/pipeline/parse-rows.js";
-import { replayRejects } from "../../src/pipeline/replay-rejects.js";
+import { KnownSecrets } from "../../src/core/known-secrets.js";
+import { silentLogger } from "../../src/core/log.js";
+import { parseRow } from "../../src/pipeline/extract/parse-rows.js";
+import { replayRejects } from "../../src/pipeline/run/replay-rejects.js";
 import { shortLinkMetricSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
 import { landingTables } from "../../src/streams/registry.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
-import { loadSlice } from "../../src/warehouse/load-slice.js";
-import { pendingRejects } from "../../src/warehouse/rejects.js";
-import { finishRun, startRun } from "../../src/warehouse/run-records.js";
-import { recordFailedSlice } from "../../src/warehouse/slice-records.js";
-import { streamStatus } from "../../src/warehouse/stream-state.js";
+import { loadSlice } from "../../src/warehouse/load/load-slice.js";
+import { pendingRejects } from "../../src/warehouse/state/rejects.js";
+import { finishRun, startRun } from "../../src/warehouse/state/run-records.js";
+import { recordFailedSlice } from "../../src/warehouse/state/slice-records.js";
+import { streamStatus } from "../../src/warehouse/state/stream-state.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { AccountConfig, EtlConfig } from "../../src/config.js";
-import { KnownSecrets } from "../../src/known-secrets.js";
+import type { AccountConfig, EtlConfig } from "../../src/config/config.js";
+import { KnownSecrets } from "../../src/core/known-secrets.js";
 import { capturingLogger } from "../helpers/capturing-logger.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";

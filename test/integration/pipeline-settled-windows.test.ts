@@ -1,4 +1,4 @@
-import { addDays, dayToMs, utcDayOf } from "../../src/utc-days.js";
+import { addDays, dayToMs, utcDayOf } from "../../src/core/utc-days.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   completedLabels,

@@ -1,6 +1,6 @@
 import { sharedRateBuckets } from "../../src/api/shared-token-bucket.js";
-import type { EtlConfig } from "../../src/config.js";
-import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { EtlConfig } from "../../src/config/config.js";
+import { connectWarehouse, type Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { busiestWindow } from "../helpers/busiest-window.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { startFaultProxy } from "./fault-proxy.js";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { AccountConfig, EtlConfig } from "../../src/config.js";
-import { formatRunSummary } from "../../src/pipeline/format-summary.js";
+import type { AccountConfig, EtlConfig } from "../../src/config/config.js";
+import { formatRunSummary } from "../../src/pipeline/run/format-summary.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   capturingLogger,

@@ -1,4 +1,4 @@
-import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
+import { connectWarehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   capturingLogger,

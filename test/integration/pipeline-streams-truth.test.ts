@@ -1,10 +1,10 @@
 import { sql } from "kysely";
-import type { EtlConfig } from "../../src/config.js";
+import type { EtlConfig } from "../../src/config/config.js";
 import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { LIST_STREAMS } from "../../src/sandbox/list-streams.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { STREAM_NAMES, STREAMS } from "../../src/streams/registry.js";
-import { listRejects } from "../../src/warehouse/rejects.js";
+import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";

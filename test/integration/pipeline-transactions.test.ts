@@ -1,12 +1,12 @@
 import { sql } from "kysely";
 import { pino } from "pino";
 import { formatReject } from "../../src/cli/rejects-command.js";
-import type { AccountConfig, EtlConfig } from "../../src/config.js";
-import { parseJsonExact } from "../../src/exact-number.js";
-import { replayRejects } from "../../src/pipeline/replay-rejects.js";
+import type { AccountConfig, EtlConfig } from "../../src/config/config.js";
+import { parseJsonExact } from "../../src/core/exact-number.js";
+import { replayRejects } from "../../src/pipeline/run/replay-rejects.js";
 import { TRANSACTION_EXACT_NUMBERS } from "../../src/platform/transaction.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import { listRejects } from "../../src/warehouse/rejects.js";
+import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import { startFaultProxy } from "./fault-proxy.js";

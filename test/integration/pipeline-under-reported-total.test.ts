@@ -1,5 +1,5 @@
-import type { EtlConfig } from "../../src/config.js";
-import { ROWS_BEYOND_TOTAL } from "../../src/pipeline/extract-slice.js";
+import type { EtlConfig } from "../../src/config/config.js";
+import { ROWS_BEYOND_TOTAL } from "../../src/pipeline/extract/extract-slice.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import { completedLabels, expectedRows, loadedRows, runAt, sandboxConfig } from "./pipeline-harness.js";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import type { Browser } from "playwright-core";
-import { addDays } from "../../src/utc-days.js";
+import { addDays } from "../../src/core/utc-days.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { launchChromium } from "../helpers/headless-chromium.js";

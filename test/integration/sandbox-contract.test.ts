@@ -1,4 +1,4 @@
-import { parseJsonExact } from "../../src/exact-number.js";
+import { parseJsonExact } from "../../src/core/exact-number.js";
 import { apiKeySchema } from "../../src/platform/api-key.js";
 import { callSchema, callWebhookSchema } from "../../src/platform/call.js";
 import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { sql } from "kysely";
 import { createRateBudget, type RateBudget } from "../../src/api/rate-budget.js";
 import { bucketIdOf, type SharedTokenBucket, sharedRateBuckets } from "../../src/api/shared-token-bucket.js";
-import { realSleep, systemClock } from "../../src/ports.js";
-import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
+import { realSleep, systemClock } from "../../src/core/ports.js";
+import { connectWarehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { busiestWindow } from "../helpers/busiest-window.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

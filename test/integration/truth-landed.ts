@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import { listRejects } from "../../src/warehouse/rejects.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import { listRejects } from "../../src/warehouse/state/rejects.js";
 import {
   duplicateKeys,
   expectedRows,

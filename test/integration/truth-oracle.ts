@@ -7,7 +7,7 @@
  */
 
 import { sql } from "kysely";
-import type { Warehouse } from "../../src/warehouse/connect-warehouse.js";
+import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import {
   CALL_TRANSCRIPTION_2026_FIELDS,
   CALL_TRANSCRIPTION_FIELDS,

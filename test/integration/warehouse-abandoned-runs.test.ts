@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import { markAbandonedRuns } from "../../src/warehouse/abandoned-runs.js";
-import { finishRun, startRun } from "../../src/warehouse/run-records.js";
-import { acquireStreamLocks } from "../../src/warehouse/stream-locks.js";
+import { markAbandonedRuns } from "../../src/warehouse/coordination/abandoned-runs.js";
+import { acquireStreamLocks } from "../../src/warehouse/coordination/stream-locks.js";
+import { finishRun, startRun } from "../../src/warehouse/state/run-records.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 

@@ -1,11 +1,11 @@
 import { sql } from "kysely";
-import { COLUMN_RANGES, columnRangeCheck } from "../../src/warehouse/column-range.js";
-import { fieldEncoder } from "../../src/warehouse/copy-text-encoding.js";
-import { PG_TYPES, type PgType } from "../../src/warehouse/landing-table.js";
+import { PG_TYPES, type PgType } from "../../src/warehouse/connection/landing-table.js";
+import { COLUMN_RANGES, columnRangeCheck } from "../../src/warehouse/load/column-range.js";
+import { fieldEncoder } from "../../src/warehouse/load/copy-text-encoding.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**
- * The ranges of src/warehouse/column-range.ts against PostgreSQL itself: for values on both sides
+ * The ranges of src/warehouse/load/column-range.ts against PostgreSQL itself: for values on both sides
  * of every limit, "fits" must be exactly "the server reads it as the type" (sent as the COPY would
  * write it). The oracle is the server, not the code under test.
  */

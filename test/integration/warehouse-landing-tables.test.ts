@@ -1,6 +1,10 @@
 import { sql } from "kysely";
 import { STREAMS } from "../../src/streams/registry.js";
-import { METADATA_COLUMNS, managedColumns, primaryKeyOf } from "../../src/warehouse/landing-table.js";
+import {
+  METADATA_COLUMNS,
+  managedColumns,
+  primaryKeyOf,
+} from "../../src/warehouse/connection/landing-table.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 /**

@@ -5,10 +5,10 @@
  */
 import type pg from "pg";
 import { cdrsStream } from "../../src/streams/cdrs.js";
-import { connectWarehouse } from "../../src/warehouse/connect-warehouse.js";
-import { loadSlice } from "../../src/warehouse/load-slice.js";
-import { loadSlotsOf } from "../../src/warehouse/load-slots.js";
-import { startRun } from "../../src/warehouse/run-records.js";
+import { connectWarehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import { loadSlice } from "../../src/warehouse/load/load-slice.js";
+import { loadSlotsOf } from "../../src/warehouse/load/load-slots.js";
+import { startRun } from "../../src/warehouse/state/run-records.js";
 import { cdr, cdrRows } from "../helpers/cdr-rows.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

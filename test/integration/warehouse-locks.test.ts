@@ -1,9 +1,13 @@
 import net from "node:net";
 import { hostname } from "node:os";
 import type { PoolClient } from "pg";
-import { LockHeldError } from "../../src/errors.js";
-import { connectWarehouse, type Warehouse } from "../../src/warehouse/connect-warehouse.js";
-import { acquireStreamLocks, findHolder, streamLockKey } from "../../src/warehouse/stream-locks.js";
+import { LockHeldError } from "../../src/core/errors.js";
+import { connectWarehouse, type Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import {
+  acquireStreamLocks,
+  findHolder,
+  streamLockKey,
+} from "../../src/warehouse/coordination/stream-locks.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /** A second pool on the file's database plays the second process: its own connections, like another `run`. */

@@ -4,11 +4,11 @@ import { invoicesStream } from "../../src/streams/invoices.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
 import { landingTables } from "../../src/streams/registry.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
-import { loadSlice } from "../../src/warehouse/load-slice.js";
-import { listRejects, markReplayed, pendingRejects } from "../../src/warehouse/rejects.js";
-import { finishRun, startRun } from "../../src/warehouse/run-records.js";
-import { recordFailedSlice } from "../../src/warehouse/slice-records.js";
-import { completedWindows, resetStreamState, streamStatus } from "../../src/warehouse/stream-state.js";
+import { loadSlice } from "../../src/warehouse/load/load-slice.js";
+import { listRejects, markReplayed, pendingRejects } from "../../src/warehouse/state/rejects.js";
+import { finishRun, startRun } from "../../src/warehouse/state/run-records.js";
+import { recordFailedSlice } from "../../src/warehouse/state/slice-records.js";
+import { completedWindows, resetStreamState, streamStatus } from "../../src/warehouse/state/stream-state.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 

@@ -6,7 +6,7 @@ import {
   PagePaginator,
   PaginationError,
 } from "../../src/api/page-paginator.js";
-import { SliceError } from "../../src/errors.js";
+import { SliceError } from "../../src/core/errors.js";
 
 /** Page `n` of a list of `total` rows `{id}` (ids 1..total), `perPage` per page. */
 function page(n: number, total: number, perPage: number, overrides: Partial<Page["pagination"]> = {}): Page {

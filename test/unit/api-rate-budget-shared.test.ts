@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createRateBudget, type RateBudget } from "../../src/api/rate-budget.js";
 import type { SharedTokenBucket } from "../../src/api/shared-token-bucket.js";
-import { RetryableError } from "../../src/errors.js";
-import type { Clock } from "../../src/ports.js";
+import { RetryableError } from "../../src/core/errors.js";
+import type { Clock } from "../../src/core/ports.js";
 import { virtualTime } from "../helpers/virtual-time.js";
 
 /** What a shared bucket was asked to publish. */

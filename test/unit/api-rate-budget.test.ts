@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRateBudget, isThrottleError, type RateBudget } from "../../src/api/rate-budget.js";
 import { withRetry } from "../../src/api/retry-policy.js";
-import { RetryableError } from "../../src/errors.js";
+import { RetryableError } from "../../src/core/errors.js";
 import { virtualTime } from "../helpers/virtual-time.js";
 
 const throttle = () => new RetryableError("429", { status: 429 }, { retryAfterMs: undefined });

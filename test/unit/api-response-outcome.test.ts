@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyResponse, platformMessageOf, type RequestContext } from "../../src/api/response-outcome.js";
-import { AuthError, EtlError, PermissionError, RetryableError, SliceError } from "../../src/errors.js";
+import { AuthError, EtlError, PermissionError, RetryableError, SliceError } from "../../src/core/errors.js";
 
 const request: RequestContext = {
   account: "acme",

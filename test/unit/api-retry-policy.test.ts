@@ -9,7 +9,7 @@ import {
   retryDelayMs,
   withRetry,
 } from "../../src/api/retry-policy.js";
-import { AuthError, RetryableError, SliceError } from "../../src/errors.js";
+import { AuthError, RetryableError, SliceError } from "../../src/core/errors.js";
 
 const policy = DEFAULT_RETRY_POLICY;
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { checkExitCode, checkVerdict } from "../../src/check/check-item.js";
 import { PROBE_ID, streamProbe } from "../../src/check/stream-probe.js";
-import type { AccountConfig } from "../../src/config.js";
-import { cutNotes } from "../../src/pipeline/run-pipeline.js";
-import { Secret } from "../../src/secret.js";
+import type { AccountConfig } from "../../src/config/config.js";
+import { Secret } from "../../src/core/secret.js";
+import { cutNotes } from "../../src/pipeline/run/run-pipeline.js";
 import { getStream } from "../../src/streams/registry.js";
 
 const account: AccountConfig = {

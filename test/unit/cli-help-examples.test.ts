@@ -2,8 +2,8 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import type { Runtime } from "../../src/cli/command-context.js";
 import { buildProgram } from "../../src/cli/main.js";
-import { KnownSecrets } from "../../src/known-secrets.js";
-import { silentLogger } from "../../src/log.js";
+import { KnownSecrets } from "../../src/core/known-secrets.js";
+import { silentLogger } from "../../src/core/log.js";
 
 const runtime: Runtime = {
   signal: new AbortController().signal,

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadedSources } from "../../src/cli/transform-steps.js";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/config.js";
 
 const SOURCES_YML = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

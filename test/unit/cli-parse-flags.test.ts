@@ -6,7 +6,7 @@ import {
   parseNameList,
   parsePositiveInteger,
 } from "../../src/cli/parse-flags.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 
 describe("flag parsing shared by the commands", () => {
   it("name lists: trimmed, deduplicated, never empty", () => {

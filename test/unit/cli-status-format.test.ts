@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatStreamStatus } from "../../src/cli/status-command.js";
-import type { StreamStatus } from "../../src/warehouse/stream-status.js";
+import type { StreamStatus } from "../../src/warehouse/state/stream-status.js";
 
 function status(stream: string, overrides: Partial<StreamStatus> = {}): StreamStatus {
   return {

@@ -2,9 +2,9 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { accountTimeZones, timeZoneProblem } from "../../src/account-time-zone.js";
-import { loadConfig } from "../../src/config.js";
-import { UsageError } from "../../src/errors.js";
+import { loadConfig } from "../../src/config/config.js";
+import { accountTimeZones, timeZoneProblem } from "../../src/core/account-time-zone.js";
+import { UsageError } from "../../src/core/errors.js";
 
 async function configFile(text: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "cfg-tz-"));

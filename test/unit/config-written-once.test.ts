@@ -12,8 +12,8 @@ import {
   loadConfig,
   redactedConfig,
   SHAPED_SETTINGS,
-} from "../../src/config.js";
-import { codeName, settingMeta, unwrapped } from "../../src/config-derive.js";
+} from "../../src/config/config.js";
+import { codeName, settingMeta, unwrapped } from "../../src/config/config-derive.js";
 
 /** Every setting's path: `a.b` for an object's key, `a[]` for an array of objects, `a.<*>` for a record's entries. */
 function settingPaths(schema: z.ZodType, prefix = ""): string[] {

@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig, redactedConfig, settingsOf } from "../../src/config.js";
-import { UsageError } from "../../src/errors.js";
+import { loadConfig, redactedConfig, settingsOf } from "../../src/config/config.js";
+import { UsageError } from "../../src/core/errors.js";
 import { STREAM_NAMES } from "../../src/streams/registry.js";
 
 async function configFile(text: string): Promise<string> {

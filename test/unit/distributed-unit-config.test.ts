@@ -2,10 +2,10 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig, PROCESS_SETTINGS, settingsOf } from "../../src/config.js";
+import { loadConfig, PROCESS_SETTINGS, settingsOf } from "../../src/config/config.js";
+import { UsageError } from "../../src/core/errors.js";
 import { carriedConfigOf, settingsDiffering, unitConfig } from "../../src/distributed/unit-config.js";
 import { workUnitSchema } from "../../src/distributed/work-unit.js";
-import { UsageError } from "../../src/errors.js";
 
 /**
  * Issue 32 item 2: a unit carries its coordinator's settings (never a secret, never a process's own

@@ -10,8 +10,8 @@ import {
   PermissionError,
   SliceError,
   UsageError,
-} from "../../src/errors.js";
-import { EXIT, EXIT_SEVERITY, exitCodeFor, worstExitCode } from "../../src/exit-codes.js";
+} from "../../src/core/errors.js";
+import { EXIT, EXIT_SEVERITY, exitCodeFor, worstExitCode } from "../../src/core/exit-codes.js";
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
 

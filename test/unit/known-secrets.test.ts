@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonExact } from "../../src/exact-number.js";
+import { parseJsonExact } from "../../src/core/exact-number.js";
 import {
   bitsPerCharacter,
   holdsSecretValue,
@@ -7,7 +7,7 @@ import {
   isStrongSecret,
   KnownSecrets,
   MASK,
-} from "../../src/known-secrets.js";
+} from "../../src/core/known-secrets.js";
 
 const TOKEN = "0123456789abcdef0123456789abcdef";
 const KEY = "sk_live_4f9a8b7c6d5e";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { EXIT, type ExitCode } from "../../src/exit-codes.js";
+import { EXIT, type ExitCode } from "../../src/core/exit-codes.js";
 import { alertText } from "../../src/monitoring/alert-message.js";
 import { slackText } from "../../src/monitoring/post-alert.js";
 import type { RunEnd } from "../../src/monitoring/run-end.js";
-import type { PipelineResult } from "../../src/pipeline/run-pipeline.js";
-import { newTally } from "../../src/pipeline/run-stream.js";
+import type { PipelineResult } from "../../src/pipeline/run/run-pipeline.js";
+import { newTally } from "../../src/pipeline/run/run-stream.js";
 import type { DbtStepRecord } from "../../src/transform/dbt-step-record.js";
 import { terminalControls } from "../helpers/terminal-controls.js";
 

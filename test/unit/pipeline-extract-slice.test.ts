@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient, ApiResponse, Query } from "../../src/api/http-client.js";
-import { SliceError } from "../../src/errors.js";
-import { KnownSecrets } from "../../src/known-secrets.js";
-import { countDistinctKeys, extractSlice } from "../../src/pipeline/extract-slice.js";
-import { parseRows } from "../../src/pipeline/parse-rows.js";
+import { SliceError } from "../../src/core/errors.js";
+import { KnownSecrets } from "../../src/core/known-secrets.js";
+import { countDistinctKeys, extractSlice } from "../../src/pipeline/extract/extract-slice.js";
+import { parseRows } from "../../src/pipeline/extract/parse-rows.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { sipTrunksStream } from "../../src/streams/sip-trunks.js";

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { AccountConfig } from "../../src/config.js";
-import { RetryableError } from "../../src/errors.js";
-import { createKeyBudgets, groupAccountsByKey } from "../../src/pipeline/key-budgets.js";
-import { Secret } from "../../src/secret.js";
+import type { AccountConfig } from "../../src/config/config.js";
+import { RetryableError } from "../../src/core/errors.js";
+import { Secret } from "../../src/core/secret.js";
+import { createKeyBudgets, groupAccountsByKey } from "../../src/pipeline/clients/key-budgets.js";
 
 const KEY = "sk_live_shared_0123456789";
 

@@ -4,7 +4,7 @@ import {
   outsideWindowCheck,
   tooManyOutsideWindow,
   utcDayOfValue,
-} from "../../src/pipeline/outside-window.js";
+} from "../../src/pipeline/extract/outside-window.js";
 
 const window = { start: "2026-08-02", end: "2026-08-03" };
 

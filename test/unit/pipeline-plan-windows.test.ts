@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { sliceLabel } from "../../src/core/slices.js";
+import { addDays, daysBetween, isUtcDay } from "../../src/core/utc-days.js";
 import {
   isCovered,
   mergeWindows,
@@ -6,9 +8,7 @@ import {
   planWindows,
   resolveStartDate,
   settledBy,
-} from "../../src/pipeline/plan-windows.js";
-import { sliceLabel } from "../../src/slices.js";
-import { addDays, daysBetween, isUtcDay } from "../../src/utc-days.js";
+} from "../../src/pipeline/plan/plan-windows.js";
 
 const base = { windowDays: 1, lookbackDays: 3, completed: [], settleHours: 0 };
 /** Windows as their `etl.run_slices.slice` labels (`sliceLabel` of a window slice). */

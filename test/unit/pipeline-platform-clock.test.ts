@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PlatformClockWatch, parseDateHeader } from "../../src/pipeline/platform-clock.js";
+import { PlatformClockWatch, parseDateHeader } from "../../src/pipeline/extract/platform-clock.js";
 import { capturingLogger } from "../helpers/capturing-logger.js";
 
 describe("the platform's clock", () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { RejectedRow } from "../../src/pipeline/parse-rows.js";
+import type { RejectedRow } from "../../src/pipeline/extract/parse-rows.js";
 import {
   binomialTail,
   heldWindowMessage,
   mostCommonIssue,
   tooManyRejects,
-} from "../../src/pipeline/reject-share.js";
+} from "../../src/pipeline/holds/reject-share.js";
 
 /** P(X >= r) by summing the binomial pmf directly (small n only): the oracle for the log-space sum. */
 function directTail(r: number, n: number, p: number): number {

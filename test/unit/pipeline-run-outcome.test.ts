@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runOutcome } from "../../src/pipeline/run-outcome.js";
-import { newTally, type StreamSummary } from "../../src/pipeline/run-stream.js";
+import { runOutcome } from "../../src/pipeline/run/run-outcome.js";
+import { newTally, type StreamSummary } from "../../src/pipeline/run/run-stream.js";
 
 function summary(account: string, stream: string, patch: Partial<StreamSummary> = {}): StreamSummary {
   return { ...newTally(account, stream, 3), windowsLoaded: 3, ...patch };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { AccountConfig } from "../../src/config.js";
-import { AuthError } from "../../src/errors.js";
-import { newTally, type StreamJob, summarize } from "../../src/pipeline/run-stream.js";
+import type { AccountConfig } from "../../src/config/config.js";
+import { AuthError } from "../../src/core/errors.js";
+import { newTally, type StreamJob, summarize } from "../../src/pipeline/run/run-stream.js";
 import { getStream } from "../../src/streams/registry.js";
-import { RunWrittenKeys } from "../../src/warehouse/run-written-keys.js";
+import { RunWrittenKeys } from "../../src/warehouse/load/run-written-keys.js";
 
 /** A job of `stream` for account acme, sharing `accountAbort` with the account's other streams. */
 function job(stream: string, accountAbort: AbortController): StreamJob {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type AccountConfig, defaultFileSettings, type EtlConfig } from "../../src/config.js";
-import { UsageError } from "../../src/errors.js";
-import { selectRunTargets } from "../../src/pipeline/select-targets.js";
-import { Secret } from "../../src/secret.js";
+import { type AccountConfig, defaultFileSettings, type EtlConfig } from "../../src/config/config.js";
+import { UsageError } from "../../src/core/errors.js";
+import { Secret } from "../../src/core/secret.js";
+import { selectRunTargets } from "../../src/pipeline/plan/select-targets.js";
 
 function configWith(streams: readonly string[]): EtlConfig {
   const account: AccountConfig = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeNewField, jsonTypeOf, unknownFieldsOf } from "../../src/pipeline/unknown-fields.js";
+import { describeNewField, jsonTypeOf, unknownFieldsOf } from "../../src/pipeline/extract/unknown-fields.js";
 
 describe("fields the schema does not know", () => {
   it("are named with the JSON type of their first non-null value and the rows that carried them", () => {

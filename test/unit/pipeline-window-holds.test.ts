@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkAcceptedHolds, isAccepted, parseAcceptSpec } from "../../src/pipeline/accepted-holds.js";
-import { driftHold, missingChargeHold, shrinkHold } from "../../src/pipeline/window-holds.js";
+import { checkAcceptedHolds, isAccepted, parseAcceptSpec } from "../../src/pipeline/holds/accepted-holds.js";
+import { driftHold, missingChargeHold, shrinkHold } from "../../src/pipeline/holds/window-holds.js";
 import type { LoadRow } from "../../src/streams/load-row.js";
 
 const place = { account: "acme", stream: "short_link_metrics", window: "2026-08-05..2026-08-06" };

@@ -7,7 +7,7 @@ import {
   type RetryLoopEvent,
   type RetryLoopPolicy,
   retryLoop,
-} from "../../src/retry.js";
+} from "../../src/core/retry.js";
 
 /** A failure the test policies call retryable. */
 class Flaky extends Error {}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonExact } from "../../src/exact-number.js";
+import { parseJsonExact } from "../../src/core/exact-number.js";
 import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "../../src/platform/transaction.js";
 import { CdrStore } from "../../src/sandbox/cdr-store.js";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
+import { lastDayOf, parseSliceLabel, sliceLabel } from "../../src/core/slices.js";
+import { addDays } from "../../src/core/utc-days.js";
 import { cdrSchema, shortLinkMetricSchema } from "../../src/platform/index.js";
-import { lastDayOf, parseSliceLabel, sliceLabel } from "../../src/slices.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
@@ -9,8 +10,7 @@ import { getStream, STREAM_NAMES as KNOWN_STREAMS, STREAMS } from "../../src/str
 import { rowIdentityOf } from "../../src/streams/row-identity.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { RequestContext } from "../../src/streams/stream-definition.js";
-import { addDays } from "../../src/utc-days.js";
-import { primaryKeyOf } from "../../src/warehouse/landing-table.js";
+import { primaryKeyOf } from "../../src/warehouse/connection/landing-table.js";
 
 const cdrRaw = {
   date: "2026-08-01T10:00:00Z",

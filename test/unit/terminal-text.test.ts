@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { printable } from "../../src/terminal-text.js";
+import { printable } from "../../src/core/terminal-text.js";
 
 const ESC = "\u001b";
 const BEL = "\u0007";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commonTimestampDay, commonTimestampMs } from "../../src/utc-days.js";
+import { commonTimestampDay, commonTimestampMs } from "../../src/core/utc-days.js";
 
 /** What Date.parse gives a timestamp, a zone-less one read as UTC: the oracle the fast path must equal. */
 function parsed(text: string): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { biReaderRoleFor, scramSha256Verifier } from "../../src/warehouse/bi-reader-role.js";
+import { biReaderRoleFor, scramSha256Verifier } from "../../src/warehouse/admin/bi-reader-role.js";
 
 describe("scramSha256Verifier", () => {
   // The salt of RFC 7677's example. That Postgres accepts the verifier is shown by a real login as

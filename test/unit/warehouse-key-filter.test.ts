@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyFilter, KeyHash } from "../../src/warehouse/key-filter.js";
+import { KeyFilter, KeyHash } from "../../src/warehouse/load/key-filter.js";
 
 const hash = new KeyHash();
 const key = (...parts: string[]) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { EtlError } from "../../src/errors.js";
-import { silentLogger } from "../../src/log.js";
-import { acrossOutage, isWarehouseUnreachable } from "../../src/warehouse/warehouse-outage.js";
+import { EtlError } from "../../src/core/errors.js";
+import { silentLogger } from "../../src/core/log.js";
+import { acrossOutage, isWarehouseUnreachable } from "../../src/warehouse/connection/warehouse-outage.js";
 
 /** A clock that only moves when the code under test sleeps. */
 function virtualTime() {

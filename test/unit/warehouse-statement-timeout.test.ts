@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isStatementTimeout, LoadStatementTimeoutError } from "../../src/warehouse/load-slice.js";
+import { isStatementTimeout, LoadStatementTimeoutError } from "../../src/warehouse/load/load-slice.js";
 
 describe("isStatementTimeout", () => {
   it("is the server's statement_timeout and the loader's own deadline, not a cancel by hand", () => {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { realSleep } from "../../ports.js";
+import { realSleep } from "../../core/ports.js";
 import { requestSignature } from "../faults/fault-injector.js";
 import type { RequestFault } from "../faults/fault-profile.js";
 import { handleAdmin } from "../routes/admin-routes.js";

@@ -1,0 +1,82 @@
+/**
+ * The keys one run has written into each landing table partitioned by month for one account. A
+ * row filed under one window can reappear under another (its date changed), and such a table
+ * cannot see that as a key conflict (its key holds the date), so every row COPYed into a new
+ * window is probed for its key outside the window: one primary-key lookup per row and month
+ * partition, most of a first backfill's database time. When the table held no row of the account
+ * before this run wrote it, a moved row can only be one this run wrote itself, so only the rows
+ * whose keys the run may have written before need the probe (see insertIntoNewWindow).
+ */
+import type pg from "pg";
+import { type LandingTable, type LoadRow, monthPartitionColumn } from "../connection/landing-table.js";
+import { quoteTable } from "../connection/sql-names.js";
+import { KeyFilter, KeyHash } from "./key-filter.js";
+
+/** What the run knows of one table. */
+interface TableKeys {
+  /** Whether the table held no row of the account before the run's first write into it. */
+  readonly emptyBefore: Promise<boolean>;
+  /** How many times the run's locks had been taken again when that was read. */
+  readonly lockSessions: number;
+  readonly written: KeyFilter;
+}
+
+/** One hash reused for every row (no allocation per row). */
+const hash = new KeyHash();
+
+/** The run's written keys for one account (see the module comment). */
+export class RunWrittenKeys {
+  readonly #account: string;
+  readonly #lockSessions: () => number;
+  readonly #tables = new Map<string, TableKeys>();
+
+  /**
+   * `lockSessions` counts the sessions the run's locks have been taken on: once it changes, another
+   * run may have written while the locks were lost, and nothing is known any more.
+   */
+  constructor(account: string, lockSessions: () => number) {
+    this.#account = account;
+    this.#lockSessions = lockSessions;
+  }
+
+  /**
+   * Called in the load's transaction before `rows` are written into `table`: remembers their keys
+   * and returns those of them the run may have written before under another window (the only
+   * ones that can have moved into this one), or undefined when that cannot be known (the table
+   * held rows of the account before the run wrote it, or the locks were lost since, or the table
+   * is not partitioned by month): then every row is probed.
+   */
+  async rowsWrittenBefore(
+    client: pg.ClientBase,
+    table: LandingTable,
+    rows: readonly LoadRow[],
+  ): Promise<readonly LoadRow[] | undefined> {
+    if (monthPartitionColumn(table) === null || table.key === null) return undefined;
+    const known = this.#tableKeys(client, table);
+    const emptyBefore = await known.emptyBefore;
+    const before: LoadRow[] = [];
+    for (const row of rows) {
+      hash.reset();
+      for (const column of table.key) hash.feed(String(row.columns[column]));
+      if (known.written.add(hash)) before.push(row);
+    }
+    return emptyBefore && known.lockSessions === this.#lockSessions() ? before : undefined;
+  }
+
+  /** The table's entry, its first read started on `client` (every write of the run awaits it). */
+  #tableKeys(client: pg.ClientBase, table: LandingTable): TableKeys {
+    const existing = this.#tables.get(table.name);
+    if (existing !== undefined) return existing;
+    const emptyBefore = client
+      .query<{ found: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM ${quoteTable(table.name)} WHERE _account = $1) AS found`,
+        [this.#account],
+      )
+      .then((result) => result.rows[0]!.found !== true);
+    const entry = { emptyBefore, lockSessions: this.#lockSessions(), written: new KeyFilter() };
+    this.#tables.set(table.name, entry);
+    // A failed read (its transaction is tried again) is read again by the next write.
+    emptyBefore.catch(() => this.#tables.delete(table.name));
+    return entry;
+  }
+}
