@@ -1,7 +1,7 @@
 /**
- * The platform's HTTP client for one account: Bearer auth, connect and total timeouts, keep-alive,
- * retries with backoff and Retry-After, every attempt through the key's rate budget, and statuses
- * mapped by `response-outcome.ts`. Nothing it throws or logs contains the API key.
+ * The platform's HTTP client for one account (on undici, see http-transport.ts): Bearer auth,
+ * timeouts, keep-alive, retries with backoff and Retry-After, every attempt through the key's rate
+ * budget, and statuses mapped by `response-outcome.ts`. Nothing it throws or logs contains the API key.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
@@ -18,7 +18,8 @@ import type { KnownSecrets } from "../core/known-secrets.js";
 import type { Logger } from "../core/log.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../core/ports.js";
 import {
-  createKeepAliveAgent,
+  type KeepAliveConnections,
+  keepAliveConnections,
   type RequestOnceOptions,
   requestOnce,
   TransportError,
@@ -154,7 +155,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   // Learnt, not added: the run adds its configured keys itself, and a sub-account's key fetched from
   // the platform is a learnt value (masked in messages and logs, never in a typed column).
   options.secrets?.learn(options.apiKey);
-  const transport = transportOf(options, base);
+  const transport = transportOf(options);
   const attempt = attemptsOf(options, base, transport);
   return {
     account: options.account,
@@ -162,21 +163,31 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     getJson: async (path, query = {}, requestOptions = {}) =>
       getWithRetries(options, attempt, buildUrl(base, path, query), requestOptions),
     close() {
-      transport.agent.destroy();
+      transport.connections.close();
     },
   };
 }
 
-/** One client's transport settings: timeouts (headers and body-idle never past the total), keep-alive agent, body cap, headers. */
-function transportOf(options: ApiClientOptions, base: URL): Omit<RequestOnceOptions, "lookup" | "signal"> {
+/** What every request of one client shares: its settings, and its keep-alive connections. */
+type Transport = Omit<RequestOnceOptions, "dispatcher" | "signal"> & {
+  readonly connections: KeepAliveConnections;
+};
+
+/** One client's transport settings: timeouts (headers and body-idle never past the total), keep-alive connections, body cap, headers. */
+function transportOf(options: ApiClientOptions): Transport {
   const totalMs = options.timeouts?.totalMs ?? DEFAULT_TIMEOUTS.totalMs;
+  const connectMs = options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs;
   return {
-    connectMs: options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs,
+    connectMs,
     totalMs,
     // Never later than the total timeout: a headers timeout past it would never fire.
     headersMs: Math.min(totalMs, options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs),
     bodyIdleMs: Math.min(totalMs, options.timeouts?.bodyIdleMs ?? DEFAULT_TIMEOUTS.bodyIdleMs),
-    agent: createKeepAliveAgent(base.protocol, options.maxSockets ?? options.budget?.concurrency ?? 8),
+    connections: keepAliveConnections({
+      connectMs,
+      maxSockets: options.maxSockets ?? options.budget?.concurrency ?? 8,
+      lookup: options.lookup,
+    }),
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
     headers: {
       authorization: `Bearer ${options.apiKey}`,
@@ -200,11 +211,7 @@ type Attempt = (
  * Until the host has answered once, a name that does not resolve or a refused connection is a
  * configuration error, not a blip (see unreachableReason).
  */
-function attemptsOf(
-  options: ApiClientOptions,
-  base: URL,
-  transport: Omit<RequestOnceOptions, "lookup" | "signal">,
-): Attempt {
+function attemptsOf(options: ApiClientOptions, base: URL, transport: Transport): Attempt {
   let answered = false;
   const scrub = (text: string) => {
     const scrubbed = scrubSecret(text, options.apiKey);
@@ -213,7 +220,7 @@ function attemptsOf(
   return async (url, request, signal, exactNumbers) => {
     let raw: Awaited<ReturnType<typeof requestOnce>>;
     try {
-      raw = await requestOnce(url, { ...transport, lookup: options.lookup, signal });
+      raw = await requestOnce(url, { ...transport, dispatcher: transport.connections.dispatcher(), signal });
     } catch (error) {
       throw transportFailure(error, request, {
         origin: base.origin,

@@ -1,18 +1,18 @@
 /**
- * One HTTP GET over node:http / node:https with a connect timeout (DNS + TCP connect of a new
- * socket), a headers timeout (until the response's status and headers arrive: a stalled server
- * does not hold a worker for the whole total timeout), a body-idle timeout (the headers came, then
- * no byte of the body for that long: a slow-loris body fails fast instead of holding the request
- * until the total timeout) and a total timeout (until the last byte of the body). Node's fetch has no separate
- * connect timeout, hence node:http. The body is decompressed as it streams and capped in decoded
- * bytes (see readBody). Failures come back as {@link TransportError} with a short, secret-free
- * reason; the caller decides about retries.
+ * One HTTP GET on undici: its `Agent` keeps the connections alive and times the connect (DNS + TCP
+ * + TLS of a new socket), the headers (from the request written until its status and headers
+ * arrive: a stalled server does not hold a worker for the whole total timeout) and the body's
+ * silences (no byte for that long: a slow-loris body fails fast); a total timeout (until the last
+ * byte of the body) aborts the request. undici's request() does not decompress: the body streams
+ * through node:zlib and is capped in decoded bytes (see readBody). Failures come back as
+ * {@link TransportError} with a short, secret-free reason; the caller decides about retries.
  */
-import http, { type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http";
-import https from "node:https";
-import type { LookupFunction, Socket } from "node:net";
-import type { Transform } from "node:stream";
+import type { IncomingHttpHeaders } from "node:http";
+import type { LookupFunction } from "node:net";
+import type { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
+import { Agent, type Dispatcher, request } from "undici";
 
 /** Why a request failed below HTTP. */
 export const TRANSPORT_FAILURES = [
@@ -47,151 +47,148 @@ export interface RawResponse {
 
 /** Per-request settings of {@link requestOnce}. */
 export interface RequestOnceOptions {
-  readonly headers: OutgoingHttpHeaders;
-  readonly agent: http.Agent;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The client's connections (see {@link keepAliveConnections}). */
+  readonly dispatcher: Dispatcher;
+  /** The connect timeout the dispatcher enforces, named in its message. */
   readonly connectMs: number;
-  /** From the request being sent (connect included) until the response headers arrive. */
+  /** From the request being written until the response headers arrive. */
   readonly headersMs: number;
   /** Longest wait for the next byte of the body once the headers arrived (and before its first byte). */
   readonly bodyIdleMs: number;
   readonly totalMs: number;
   readonly maxBodyBytes: number;
-  readonly lookup?: LookupFunction;
   readonly signal?: AbortSignal;
 }
 
-/** Creates the keep-alive agent of one client (one per base URL protocol). */
-export function createKeepAliveAgent(protocol: string, maxSockets: number): http.Agent {
-  const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets, scheduling: "lifo" as const };
-  return protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
-}
-
-/** Sends one GET and resolves with the whole response; rejects with a TransportError or the signal's reason. */
-export function requestOnce(url: URL, options: RequestOnceOptions): Promise<RawResponse> {
-  return new Promise<RawResponse>((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(options.signal.reason);
-      return;
-    }
-    const module = url.protocol === "https:" ? https : http;
-    const timers: NodeJS.Timeout[] = [];
-    const cleanups: (() => void)[] = [];
-    let settled = false;
-    const cleanup = () => {
-      for (const timer of timers) clearTimeout(timer);
-      for (const extra of cleanups) extra();
-      options.signal?.removeEventListener("abort", onAbort);
-    };
-    const onCleanup = (extra: () => void) => void cleanups.push(extra);
-    /** Marks the request done (resolved) and releases its timers. */
-    const settle = () => {
-      settled = true;
-      cleanup();
-    };
-    const fail = (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      request.destroy();
-      reject(error);
-    };
-    const onAbort = () => fail(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-
-    const request = module.request(url, {
-      method: "GET",
-      headers: options.headers,
-      agent: options.agent,
-      ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-    });
-    /** Fails the request with `failure` unless the returned timer is cleared within `ms`. */
-    const failAfter = (ms: number, failure: TransportFailure, message: string) => {
-      const timer = setTimeout(() => fail(new TransportError(failure, message)), ms);
-      timers.push(timer);
-      return timer;
-    };
-    failAfter(
-      options.totalMs,
-      "timeout",
-      `no complete response within ${options.totalMs} ms (total timeout)`,
-    );
-    const headersTimer = failAfter(
-      options.headersMs,
-      "headers-timeout",
-      `no response headers within ${options.headersMs} ms (headers timeout)`,
-    );
-    request.on("socket", (socket: Socket) => {
-      // A reused keep-alive socket is already connected; only a new one gets the connect timeout.
-      if (!socket.connecting) return;
-      const timer = failAfter(
-        options.connectMs,
-        "connect-timeout",
-        `could not connect within ${options.connectMs} ms (connect timeout)`,
-      );
-      socket.once("connect", () => clearTimeout(timer));
-    });
-    request.on("error", (error: NodeJS.ErrnoException) => {
-      fail(new TransportError("network", `network error (${error.code ?? error.message})`, { cause: error }));
-    });
-    request.on("response", (response) => {
-      clearTimeout(headersTimer);
-      readBody(response, options, { fail, failAfter, resolve, isSettled: () => settled, settle, onCleanup });
-    });
-    request.end();
-  });
-}
-
-/** What {@link readBody} needs of the request it belongs to. */
-interface BodyHooks {
-  readonly fail: (error: unknown) => void;
-  /** Fails the request with `failure` unless the returned timer is cleared within `ms`. */
-  readonly failAfter: (ms: number, failure: TransportFailure, message: string) => NodeJS.Timeout;
-  readonly resolve: (response: RawResponse) => void;
-  readonly isSettled: () => boolean;
-  /** Marks the request done before `resolve` (clears its timers). */
-  readonly settle: () => void;
-  readonly onCleanup: (cleanup: () => void) => void;
+/** The keep-alive connections of one client. */
+export interface KeepAliveConnections {
+  /** The agent requests go through, created on first use. */
+  dispatcher(): Dispatcher;
+  /** Closes every connection; a later request opens new ones. */
+  close(): void;
 }
 
 /**
- * The bytes of one body as they arrive: on the wire, and decoded. Fails the request (through
- * `fail`) the moment either count passes the cap, keeping nothing more.
+ * The connections of one client: at most `maxSockets` per origin, each connect bounded by
+ * `connectMs` (the DNS lookup included), with TCP keep-alive probes after a second of silence.
  */
-class BodyBytes {
-  readonly #chunks: Buffer[] = [];
-  readonly #cap: number;
-  readonly #encoding: string;
-  readonly #fail: (error: unknown) => void;
-  received = 0;
-  #decoded = 0;
+export function keepAliveConnections(settings: {
+  readonly connectMs: number;
+  readonly maxSockets: number;
+  readonly lookup?: LookupFunction | undefined;
+}): KeepAliveConnections {
+  let agent: Agent | undefined;
+  const connect = {
+    timeout: settings.connectMs,
+    keepAlive: true,
+    keepAliveInitialDelay: 1000,
+    ...(settings.lookup === undefined ? {} : { lookup: settings.lookup }),
+  };
+  return {
+    dispatcher() {
+      agent ??= new Agent({ connections: settings.maxSockets, connect });
+      return agent;
+    },
+    close() {
+      // Destroyed, not closed: nothing waits for requests in flight (node:http's agent.destroy()).
+      void agent?.destroy();
+      agent = undefined;
+    },
+  };
+}
 
-  constructor(cap: number, encoding: string, fail: (error: unknown) => void) {
-    this.#cap = cap;
-    this.#encoding = encoding;
-    this.#fail = fail;
-  }
+/** How far a request got, for the messages of its failures. */
+interface Progress {
+  headers: boolean;
+  received: number;
+  encoding: string;
+  /** Which stream of the body failed first: the decompressor's is a corrupt or truncated compressed body. */
+  failedFirst: "body" | "decoder" | undefined;
+}
 
-  /** Counts a chunk off the wire; false when the body passed the cap (the request failed). */
-  wire(chunk: Buffer): boolean {
-    this.received += chunk.length;
-    if (this.received <= this.#cap) return true;
-    this.#fail(tooLarge(this.#cap, this.#encoding, `${this.received} bytes received`));
-    return false;
+/** Sends one GET and resolves with the whole response; rejects with a TransportError or the signal's reason. */
+export async function requestOnce(url: URL, options: RequestOnceOptions): Promise<RawResponse> {
+  options.signal?.throwIfAborted();
+  const aborter = new AbortController();
+  const totalTimer = setTimeout(() => {
+    const message = `no complete response within ${options.totalMs} ms (total timeout)`;
+    aborter.abort(new TransportError("timeout", message));
+  }, options.totalMs);
+  const onAbort = () => aborter.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const progress: Progress = {
+    headers: false,
+    received: 0,
+    encoding: "identity",
+    failedFirst: undefined,
+  };
+  try {
+    const response = await request(url, {
+      method: "GET",
+      headers: options.headers,
+      dispatcher: options.dispatcher,
+      signal: aborter.signal,
+      headersTimeout: options.headersMs,
+      bodyTimeout: options.bodyIdleMs,
+    });
+    progress.headers = true;
+    const body = await readBody(response, options.maxBodyBytes, progress);
+    // undici hands a socket back to its pool one event-loop turn after the response (setImmediate):
+    // waiting for that turn lets a worker's next request reuse it instead of opening another one.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // undici's headers are node:http's shape (lower-case names, repeated ones as arrays).
+    return { status: response.statusCode, headers: response.headers as IncomingHttpHeaders, body };
+  } catch (error) {
+    throw aborter.signal.aborted ? aborter.signal.reason : transportErrorOf(error, options, progress);
+  } finally {
+    clearTimeout(totalTimer);
+    options.signal?.removeEventListener("abort", onAbort);
   }
+}
 
-  /** Keeps a decoded chunk, unless the decoded body passed the cap (the request failed). */
-  keep(chunk: Buffer): void {
-    this.#decoded += chunk.length;
-    if (this.#decoded > this.#cap) {
-      this.#fail(tooLarge(this.#cap, this.#encoding, `${this.received} bytes received`));
-      return;
-    }
-    this.#chunks.push(chunk);
+/** The TransportError of an error undici (or the decompressor) threw, by its code and how far the request got. */
+function transportErrorOf(error: unknown, options: RequestOnceOptions, progress: Progress): unknown {
+  if (error instanceof TransportError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code ?? (error as Error).message;
+  switch (code) {
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return new TransportError(
+        "connect-timeout",
+        `could not connect within ${options.connectMs} ms (connect timeout)`,
+        { cause: error },
+      );
+    case "UND_ERR_HEADERS_TIMEOUT":
+      return new TransportError(
+        "headers-timeout",
+        `no response headers within ${options.headersMs} ms (headers timeout)`,
+        { cause: error },
+      );
+    case "UND_ERR_BODY_TIMEOUT":
+      return new TransportError(
+        "body-timeout",
+        `the body stalled: no byte for ${options.bodyIdleMs} ms after ${progress.received} bytes (body-idle timeout)`,
+        { cause: error },
+      );
   }
-
-  body(): Buffer {
-    return Buffer.concat(this.#chunks);
+  if (!progress.headers) {
+    // undici's "other side closed" is node:http's "socket hang up": the server closed before answering.
+    const shown = code === "UND_ERR_SOCKET" ? "ECONNRESET" : reason;
+    return new TransportError("network", `network error (${shown})`, { cause: error });
   }
+  if (progress.failedFirst === "decoder") {
+    const message = `could not decompress the response body (${progress.encoding})`;
+    return new TransportError("decode", message, { cause: error });
+  }
+  if (code === "UND_ERR_SOCKET" || code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") {
+    return new TransportError("truncated", `connection closed after ${progress.received} bytes of the body`, {
+      cause: error,
+    });
+  }
+  return new TransportError("truncated", `connection lost while reading the body (${reason})`, {
+    cause: error,
+  });
 }
 
 /**
@@ -200,119 +197,53 @@ class BodyBytes {
  * either passes it, so a gzip bomb (409 KB inflating to 400 MB) costs at most the cap in memory
  * and in inflate work. A `Content-Length` already past the cap fails before any byte is read.
  */
-function readBody(response: http.IncomingMessage, options: RequestOnceOptions, hooks: BodyHooks): void {
-  const { fail } = hooks;
-  const cap = options.maxBodyBytes;
-  const encoding = response.headers["content-encoding"]?.trim().toLowerCase() || "identity";
-  const announced = Number(response.headers["content-length"]);
-  if (Number.isFinite(announced) && announced > cap) {
-    fail(tooLarge(cap, encoding, `announced as ${announced} bytes`));
-    return;
-  }
+async function readBody(response: Dispatcher.ResponseData, cap: number, progress: Progress): Promise<Buffer> {
+  const encoding = headerText(response.headers["content-encoding"])?.trim().toLowerCase() || "identity";
+  progress.encoding = encoding;
+  const announced = Number(headerText(response.headers["content-length"]));
   let decoder: Transform | null;
   try {
+    if (Number.isFinite(announced) && announced > cap)
+      throw tooLarge(cap, encoding, `announced as ${announced} bytes`);
     decoder = decoderFor(encoding);
   } catch (error) {
-    fail(new TransportError("decode", (error as Error).message, { cause: error }));
-    return;
+    // Closes the connection without reading on; the body's own abort error is not news.
+    response.body.on("error", () => {}).destroy();
+    throw error;
   }
-  const bytes = new BodyBytes(cap, encoding, fail);
-  const keep = (chunk: Buffer) => {
-    if (!hooks.isSettled()) bytes.keep(chunk);
+  const chunks: Buffer[] = [];
+  let decoded = 0;
+  const onWire = async function* (source: AsyncIterable<Buffer>) {
+    for await (const chunk of source) {
+      progress.received += chunk.length;
+      if (progress.received > cap) throw tooLarge(cap, encoding, `${progress.received} bytes received`);
+      yield chunk;
+    }
   };
-  const finish = () => {
-    if (hooks.isSettled()) return;
-    hooks.settle();
-    hooks.resolve({ status: response.statusCode ?? 0, headers: response.headers, body: bytes.body() });
+  const keep = async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) {
+      decoded += chunk.length;
+      if (decoded > cap) throw tooLarge(cap, encoding, `${progress.received} bytes received`);
+      chunks.push(chunk);
+    }
   };
-  if (decoder !== null) {
-    const created = decoder;
-    hooks.onCleanup(() => created.destroy());
-    created.on("data", keep);
-    created.on("end", finish);
-    created.on("error", (error) =>
-      fail(
-        new TransportError("decode", `could not decompress the response body (${encoding})`, {
-          cause: error,
-        }),
-      ),
-    );
+  const body: Readable = response.body;
+  if (decoder === null) {
+    await pipeline(body, onWire, keep);
+  } else {
+    // A stream that fails destroys the others with its error: the first one to fail names the cause.
+    const failed = (stream: "body" | "decoder") => () => {
+      progress.failedFirst ??= stream;
+    };
+    body.once("error", failed("body"));
+    decoder.once("error", failed("decoder"));
+    // A truncated compressed stream makes the decoder fail at its end, so the caller retries.
+    await pipeline(body, onWire, decoder, keep);
   }
-  watchResponse(
-    response,
-    options,
-    hooks,
-    bytes,
-    (chunk) => {
-      if (decoder === null) {
-        keep(chunk);
-      } else if (!decoder.write(chunk)) {
-        // The decompressor is behind: hold the socket until it drained (memory stays bounded).
-        response.pause();
-        decoder.once("drain", () => response.resume());
-      }
-    },
-    () => {
-      // A truncated compressed stream makes the decoder fail at its end, so the caller retries.
-      if (decoder === null) finish();
-      else decoder.end();
-    },
-  );
+  return Buffer.concat(chunks, decoded);
 }
 
-/**
- * The response's own events: each chunk counted on the wire (re-arming the body-idle timer) and
- * handed to `onChunk`, a complete end to `onEnd`, a lost or cut connection failed as truncated.
- */
-function watchResponse(
-  response: http.IncomingMessage,
-  options: RequestOnceOptions,
-  hooks: BodyHooks,
-  bytes: BodyBytes,
-  onChunk: (chunk: Buffer) => void,
-  onEnd: () => void,
-): void {
-  const { fail } = hooks;
-  // Re-armed by every chunk: a body that stops (or trickles slower than this) fails now.
-  let idleTimer: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    if (idleTimer !== undefined) clearTimeout(idleTimer);
-    idleTimer = hooks.failAfter(
-      options.bodyIdleMs,
-      "body-timeout",
-      `the body stalled: no byte for ${options.bodyIdleMs} ms after ${bytes.received} bytes (body-idle timeout)`,
-    );
-  };
-  armIdle();
-  const truncated = () =>
-    fail(new TransportError("truncated", `connection closed after ${bytes.received} bytes of the body`));
-  response.on("data", (chunk: Buffer) => {
-    if (hooks.isSettled() || !bytes.wire(chunk)) return;
-    armIdle();
-    onChunk(chunk);
-  });
-  response.on("error", (error: NodeJS.ErrnoException) => {
-    fail(
-      new TransportError(
-        "truncated",
-        `connection lost while reading the body (${error.code ?? error.message})`,
-        {
-          cause: error,
-        },
-      ),
-    );
-  });
-  response.on("close", () => {
-    if (!response.complete) truncated();
-  });
-  response.on("end", () => {
-    if (hooks.isSettled()) return;
-    if (!response.complete) truncated();
-    else onEnd();
-  });
-}
-
-/** The streaming decompressor of a Content-Encoding, null for none; throws for one we do not speak. */
+/** The streaming decompressor of a Content-Encoding, null for none; a TransportError for one we do not speak. */
 function decoderFor(encoding: string): Transform | null {
   switch (encoding) {
     case "identity":
@@ -325,8 +256,12 @@ function decoderFor(encoding: string): Transform | null {
     case "br":
       return zlib.createBrotliDecompress();
     default:
-      throw new Error(`unsupported content-encoding ${encoding}`);
+      throw new TransportError("decode", `unsupported content-encoding ${encoding}`);
   }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The failure of a body past the cap: one line naming the cap, the encoding and how far it got. */
