@@ -3,9 +3,12 @@
  * + TLS of a new socket), the headers (from the request written until its status and headers
  * arrive: a stalled server does not hold a worker for the whole total timeout) and the body's
  * silences (no byte for that long: a slow-loris body fails fast); a total timeout (until the last
- * byte of the body) aborts the request. undici's request() does not decompress: the body streams
- * through node:zlib and is capped in decoded bytes (see readBody). Failures come back as
- * {@link TransportError} with a short, secret-free reason; the caller decides about retries.
+ * byte of the body) aborts the request. undici checks its three timeouts on a clock that ticks
+ * every half second, so they fire up to about a second late: still bounded, and far below the
+ * defaults (10 s). undici's request() does not decompress, and its `maxResponseSize` counts only
+ * wire bytes (failing with a message that cannot say how far the body got): the body streams
+ * through node:zlib, capped in wire and in decoded bytes here (see readBody). Failures come back
+ * as {@link TransportError} with a short, secret-free reason; the caller decides about retries.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
