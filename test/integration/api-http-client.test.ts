@@ -333,6 +333,45 @@ describe("http client: retries", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("a server that takes the request and never answers fails at the headers timeout, not the total one", async () => {
+    const server = await startServer(() => {
+      // Never answers.
+    });
+    const { client } = makeClient(server, {
+      timeouts: { headersMs: 100, totalMs: 30_000 },
+      retry: { maxAttempts: 2 },
+    });
+    const started = performance.now();
+    const error = await caught(client.getJson("/v1/cdr"));
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect(error.message).toContain("no response headers within 100 ms (headers timeout)");
+    // undici times headers on a coarse clock (about 0.5 s), still far from one 30 s total timeout.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("a body that does not decompress is retried, naming its encoding", async () => {
+    const server = await startServer((_req, res, n) => {
+      if (n === 1) {
+        const whole = zlib.gzipSync(JSON.stringify({ items: [] }));
+        // Complete on the wire, cut short for the decompressor (no gzip trailer).
+        const cut = whole.subarray(0, whole.length - 6);
+        res.writeHead(200, {
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+          "content-length": cut.length,
+        });
+        res.end(cut);
+        return;
+      }
+      json(res, 200, { items: [] });
+    });
+    const { client, logLines } = makeClient(server);
+    expect((await client.getJson("/v1/cdr")).body).toEqual({ items: [] });
+    expect(server.requests).toHaveLength(2);
+    expect(logLines.join("\n")).toContain("could not decompress the response body (gzip)");
+  });
+
   it("a connection that cannot be established within the connect timeout is retried, then fails", async () => {
     const server = await startServer((_req, res) => json(res, 200, {}));
     // A resolver that never answers keeps the socket in its connect phase (a DNS outage, say).
