@@ -1,11 +1,6 @@
 import { API_REVISIONS, type ApiRevision } from "./api-revision.js";
 import { CATALOGUE, type ResourceName } from "./catalogue.js";
-import {
-  PERMISSION_LEVELS,
-  type Permission,
-  type PermissionLevel,
-  type PermissionResource,
-} from "./permission-names.js";
+import type { Permission, PermissionLevel, PermissionResource } from "./permission-names.js";
 
 export {
   PERMISSION_LEVELS,

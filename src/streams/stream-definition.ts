@@ -1,7 +1,5 @@
 import type { z } from "zod";
 import type { Slice } from "../core/slices.js";
-import type { ApiRevision } from "../platform/api-revision.js";
-import type { Pagination } from "../platform/common.js";
 import { isRevisionDependent, type PlatformResource } from "../platform/resource.js";
 import type { LandingTable, WriteMode } from "../warehouse/connection/landing-table.js";
 import type { CandidateKind } from "../warehouse/state/lookup-candidates.js";

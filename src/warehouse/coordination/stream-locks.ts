@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
-import type pg from "pg";
 import { LockHeldError } from "../../core/errors.js";
 import type { Logger } from "../../core/log.js";
 import { realSleep, type Sleep } from "../../core/ports.js";
