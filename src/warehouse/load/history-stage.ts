@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { LandingTable } from "../connection/landing-table.js";
-import { quoteIdent, quoteTable } from "../connection/sql-names.js";
+import { quoteIdent, quoteTable, sameColumns } from "../connection/sql-names.js";
 import type { RowProvenance } from "./merge-stage.js";
 import { STAGE_TABLE } from "./stage-rows.js";
 
@@ -35,7 +35,7 @@ export async function writeHistoryFromStage(
     ...table.columns.filter((c) => !key.has(c.name)).map((c) => quoteIdent(c.name)),
     "_extra",
   ];
-  const sameKey = table.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(" AND ");
+  const sameKey = sameColumns(table.key, "s", "t");
   const sameValues = `(${compared.map((c) => `s.${c}`).join(", ")}) IS NOT DISTINCT FROM (${compared.map((c) => `t.${c}`).join(", ")})`;
   const closed = await client.query<{ changed: string; gone: string }>(
     `WITH closed AS (

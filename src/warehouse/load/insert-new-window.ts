@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { DateWindow, Slice } from "../../core/slices.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "../connection/landing-table.js";
-import { quoteIdent, quoteTable } from "../connection/sql-names.js";
+import { quoteIdent, quoteTable, sameColumns } from "../connection/sql-names.js";
 import { copyRows } from "./copy-rows.js";
 import { fieldEncoder } from "./copy-text-encoding.js";
 import { deleteMovedRows, type MergeCounts, movedKeyJson, type RowProvenance } from "./merge-stage.js";
@@ -9,6 +9,14 @@ import { monthPartitionsOf } from "./month-partitions.js";
 
 const UNIQUE_VIOLATION = "23505";
 const SAVEPOINT = "etl_direct_insert";
+
+/**
+ * `value` (a window column, quoted) lies in the window bound as $2..$3. The transaction runs with
+ * TimeZone UTC, so a date bound is the UTC midnight for a timestamptz column.
+ */
+function inWindow(value: string): string {
+  return `${value} >= $2::date AND ${value} < $3::date`;
+}
 
 /** Whether the landing table holds any row of this account in the slice's window (any row at all for a full slice). */
 async function windowHasRows(
@@ -24,10 +32,9 @@ async function windowHasRows(
     ]);
     return any.rows[0].found === true;
   }
-  // The transaction runs with TimeZone UTC, so a date bound is the UTC midnight for a timestamptz column.
   const column = quoteIdent(landing.windowColumn);
   const found = await client.query(
-    `SELECT EXISTS (SELECT 1 FROM ${table} WHERE _account = $1 AND ${column} >= $2::date AND ${column} < $3::date) AS found`,
+    `SELECT EXISTS (SELECT 1 FROM ${table} WHERE _account = $1 AND ${inWindow(column)}) AS found`,
     [account, slice.window.start, slice.window.end],
   );
   return found.rows[0].found === true;
@@ -124,11 +131,10 @@ async function partitionsOutsideWindow(
     .map(({ partition }) => `${schema}.${partition}`);
 }
 
-/** A probe for moved rows: its statement, with the account and the window's bounds as $1..$3, and its planner settings. */
+/** A probe for moved rows: its statement, with the account and the window's bounds as $1..$3 and `values` after them. */
 interface Probe {
   readonly sql: string;
   readonly values: readonly unknown[];
-  readonly plan: string;
 }
 
 /**
@@ -136,11 +142,6 @@ interface Probe {
  * way) rather than a list of keys sent along.
  */
 const MAX_LISTED_KEYS = 2_000;
-
-/** `o` and `n` have the same key. */
-function sameKeyOf(landing: LandingTable, a: string, b: string): string {
-  return (landing.key ?? []).map((k) => `${a}.${quoteIdent(k)} = ${b}.${quoteIdent(k)}`).join(" AND ");
-}
 
 /**
  * The probe of every row of the window, in each month partition that holds the account's rows
@@ -159,10 +160,10 @@ async function probeEveryRow(
     (partition) =>
       `SELECT ${movedKeyJson(landing, "o", "n")} AS row
        FROM ${quoteTable(landing.name)} n JOIN ${quoteTable(partition)} o
-         ON o._account = n._account AND ${sameKeyOf(landing, "o", "n")} AND NOT (o.${date} >= $2::date AND o.${date} < $3::date)
-       WHERE n._account = $1 AND n.${date} >= $2::date AND n.${date} < $3::date`,
+         ON o._account = n._account AND ${sameColumns(landing.key ?? [], "o", "n")} AND NOT (${inWindow(`o.${date}`)})
+       WHERE n._account = $1 AND ${inWindow(`n.${date}`)}`,
   );
-  return { sql: probes.join(" UNION ALL "), values: [], plan: PROBE_BY_KEY };
+  return { sql: probes.join(" UNION ALL "), values: [] };
 }
 
 /**
@@ -176,14 +177,12 @@ function probeListedRows(landing: LandingTable, date: string, rows: readonly Loa
   const columns = [...(landing.key ?? []), monthPartitionColumn(landing)!];
   const listed = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row.columns[c]])));
   const table = quoteTable(landing.name);
-  const inWindow = (alias: string) => `${alias}.${date} >= $2::date AND ${alias}.${date} < $3::date`;
   return {
     sql: `SELECT ${movedKeyJson(landing, "o", "k")} AS row
           FROM json_populate_recordset(NULL::${table}, $4::json) k
-          JOIN ${table} o ON o._account = $1 AND ${sameKeyOf(landing, "o", "k")} AND NOT (${inWindow("o")})
-          WHERE ${inWindow("k")}`,
+          JOIN ${table} o ON o._account = $1 AND ${sameColumns(landing.key ?? [], "o", "k")} AND NOT (${inWindow(`o.${date}`)})
+          WHERE ${inWindow(`k.${date}`)}`,
     values: [JSON.stringify(listed)],
-    plan: PROBE_BY_KEY,
   };
 }
 
@@ -213,7 +212,7 @@ async function deleteRowsMovedInto(
   if (probe === null) return 0;
   // One primary-key lookup per probed row and partition, whatever the planner knows of a fresh
   // table (it would rather hash the whole partition, or read it by date range once per row).
-  await client.query(probe.plan);
+  await client.query(PROBE_BY_KEY);
   const moved = await client.query<{ row: unknown[] }>(probe.sql, [
     account,
     slice.window.start,

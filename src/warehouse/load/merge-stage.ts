@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { DateWindow } from "../../core/slices.js";
 import { type LandingTable, monthPartitionColumn, primaryKeyOf } from "../connection/landing-table.js";
-import { quoteIdent, quoteTable } from "../connection/sql-names.js";
+import { quoteIdent, quoteTable, sameColumns } from "../connection/sql-names.js";
 import { contentDifference } from "./content-difference.js";
 import { STAGE_TABLE } from "./stage-rows.js";
 
@@ -87,8 +87,6 @@ async function mergeIntoMonthPartitions(
   if (table.key === null) throw new Error(`${table.name} has no key to merge on`);
   const partitionColumn = monthPartitionColumn(table)!;
   const name = quoteTable(table.name);
-  const same = (alias: string, columns: readonly string[]) =>
-    columns.map((k) => `${alias}.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(" AND ");
   const date = quoteIdent(partitionColumn);
   const movedColumns = [...table.key, partitionColumn];
   await client.query("SET LOCAL jit = off");
@@ -98,12 +96,12 @@ async function mergeIntoMonthPartitions(
          FILTER (WHERE m.${date} IS NOT NULL), '[]') AS moved
      FROM ${STAGE_TABLE} s
      LEFT JOIN LATERAL (
-       SELECT true AS found FROM ${name} t WHERE t._account = $1 AND ${same("t", [...table.key, partitionColumn])}
+       SELECT true AS found FROM ${name} t WHERE t._account = $1 AND ${sameColumns([...table.key, partitionColumn], "t", "s")}
        OFFSET 0
      ) f ON true
      LEFT JOIN LATERAL (
        SELECT ${movedColumns.map((c) => `o.${quoteIdent(c)}`).join(", ")} FROM ${name} o
-       WHERE f.found IS NULL AND o._account = $1 AND ${same("o", table.key)} AND o.${date} <> s.${date}
+       WHERE f.found IS NULL AND o._account = $1 AND ${sameColumns(table.key, "o", "s")} AND o.${date} <> s.${date}
        OFFSET 0
      ) m ON true`,
     [provenance.account],
@@ -268,7 +266,7 @@ export async function deleteUnlistedRows(
   if (table.key === null || table.windowColumn === undefined)
     throw new Error(`${table.name} has no key or window column to tell unlisted rows by`);
   const column = quoteIdent(table.windowColumn);
-  const sameKey = table.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(" AND ");
+  const sameKey = sameColumns(table.key, "s", "t");
   const deleted = await client.query(
     `DELETE FROM ${quoteTable(table.name)} t
      WHERE t._account = $1 AND t.${column} >= $2::date AND t.${column} < $3::date

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { LandingTable } from "../connection/landing-table.js";
-import { quoteIdent, quoteTable } from "../connection/sql-names.js";
+import { quoteIdent, quoteTable, sameColumns } from "../connection/sql-names.js";
 import { contentDifference } from "./content-difference.js";
 import { type MergeCounts, mergeStage, type RowProvenance } from "./merge-stage.js";
 import { STAGE_TABLE } from "./stage-rows.js";
@@ -23,7 +23,7 @@ export async function replaceSetFromStage(
 ): Promise<ReplaceSetCounts> {
   if (table.key === null) return replaceKeylessSet(client, table, provenance);
   const counts = await mergeStage(client, table, provenance);
-  const matches = table.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(" AND ");
+  const matches = sameColumns(table.key, "s", "t");
   let scope = "";
   if (table.writeMode === "replace_snapshot") {
     if (!table.windowColumn) throw new Error(`${table.name} is a snapshot but names no snapshot column`);

@@ -53,14 +53,16 @@ export class RunWrittenKeys {
   ): Promise<readonly LoadRow[] | undefined> {
     if (monthPartitionColumn(table) === null || table.key === null) return undefined;
     const known = this.#tableKeys(client, table);
-    const emptyBefore = await known.emptyBefore;
+    // Rows from before the run, or locks taken again: nothing the run remembers can narrow the
+    // probe for the rest of the run, so its keys are not even hashed.
+    if (!(await known.emptyBefore) || known.lockSessions !== this.#lockSessions()) return undefined;
     const before: LoadRow[] = [];
     for (const row of rows) {
       hash.reset();
       for (const column of table.key) hash.feed(String(row.columns[column]));
       if (known.written.add(hash)) before.push(row);
     }
-    return emptyBefore && known.lockSessions === this.#lockSessions() ? before : undefined;
+    return before;
   }
 
   /** The table's entry, its first read started on `client` (every write of the run awaits it). */
