@@ -69,14 +69,21 @@ export function unwrapped(schema: z.ZodType): z.ZodType {
   return inner;
 }
 
-/** A parsed value of `schema` in the code's shape: object keys renamed by {@link codeName}, at every depth. */
-export function camelCased(schema: z.ZodType, value: unknown): unknown {
+/**
+ * `value` of `schema` with its object keys renamed at every depth: to the code's names
+ * ({@link codeName}) from the file's, or back.
+ */
+function reshaped(schema: z.ZodType, value: unknown, to: "code" | "file"): unknown {
   if (value === undefined || value === null) return value;
   const inner = unwrapped(schema);
   if (inner instanceof z.ZodObject) {
-    const file = value as Record<string, unknown>;
+    const source = value as Record<string, unknown>;
     return Object.fromEntries(
-      Object.entries(inner.shape).map(([key, field]) => [codeName(key), camelCased(field, file[key])]),
+      Object.entries(inner.shape).map(([key, field]) =>
+        to === "code"
+          ? [codeName(key), reshaped(field, source[key], to)]
+          : [key, reshaped(field, source[codeName(key)], to)],
+      ),
     );
   }
   if (inner instanceof z.ZodRecord) {
@@ -84,37 +91,23 @@ export function camelCased(schema: z.ZodType, value: unknown): unknown {
     return Object.fromEntries(
       Object.entries(value as Record<string, unknown>).map(([key, entry]) => [
         key,
-        camelCased(valueType, entry),
+        reshaped(valueType, entry, to),
       ]),
     );
   }
   if (inner instanceof z.ZodArray)
-    return (value as unknown[]).map((entry) => camelCased(inner.element as z.ZodType, entry));
+    return (value as unknown[]).map((entry) => reshaped(inner.element as z.ZodType, entry, to));
   return value;
+}
+
+/** A parsed value of `schema` in the code's shape: object keys renamed by {@link codeName}, at every depth. */
+export function camelCased(schema: z.ZodType, value: unknown): unknown {
+  return reshaped(schema, value, "code");
 }
 
 /** The inverse of {@link camelCased}: a value in the code's shape as the file writes it. */
 export function fileShaped(schema: z.ZodType, value: unknown): unknown {
-  if (value === undefined || value === null) return value;
-  const inner = unwrapped(schema);
-  if (inner instanceof z.ZodObject) {
-    const code = value as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.entries(inner.shape).map(([key, field]) => [key, fileShaped(field, code[codeName(key)])]),
-    );
-  }
-  if (inner instanceof z.ZodRecord) {
-    const valueType = inner.def.valueType as z.ZodType;
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([key, entry]) => [
-        key,
-        fileShaped(valueType, entry),
-      ]),
-    );
-  }
-  if (inner instanceof z.ZodArray)
-    return (value as unknown[]).map((entry) => fileShaped(inner.element as z.ZodType, entry));
-  return value;
+  return reshaped(schema, value, "file");
 }
 
 /**
