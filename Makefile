@@ -35,7 +35,7 @@ SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfi
 # The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: help setup demo check unit test typecheck lint format docs other-nodes chromium bench bench-gate clean python-lock seeds
+.PHONY: help setup demo check unit test typecheck lint format docs db-types other-nodes chromium bench bench-gate clean python-lock seeds
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
@@ -43,6 +43,7 @@ help:
 	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt, headless Chromium), Node 22/24 checks"
 	@echo "make bench  set up, then run the benchmarks and print their figures"
 	@echo "make docs   write the README's table of streams (\"Landing tables\") from the stream registry"
+	@echo "make db-types  write the etl tables' Kysely types from the migrated schema (npm run db:types)"
 	@echo "make bench-gate  the load gate make test ends with: backfill vs plain COPY, requests vs the floor (bench/load-gate-thresholds.json)"
 
 $(STAMPS)/npm: package.json package-lock.json $(RUNTIME_NODE)
@@ -122,6 +123,13 @@ format: $(BIOME)
 # while the README's differs): run after adding or changing a stream.
 docs: $(STAMPS)/build
 	node scripts/stream-table.mjs
+
+# The etl tables' Kysely types (src/warehouse/connection/etl-tables.generated.ts) from the migrated
+# schema: a throwaway embedded Postgres, the migrations, kysely-codegen as .kysely-codegenrc.yaml
+# says, biome (test/integration/etl-tables-generated.test.ts fails while the file differs): run
+# after adding a migration or changing the config.
+db-types: $(STAMPS)/build $(BIOME)
+	node scripts/db-types.mjs
 
 # The engines claim: the unit suite and a CLI smoke test under the majors (22, 24) the build does not run on.
 other-nodes: $(foreach v,$(OTHER_NODES),$(call node_bin,$(v))) $(STAMPS)/build

@@ -159,7 +159,8 @@ async function readRecounts(db: Kysely<Database>, runId: number): Promise<NightR
   return rows.map((row) => ({
     account: row.account,
     stream: row.stream,
-    record: row.recount as RecountRecord,
+    // The JSON the run wrote from a RecountRecord (window-counts.ts), read back as it was written.
+    record: row.recount as unknown as RecountRecord,
   }));
 }
 
