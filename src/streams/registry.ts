@@ -15,26 +15,32 @@ import { transactionsStream } from "./transactions.js";
 import { transcriptionsStream } from "./transcriptions.js";
 import { validationsStream } from "./validations.js";
 
+/** Every stream by name, each with its precise type (its tables' declarations, for `PlatformTables`). */
+const DECLARED_STREAMS = {
+  cdrs: cdrsStream,
+  short_link_metrics: shortLinkMetricsStream,
+  invoices: invoicesStream,
+  messages: messagesStream,
+  sip_trunks: sipTrunksStream,
+  numbers: numbersStream,
+  call_webhooks: callWebhooksStream,
+  brand_appeals: brandAppealsStream,
+  sub_accounts: subAccountsStream,
+  number_catalog: numberCatalogStream,
+  transcriptions: transcriptionsStream,
+  recordings: recordingsStream,
+  validations: validationsStream,
+  transactions: transactionsStream,
+} as const;
+
+/** The type of each registered stream as its file declares it (see `PlatformTables`). */
+export type DeclaredStreams = typeof DECLARED_STREAMS;
+
 /**
  * Every stream by name: the one list of streams. The config accepts exactly these names; adding a
  * stream is one line here (a test checks each key is its stream's own name).
  */
-export const STREAMS = {
-  cdrs: cdrsStream as StreamDefinition,
-  short_link_metrics: shortLinkMetricsStream as StreamDefinition,
-  invoices: invoicesStream as StreamDefinition,
-  messages: messagesStream as StreamDefinition,
-  sip_trunks: sipTrunksStream as StreamDefinition,
-  numbers: numbersStream as StreamDefinition,
-  call_webhooks: callWebhooksStream as StreamDefinition,
-  brand_appeals: brandAppealsStream as StreamDefinition,
-  sub_accounts: subAccountsStream as StreamDefinition,
-  number_catalog: numberCatalogStream as StreamDefinition,
-  transcriptions: transcriptionsStream as StreamDefinition,
-  recordings: recordingsStream as StreamDefinition,
-  validations: validationsStream as StreamDefinition,
-  transactions: transactionsStream as StreamDefinition,
-} as const satisfies Readonly<Record<string, StreamDefinition>>;
+export const STREAMS: { readonly [Name in keyof DeclaredStreams]: StreamDefinition } = DECLARED_STREAMS;
 
 /** A stream name the loader knows. */
 export type StreamName = keyof typeof STREAMS;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Slice } from "../core/slices.js";
 import { isRevisionDependent, type PlatformResource } from "../platform/resource.js";
-import type { LandingTable, WriteMode } from "../warehouse/connection/landing-table.js";
+import type { LandingColumn, LandingTable, WriteMode } from "../warehouse/connection/landing-table.js";
 import type { CandidateKind } from "../warehouse/state/lookup-candidates.js";
 import type { Implied, StreamColumn } from "./columns.js";
 import { answerOf, listRequests, SLICING_OF_KIND } from "./resource-reading.js";
@@ -194,11 +194,57 @@ export type StreamSpec<Schema extends z.ZodType, Envelope = unknown> = Omit<
   requests?(slice: Slice, context: RequestContext): readonly StreamRequest[];
 };
 
+/**
+ * A landing table that keeps its declaration in its type: name, columns (their names, PostgreSQL
+ * types and nullability), write mode and key, from which `PlatformTables` derives its row type.
+ */
+export interface DeclaredTable<
+  Name extends string = string,
+  Columns extends readonly LandingColumn[] = readonly LandingColumn[],
+  Mode extends WriteMode = WriteMode,
+  Key extends readonly string[] | null = readonly string[] | null,
+> extends LandingTable {
+  readonly name: Name;
+  readonly columns: Columns;
+  readonly writeMode: Mode;
+  readonly key: Key;
+}
+
+/** A stream as {@link defineStream} returns it: its landing tables' declarations stay in its type. */
+export type DefinedStream<
+  Schema extends z.ZodType,
+  Table extends TableSpec,
+  Columns extends readonly StreamColumn<z.infer<Schema>>[],
+  Children extends readonly ChildTable<z.infer<Schema>>[],
+> = StreamDefinition<Schema> & {
+  readonly columns: Columns;
+  readonly table: DeclaredTable<Table["name"], Columns, Table["writeMode"], Table["key"]>;
+  readonly children?: Children;
+};
+
 /** Builds a stream from its file's declaration (see {@link StreamSpec} for what is derived). */
-export function defineStream<Schema extends z.ZodType, Envelope = unknown>(
-  spec: StreamSpec<Schema, Envelope>,
-): StreamDefinition<Schema> {
+export function defineStream<
+  Schema extends z.ZodType,
+  const Table extends TableSpec,
+  const Columns extends readonly StreamColumn<z.infer<Schema>>[],
+  const Children extends readonly ChildTable<z.infer<Schema>>[] = readonly [],
+  Envelope = unknown,
+>(
+  spec: StreamSpec<Schema, Envelope> & {
+    readonly table: Table;
+    readonly columns: Columns;
+    readonly children?: Children;
+  },
+): DefinedStream<Schema, Table, Columns, Children> {
   const { table, answer, resource, slicing, revisionDependent, schema, requests, ...rest } = spec;
+  const declared: DeclaredTable<Table["name"], Columns, Table["writeMode"], Table["key"]> = {
+    name: table.name,
+    columns: spec.columns,
+    key: table.key,
+    writeMode: table.writeMode,
+    ...(table.windowColumn === undefined ? {} : { windowColumn: table.windowColumn }),
+    ...(table.partitionedByMonth === true ? { partitionedByMonth: true } : {}),
+  };
   return {
     ...rest,
     resource,
@@ -208,13 +254,6 @@ export function defineStream<Schema extends z.ZodType, Envelope = unknown>(
     schema: (schema ?? resource.item) as Schema,
     answer: (answer as StreamAnswer | undefined) ?? answerOf(resource),
     requests: requests ?? ((slice, context) => listRequests(spec.name, resource, slice, context)),
-    table: {
-      name: table.name,
-      columns: spec.columns,
-      key: table.key,
-      writeMode: table.writeMode,
-      ...(table.windowColumn === undefined ? {} : { windowColumn: table.windowColumn }),
-      ...(table.partitionedByMonth === true ? { partitionedByMonth: true } : {}),
-    },
+    table: declared,
   };
 }
