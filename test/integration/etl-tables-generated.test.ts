@@ -2,9 +2,11 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const COMMITTED = "src/warehouse/connection/etl-tables.generated.ts";
 
 describe("the etl tables' Kysely types", () => {
@@ -16,7 +18,7 @@ describe("the etl tables' Kysely types", () => {
     try {
       const generated = path.join(dir, "etl-tables.generated.ts");
       await promisify(execFile)(process.execPath, [
-        "scripts/db-types.mjs",
+        path.join(ROOT, "scripts/db-types.mjs"),
         "--url",
         database.url,
         "--out-file",
@@ -24,7 +26,7 @@ describe("the etl tables' Kysely types", () => {
       ]);
       const [fresh, committed] = await Promise.all([
         readFile(generated, "utf8"),
-        readFile(COMMITTED, "utf8"),
+        readFile(path.join(ROOT, COMMITTED), "utf8"),
       ]);
       expect(
         committed,
