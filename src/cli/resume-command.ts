@@ -1,7 +1,7 @@
 /**
  * The command that finishes what an interrupted `run`, `nightly` or `backfill` left: the same
  * command line (a run reads every window not settled yet; a backfill skips the ones settled),
- * a backfill's `--from` moved up to the first window of its range that is still to read.
+ * a backfill's `--from` moved up to the first window of its range that it did not finish.
  */
 import type { Command } from "commander";
 import { settingsOf } from "../config/config.js";
@@ -9,6 +9,7 @@ import { planBackfillWindows } from "../pipeline/plan/plan-windows.js";
 import { readStreamProgress } from "../pipeline/plan/read-progress.js";
 import { selectRunTargets } from "../pipeline/plan/select-targets.js";
 import type { PipelineRequest, PipelineResult } from "../pipeline/run/run-pipeline.js";
+import { loadedWindowKey, windowsLoadedByRun } from "../warehouse/state/slice-records.js";
 import type { CommandContext } from "./command-context.js";
 
 /** The program's own name, as the README and `--help` write commands. */
@@ -40,43 +41,66 @@ export function resumeCommandLine(argv: readonly string[], from?: string): strin
   return [PROGRAM, ...args.map(shellWord)].join(" ");
 }
 
+/** The windows of an interrupted load that it did not finish, and the first day among them. */
+export interface UnfinishedWindows {
+  /** Windows not loaded (never started, not run, failed or held), over every (account, stream). */
+  readonly count: number;
+  /** The earliest day of those windows; undefined when there are none. */
+  readonly from: string | undefined;
+}
+
 /**
- * The first day a backfill still has to read after `result`: the earliest window of its range, over
- * its (account, stream)s, that is not settled now; undefined when every window is.
+ * The windows of a backfill's range that `result`'s run (its distributed units' runs included)
+ * did not finish: every window the request covers (all of the range with `--refetch`, else those
+ * not settled now) but those the run loaded. The resume command reads from the first of them with
+ * the request's own flags (`--refetch` kept), so it covers each of them, started or not.
  */
-export async function backfillResumeFrom(
+export async function unfinishedBackfillWindows(
   ctx: CommandContext,
   request: Extract<PipelineRequest, { command: "backfill" }>,
   result: PipelineResult,
-): Promise<string | undefined> {
+): Promise<UnfinishedWindows> {
+  const loaded = await windowsLoadedByRun(ctx.warehouse.db, result.runId);
   let first: string | undefined;
+  let count = 0;
   for (const target of selectRunTargets(ctx.config, request.accounts, request.streams)) {
     for (const stream of target.streams) {
       if (stream.slicing !== "date_window") continue;
       const { completed } = await readStreamProgress(ctx.warehouse.db, target.account.name, stream.name);
-      const [next] = planBackfillWindows({
+      const windows = planBackfillWindows({
         from: request.from,
         to: request.to,
         windowDays: ctx.config.windowDays,
         today: result.today,
         readAt: result.runStartedAt.getTime(),
         settleHours: settingsOf(ctx.config, stream.name).settleHours,
-        completed,
+        completed: request.refetch ? [] : completed,
       });
-      if (next !== undefined && (first === undefined || next.start < first)) first = next.start;
+      for (const w of windows) {
+        if (loaded.has(loadedWindowKey(target.account.name, stream.name, `${w.start}..${w.end}`))) continue;
+        count++;
+        if (first === undefined || w.start < first) first = w.start;
+      }
     }
   }
-  return first;
+  return { count, from: first };
 }
 
-/** The one line an interrupted load's summary ends with: what is left and the command that finishes it. */
+/**
+ * The one line an interrupted load's summary ends with: what is left and the command that finishes
+ * it. A backfill's counts the windows of its range not finished (see
+ * {@link unfinishedBackfillWindows}); a `run`'s, the windows its streams did not run (the same
+ * command reads every window not settled, and the lookback again).
+ */
 export async function resumeLine(
   ctx: CommandContext,
   request: PipelineRequest,
   result: PipelineResult,
   argv: readonly string[],
 ): Promise<string> {
-  const notRun = result.streams.reduce((n, s) => n + s.windowsNotRun, 0);
-  const from = request.command === "backfill" ? await backfillResumeFrom(ctx, request, result) : undefined;
-  return `interrupted with ${notRun} window(s) not run; to finish, run: ${resumeCommandLine(argv, from)}`;
+  const left =
+    request.command === "backfill"
+      ? await unfinishedBackfillWindows(ctx, request, result)
+      : { count: result.streams.reduce((n, s) => n + s.windowsNotRun, 0), from: undefined };
+  return `interrupted with ${left.count} window(s) not finished; to finish, run: ${resumeCommandLine(argv, left.from)}`;
 }

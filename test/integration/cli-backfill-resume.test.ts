@@ -139,7 +139,7 @@ describe("backfill skips settled windows; an interrupted one says how to finish 
     )!;
     const lines = interrupted.stdout.trim().split("\n");
     const expected = `telecom-etl --log-level info backfill --streams ${STREAMS.join(",")} --from ${firstOpen} --to ${TO}`;
-    expect(lines.at(-1)).toMatch(/^ {2}interrupted with \d+ window\(s\) not run; to finish, run: /);
+    expect(lines.at(-1)).toMatch(/^ {2}interrupted with \d+ window\(s\) not finished; to finish, run: /);
     expect(lines.at(-1)!.endsWith(`to finish, run: ${expected}`)).toBe(true);
     expect(interrupted.stderr).toContain(expected); // in the log too (cron, k8s)
 

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { describeError } from "../../core/errors.js";
 import type { Slice } from "../../core/slices.js";
 import { sliceLabel } from "../../core/slices.js";
@@ -103,4 +103,36 @@ export async function recordFailedSlice(
     error: describeError(input.error),
   });
   await warehouse.db.executeQuery(query);
+}
+
+/**
+ * The windows run `runId` loaded (status `succeeded`: written, not held or failed), its distributed
+ * units' runs (`arguments.unit_of_run`) included, as `account/stream/start..end` keys.
+ */
+export async function windowsLoadedByRun(db: Kysely<Database>, runId: number): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom("etl.run_slices")
+    .select(["account", "stream", "slice"])
+    .where("status", "=", "succeeded")
+    .where("window_start", "is not", null)
+    .where((eb) =>
+      eb.or([
+        eb("run_id", "=", runId),
+        eb(
+          "run_id",
+          "in",
+          eb
+            .selectFrom("etl.runs")
+            .select("id")
+            .where(sql<string>`arguments->>'unit_of_run'`, "=", String(runId)),
+        ),
+      ]),
+    )
+    .execute();
+  return new Set(rows.map((r) => loadedWindowKey(r.account, r.stream, r.slice)));
+}
+
+/** The key {@link windowsLoadedByRun} gives a window of an (account, stream): `account/stream/label`. */
+export function loadedWindowKey(account: string, stream: string, label: string): string {
+  return `${account}/${stream}/${label}`;
 }
