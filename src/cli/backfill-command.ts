@@ -3,6 +3,7 @@ import type { PipelineRequest } from "../pipeline/run/run-pipeline.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
+import { withNowFlags } from "./now-flags.js";
 import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";
 import { loadOptionsFrom, runPipelineCommand, withDistributedFlags } from "./run-command.js";
 
@@ -21,10 +22,8 @@ export function registerBackfillCommand(program: Command, runtime: Runtime): voi
     .requiredOption("--to <date>", "last day, YYYY-MM-DD (inclusive)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--refetch", "read the windows of the range that are settled already too (default: skip them)")
-    .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
-    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
-    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock");
-  withDistributedFlags(command).action(
+    .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)");
+  withDistributedFlags(withNowFlags(command)).action(
     async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
       const { from, to } = parseDateRange(
         options.from as string | undefined,

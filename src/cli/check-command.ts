@@ -7,6 +7,7 @@ import { requireKnownAccounts } from "../pipeline/plan/select-targets.js";
 import { getStream } from "../streams/registry.js";
 import { openWarehouse, printLine, type Runtime } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { nowOverridesFrom, withNowFlags } from "./now-flags.js";
 import { parseNameList } from "./parse-flags.js";
 import { runStartInstant } from "./run-command.js";
 
@@ -22,53 +23,59 @@ export function registerCheckCommand(program: Command, runtime: Runtime): void {
       "check accounts (host, key, API revision, clock, each stream's permission), the warehouse (migrations, BI role) and dbt; changes nothing",
     )
     .option("--accounts <names>", "only these accounts (comma-separated)")
-    .option("--streams <names>", "only these streams (comma-separated)")
-    .action(async (options: Record<string, string | undefined>, cmd: Command) => {
-      const global = globalOptions(cmd);
-      const log = runtime.logger(global);
-      // Keys are checked per account (one line each), not refused all at once.
-      const config = await loadConfig({
-        file: global.config,
-        databaseUrl: global.databaseUrl,
-        requireAccounts: false,
-      });
-      const accounts = parseNameList("--accounts", options.accounts);
-      requireKnownAccounts(
-        accounts,
-        config.accounts.map((a) => a.name),
-        "configured",
-      );
-      const streams = parseNameList("--streams", options.streams)?.map((name) => getStream(name).name);
-      for (const account of config.accounts) runtime.secrets.add(account.apiKey.reveal());
-      const out = (line: string) => printLine(runtime.secrets, line);
-      const items = await runChecks(
-        {
-          config,
-          env: process.env,
-          clock: systemClock,
-          secrets: runtime.secrets,
-          signal: runtime.signal,
-          runStartInstant: () => runStartInstant(process.env),
-          openWarehouse: async () => {
-            const { warehouse, embedded } = await openWarehouse(config, log, runtime);
-            return {
-              ...warehouse,
-              close: async () => {
-                await warehouse.close();
-                await embedded?.stop();
-              },
-            };
-          },
-          report: (group) => {
-            if (!global.json) for (const item of group) out(formatCheckItem(item));
-          },
-        },
-        { ...(accounts === undefined ? {} : { accounts }), ...(streams === undefined ? {} : { streams }) },
-      );
-      const exitCode = checkExitCode(items);
-      out(global.json ? JSON.stringify({ items, exitCode }) : checkVerdict(items));
-      runtime.setExitCode(exitCode);
+    .option("--streams <names>", "only these streams (comma-separated)");
+  withNowFlags(command).action(async (options: Record<string, string | undefined>, cmd: Command) => {
+    const global = globalOptions(cmd);
+    const log = runtime.logger(global);
+    // Keys are checked per account (one line each), not refused all at once.
+    const config = await loadConfig({
+      file: global.config,
+      databaseUrl: global.databaseUrl,
+      requireAccounts: false,
     });
+    const accounts = parseNameList("--accounts", options.accounts);
+    requireKnownAccounts(
+      accounts,
+      config.accounts.map((a) => a.name),
+      "configured",
+    );
+    const streams = parseNameList("--streams", options.streams)?.map((name) => getStream(name).name);
+    for (const account of config.accounts) runtime.secrets.add(account.apiKey.reveal());
+    const out = (line: string) => printLine(runtime.secrets, line);
+    const items = await runChecks(
+      {
+        config,
+        env: process.env,
+        clock: systemClock,
+        secrets: runtime.secrets,
+        signal: runtime.signal,
+        runStartInstant: () => {
+          const flags = nowOverridesFrom(options);
+          return runStartInstant(process.env, {
+            allowFuture: flags.allowFutureNow,
+            allowPast: flags.allowPastNow,
+          });
+        },
+        openWarehouse: async () => {
+          const { warehouse, embedded } = await openWarehouse(config, log, runtime);
+          return {
+            ...warehouse,
+            close: async () => {
+              await warehouse.close();
+              await embedded?.stop();
+            },
+          };
+        },
+        report: (group) => {
+          if (!global.json) for (const item of group) out(formatCheckItem(item));
+        },
+      },
+      { ...(accounts === undefined ? {} : { accounts }), ...(streams === undefined ? {} : { streams }) },
+    );
+    const exitCode = checkExitCode(items);
+    out(global.json ? JSON.stringify({ items, exitCode }) : checkVerdict(items));
+    runtime.setExitCode(exitCode);
+  });
   withExample(
     command,
     "telecom-etl check",

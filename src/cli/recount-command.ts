@@ -4,6 +4,7 @@ import { type RecountRequest, runPipeline } from "../pipeline/run/run-pipeline.j
 import { logProgress } from "../pipeline/run/run-progress.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { nowOverridesFrom, withNowFlags } from "./now-flags.js";
 import { parseDateRange, parseLockTimeout, parseNameList } from "./parse-flags.js";
 import { runStartInstant } from "./run-command.js";
 
@@ -23,10 +24,9 @@ export function registerRecountCommand(program: Command, runtime: Runtime): void
     .requiredOption("--to <date>", "last day, YYYY-MM-DD (inclusive)")
     .option("--streams <names>", "only these streams (comma-separated; date-windowed lists with a total)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
-    .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
-    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
-    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock")
-    .action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+    .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)");
+  withNowFlags(command).action(
+    async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
       const { from, to } = parseDateRange(
         options.from as string | undefined,
         options.to as string | undefined,
@@ -39,7 +39,8 @@ export function registerRecountCommand(program: Command, runtime: Runtime): void
         accounts: parseNameList("--accounts", options.accounts as string | undefined),
         lockTimeoutMs: parseLockTimeout(options.lockTimeout as string | undefined),
       };
-      const now = { allowFuture: options.allowFutureNow === true, allowPast: options.allowPastNow === true };
+      const flags = nowOverridesFrom(options);
+      const now = { allowFuture: flags.allowFutureNow, allowPast: flags.allowPastNow };
       // Checked before the warehouse opens: a bad TELECOM_ETL_NOW is a usage error that does nothing.
       runStartInstant(process.env, now);
       const global = globalOptions(cmd);
@@ -66,7 +67,8 @@ export function registerRecountCommand(program: Command, runtime: Runtime): void
         },
       );
       runtime.setExitCode(code);
-    });
+    },
+  );
   withExample(
     command,
     "telecom-etl recount --from 2026-07-01 --to 2026-07-31",

@@ -12,6 +12,13 @@ import type { DbtStepRecord } from "../transform/dbt-step-record.js";
 import { type CommandContext, type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { acceptedHoldsFrom, withHoldFlags } from "./hold-flags.js";
+import {
+  ALLOW_FUTURE_NOW_FLAG,
+  ALLOW_PAST_NOW_FLAG,
+  type NowOverrides,
+  nowOverridesFrom,
+  withNowFlags,
+} from "./now-flags.js";
 import { parseDateFlag, parseLockTimeout, parseNameList } from "./parse-flags.js";
 import { reportRunEnd } from "./report-run-end.js";
 import { commandLineOf, resumeLine } from "./resume-command.js";
@@ -20,11 +27,7 @@ import { retireOldMonths } from "./retire-partitions.js";
 /** How far ahead of the system clock TELECOM_ETL_NOW may be without `--allow-future-now`. */
 export const FUTURE_NOW_LIMIT_MS = 86_400_000;
 
-/** How the clock of a run may be moved: `--allow-future-now`, `--allow-past-now`. */
-export interface NowOverrides {
-  readonly allowFutureNow?: boolean;
-  readonly allowPastNow?: boolean;
-}
+export type { NowOverrides } from "./now-flags.js";
 
 /** How a load runs: its clock overrides, and `--distributed` / `--no-distributed` (default: config `distributed.enabled`). */
 export interface LoadOptions extends NowOverrides {
@@ -39,9 +42,9 @@ export interface LoadOptions extends NowOverrides {
  * The instant a run takes "today" from: the clock, or TELECOM_ETL_NOW (an ISO date-time) so runs
  * against a sandbox whose clock is not the wall clock plan the sandbox's days. A TELECOM_ETL_NOW
  * more than a day ahead of the system clock would settle windows that may still change, so it
- * needs `allowFuture` (`--allow-future-now`); more than a day behind it (a variable left over in
- * a crontab) would load nothing new night after night, so it needs `allowPast`
- * (`--allow-past-now`, or TELECOM_ETL_ALLOW_PAST_NOW=1).
+ * needs `allowFuture` ({@link ALLOW_FUTURE_NOW_FLAG}); more than a day behind it (a variable left
+ * over in a crontab) would load nothing new night after night, so it needs `allowPast`
+ * ({@link ALLOW_PAST_NOW_FLAG}, or TELECOM_ETL_ALLOW_PAST_NOW=1).
  */
 export function runStartInstant(
   env: NodeJS.ProcessEnv = process.env,
@@ -54,13 +57,13 @@ export function runStartInstant(
   if (Number.isNaN(ms)) throw new UsageError(`TELECOM_ETL_NOW: expected an ISO date-time, got "${override}"`);
   if (ms - now > FUTURE_NOW_LIMIT_MS && options.allowFuture !== true) {
     throw new UsageError(
-      `TELECOM_ETL_NOW ${override} is more than a day ahead of this machine's clock (${new Date(now).toISOString()}); windows read "after" their end by such a clock would be settled too early: fix the variable, or pass --allow-future-now if this is intended`,
+      `TELECOM_ETL_NOW ${override} is more than a day ahead of this machine's clock (${new Date(now).toISOString()}); windows read "after" their end by such a clock would be settled too early: fix the variable, or pass ${ALLOW_FUTURE_NOW_FLAG} if this is intended`,
     );
   }
   const allowPast = options.allowPast === true || env.TELECOM_ETL_ALLOW_PAST_NOW === "1";
   if (now - ms > FUTURE_NOW_LIMIT_MS && !allowPast) {
     throw new UsageError(
-      `TELECOM_ETL_NOW ${override} is more than a day behind this machine's clock (${new Date(now).toISOString()}); a run at such a clock loads nothing after that day: unset the variable, or pass --allow-past-now (TELECOM_ETL_ALLOW_PAST_NOW=1) if this is intended`,
+      `TELECOM_ETL_NOW ${override} is more than a day behind this machine's clock (${new Date(now).toISOString()}); a run at such a clock loads nothing after that day: unset the variable, or pass ${ALLOW_PAST_NOW_FLAG} (TELECOM_ETL_ALLOW_PAST_NOW=1) if this is intended`,
     );
   }
   return ms;
@@ -202,10 +205,8 @@ export function withRunFlags(command: Command): Command {
     .option("--streams <names>", "only these streams (comma-separated)")
     .option("--accounts <names>", "only these accounts (comma-separated)")
     .option("--until <date>", "load nothing after this day (YYYY-MM-DD, inclusive)")
-    .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)")
-    .option("--allow-future-now", "accept a TELECOM_ETL_NOW more than a day ahead of this machine's clock")
-    .option("--allow-past-now", "accept a TELECOM_ETL_NOW more than a day behind this machine's clock");
-  return withDistributedFlags(command);
+    .option("--lock-timeout <seconds>", "wait this long for another run holding a stream's lock (default 0)");
+  return withDistributedFlags(withNowFlags(command));
 }
 
 /** Adds the flags of a distributed load (`--distributed`, `--no-distributed`, `--wait-for-workers`) to a loading command. */
@@ -225,8 +226,7 @@ export function withDistributedFlags(command: Command): Command {
 /** The clock overrides and the `--distributed` choice of a loading command's flags. */
 export function loadOptionsFrom(options: Readonly<Record<string, unknown>>): LoadOptions {
   return {
-    allowFutureNow: options.allowFutureNow === true,
-    allowPastNow: options.allowPastNow === true,
+    ...nowOverridesFrom(options),
     ...(typeof options.distributed === "boolean" ? { distributed: options.distributed } : {}),
     waitForWorkers: options.waitForWorkers === true,
   };

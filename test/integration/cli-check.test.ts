@@ -174,4 +174,22 @@ describe("telecom-etl check", () => {
     });
     expect(result.code, result.stdout).toBe(0);
   });
+
+  it("a TELECOM_ETL_NOW far behind the machine's clock: the flag the item advises is one check accepts", async ({
+    setup,
+  }) => {
+    // The variable is named (unset): the test harness would otherwise allow a past clock itself.
+    const env = { ...setup.env, TELECOM_ETL_ALLOW_PAST_NOW: undefined };
+    const args = ["check", "--accounts", "good", "--streams", "cdrs"];
+    const refused = await runCli(args, { env });
+    expect(refused.code, refused.stdout).toBe(2);
+    const item = itemsOf(refused.stdout).get("environment: TELECOM_ETL_NOW");
+    expect(item?.status).toBe("fail");
+    const advised = /pass (--[a-z-]+)/.exec(item!.detail)?.[1];
+    expect(advised, item!.detail).toBeDefined();
+    const accepted = await runCli([...args.slice(0, 1), advised!, ...args.slice(1)], { env });
+    expect(accepted.stderr).not.toMatch(/unknown option/);
+    expect(itemsOf(accepted.stdout).get("environment: TELECOM_ETL_NOW")).toBeUndefined();
+    expect(accepted.code, accepted.stdout + accepted.stderr.slice(-1000)).toBe(0);
+  });
 });
