@@ -3,6 +3,7 @@
  * their rate, streams, settling and reject thresholds, per-stream options, paging, timeouts, retry.
  */
 import { z } from "zod";
+import { redactUrl } from "../core/errors.js";
 import { dayProblem } from "../core/utc-days.js";
 import { STREAM_NAMES, type StreamName } from "../streams/registry.js";
 import { settingMeta } from "./config-derive.js";
@@ -27,6 +28,23 @@ const isoDate = z.string().superRefine((text, context) => {
   if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
 });
 
+/**
+ * An account's base URL: http(s), without the API's version path (`https://api.example.com`, not
+ * `…/v1`): every request adds `/v1/…` itself, so a `/v1` here would ask for `/v1/v1/…`, answered
+ * 404 and taken for a missing list or another API revision.
+ */
+const VERSION_PATH = /\/v\d+\/*$/;
+const baseUrl = z
+  .url({ protocol: /^https?$/, error: "expected an http(s) URL" })
+  .superRefine((text, context) => {
+    if (!URL.canParse(text) || !VERSION_PATH.test(new URL(text).pathname)) return;
+    const [, before = "", version = "", after = ""] = /^([^?#]*?)\/(v\d+)\/*([?#].*)?$/.exec(text) ?? [];
+    context.addIssue({
+      code: "custom",
+      message: `${redactUrl(text)} ends in the API's version path /${version}, which every request adds itself: set the account's base_url (or TELECOM_API_URL) to ${redactUrl(before + after)}`,
+    });
+  });
+
 const rateSchema = z.strictObject({
   requests_per_second: z.number().positive().default(10),
   burst: z.number().int().positive().default(20),
@@ -36,7 +54,7 @@ const rateSchema = z.strictObject({
 
 const accountSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "expected lower-case letters, digits, - or _"),
-  base_url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
+  base_url: baseUrl,
   api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "expected the NAME of an environment variable"),
   rate: rateSchema.prefault({}),
   streams: z.array(streamName).optional(),

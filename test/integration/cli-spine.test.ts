@@ -103,7 +103,7 @@ describe("CLI spine", () => {
       [
         "accounts:",
         "  - name: acme",
-        "    base_url: https://acme-user:hunter2-pass@api.example.com/v1?region=eu&api_key=sk_query_987654321",
+        "    base_url: https://acme-user:hunter2-pass@api.example.com/telecom?region=eu&api_key=sk_query_987654321",
         "    api_key_env: ACME_KEY",
         "  - name: beta",
         "    base_url: https://tok_user_only_555@api.example.com/?accessToken=at_query_123456",
@@ -124,7 +124,7 @@ describe("CLI spine", () => {
         "at_query_123456",
       ])
         expect(result.stdout + result.stderr, secret).not.toContain(secret);
-      expect(result.stdout).toContain("https://***:***@api.example.com/v1?region=eu&api_key=***");
+      expect(result.stdout).toContain("https://***:***@api.example.com/telecom?region=eu&api_key=***");
       expect(result.stdout).toContain("https://***@api.example.com/?accessToken=***");
     }
   });

@@ -28,6 +28,28 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({ windowDays: 1, lookbackDays: 3, perPage: 100 });
   });
 
+  it("a base URL ending in the API's version path is refused in one line naming the cause and the fix", async () => {
+    for (const [url, fixed] of [
+      ["http://127.0.0.1:4010/v1", "http://127.0.0.1:4010/"],
+      ["https://api.example.com/telecom/v1/", "https://api.example.com/telecom"],
+    ] as const) {
+      const error = await loadConfig({}, { ...minimalEnv, TELECOM_API_URL: url }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toBe(
+        `config: accounts.0.base_url: ${url} ends in the API's version path /v1, which every request adds itself: set the account's base_url (or TELECOM_API_URL) to ${fixed}`,
+      );
+    }
+    // Credentials in the URL stay out of the message.
+    const secret = "https://user:hunter2@api.example.com/v1?region=eu&api_key=sk_987";
+    const refused = await loadConfig({}, { ...minimalEnv, TELECOM_API_URL: secret }).catch((e: unknown) => e);
+    expect((refused as Error).message).toBe(
+      "config: accounts.0.base_url: https://***:***@api.example.com/v1?region=eu&api_key=*** ends in the API's version path /v1, which every request adds itself: set the account's base_url (or TELECOM_API_URL) to https://***:***@api.example.com/?region=eu&api_key=***",
+    );
+    // A path that only contains a version-like segment elsewhere is the user's own.
+    const config = await loadConfig({}, { ...minimalEnv, TELECOM_API_URL: "https://x.example/v1/proxy" });
+    expect(config.accounts[0]?.baseUrl).toBe("https://x.example/v1/proxy");
+  });
+
   it("gives one line per problem, naming the field path and what is expected", async () => {
     const file = await configFile(
       [
