@@ -86,6 +86,16 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/**
+ * The sandbox's clock: `--now` when given; else, with `--start`, the end of that world (a past world
+ * replayed as it was); else the machine's clock (`real`), so the world ends today and a run with
+ * its own clock (no TELECOM_ETL_NOW) reads it as it would the platform (see README, "Decisions").
+ */
+function clockOf(flags: Pick<SandboxFlags, "now" | "start">): string | undefined {
+  if (flags.now !== undefined) return flags.now;
+  return flags.start === undefined ? "real" : undefined;
+}
+
 /** The sandbox's options from the command's flags; a value the sandbox refuses is a usage error naming the flag. */
 function sandboxOptionsOf(flags: SandboxFlags): SandboxOptions {
   const options: SandboxOptions = {
@@ -107,7 +117,7 @@ function sandboxOptionsOf(flags: SandboxFlags): SandboxOptions {
     clockSkewMs: flags.clockSkewMs,
     speechAnalytics: flags.speechAnalytics,
     ...(flags.start === undefined ? {} : { start: flags.start }),
-    ...(flags.now === undefined ? {} : { now: flags.now }),
+    ...(clockOf(flags) === undefined ? {} : { now: clockOf(flags) }),
   };
   try {
     resolveSandboxOptions(options);
@@ -146,7 +156,7 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
     .option("--port <n>", "TCP port (0 = any free port)", integer, 4010)
     .option("--host <addr>", "interface to listen on", "127.0.0.1")
     .option("--seed <n>", "world seed", integer, 1)
-    .option("--start <date>", "first day of the world, YYYY-MM-DD (default 2026-08-01)")
+    .option("--start <date>", "first day of the world, YYYY-MM-DD (default: today - days + 1)")
     .option("--days <n>", "days of traffic", integer, 90)
     .option("--accounts <n>", "accounts: a master plus n-1 sub-accounts", integer, 3)
     .option("--calls-per-day <n>", "mean calls per account per day", integer, 2000)
@@ -154,7 +164,10 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
     .option("--latency-ms <n>", "added latency per request", integer, 0)
     .option("--rate-limit <rps>", "token-bucket limit per API key, requests/s (0 = off)", number, 0)
     .option("--max-per-page <n>", "largest per_page honoured", integer, 100)
-    .option("--now <iso|real>", "sandbox clock: ISO date-time or 'real' (default: end of the world)")
+    .option(
+      "--now <iso|real>",
+      "sandbox clock: ISO date-time or 'real' (default: real; with --start, the end of that world)",
+    )
     .option("--late-share <x>", "share of CDRs that arrive 1-48 h late", number, 0.02)
     .option("--shuffle", "shuffle rows within each page", false)
     .option("--api-revision <rev>", "API revision served: 2024 (platform-api.md) or 2026", "2024")
