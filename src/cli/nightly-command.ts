@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { checkReportPath } from "../report/report-path.js";
+import { recordRunDbt } from "../warehouse/state/run-history.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { reportAfterNight, reportFileOption } from "./report-command.js";
@@ -38,7 +39,21 @@ export function registerNightlyCommand(program: Command, runtime: Runtime): void
             { lockTimeoutMs: request.lockTimeoutMs },
             dbtSteps,
           );
-          return report === undefined ? code : reportAfterNight(ctx, report, code);
+          if (report === undefined) return code;
+          // The page shows the nightly's duration with its dbt steps: recorded before it is written
+          // (and again, with the final code and end, when the command ends).
+          await recordRunDbt(
+            ctx.warehouse.db,
+            load.runId,
+            { command: "nightly", exitCode: code, steps: dbtSteps },
+            new Date(),
+          ).catch((error: unknown) =>
+            ctx.log.warn(
+              { error: String(error) },
+              "could not record the nightly's dbt steps before its page",
+            ),
+          );
+          return reportAfterNight(ctx, report, code);
         },
       );
     });

@@ -23,11 +23,16 @@ export async function reportRunEnd(ctx: CommandContext, end: RunEnd): Promise<vo
       `${what} (the exit code is unchanged)`,
     );
   if (end.command === "nightly" && end.result !== undefined) {
-    await recordRunDbt(ctx.warehouse.db, end.result.runId, {
-      command: end.command,
-      exitCode: end.exitCode,
-      steps: end.dbtSteps,
-    }).catch(warn("could not record the nightly's dbt steps"));
+    await recordRunDbt(
+      ctx.warehouse.db,
+      end.result.runId,
+      {
+        command: end.command,
+        exitCode: end.exitCode,
+        steps: end.dbtSteps,
+      },
+      new Date(end.endedAt),
+    ).catch(warn("could not record the nightly's dbt steps"));
   }
   const monitoring = ctx.config.monitoring;
   const webhook = monitoring?.alertWebhookUrl;

@@ -4,6 +4,7 @@ import { EXIT } from "../core/exit-codes.js";
 import { landingTables, STREAMS, trackedKinds } from "../streams/registry.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 import { sweepAbandonedRuns } from "../warehouse/coordination/abandoned-runs.js";
+import { runLabel } from "../warehouse/state/run-history.js";
 import { streamStatus } from "../warehouse/state/stream-state.js";
 import type { StreamStatus, WindowAttempt } from "../warehouse/state/stream-status.js";
 import { listUnknownFields } from "../warehouse/state/unknown-fields.js";
@@ -42,7 +43,7 @@ export function formatStreamStatus(s: StreamStatus, settleHours?: number): strin
   for (const w of skipped) lines.push(`  skipped in run ${w.runId}: ${w.error ?? "(no message)"}`);
   const run = s.lastRun;
   if (run) {
-    const head = `  last run ${run.runId} (${run.command}) ${run.status}, started ${run.startedAt.toISOString()}`;
+    const head = `  last ${runLabel(run.command, run.runId)} ${run.status}, started ${run.startedAt.toISOString()}`;
     // How this stream ended in that run, when it differs from the run as a whole (in a `partial`
     // run one stream may have succeeded while another failed or was skipped).
     const stream =

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, SliceStatus } from "../warehouse/connection/database.js";
+import { shownCommand } from "../warehouse/state/dbt-run-record.js";
 import { REPLAY_RUN_COMMAND } from "../warehouse/state/run-records.js";
 import { type StreamStatus, streamStatus } from "../warehouse/state/stream-status.js";
 import type { RecountRecord } from "../warehouse/state/window-counts.js";
@@ -82,7 +83,7 @@ export function freshnessOf(lastReadAt: Date | null, now: number): FreshnessLeve
 async function readRun(db: Kysely<Database>, runId: number | undefined): Promise<NightRun | null> {
   let query = db
     .selectFrom("etl.runs as r")
-    .select(["r.id", "r.command", "r.status", "r.exit_code", "r.started_at", "r.finished_at"])
+    .select(["r.id", "r.command", "r.dbt", "r.status", "r.exit_code", "r.started_at", "r.finished_at"])
     .orderBy("r.id", "desc")
     .limit(1);
   query =
@@ -99,7 +100,7 @@ async function readRun(db: Kysely<Database>, runId: number | undefined): Promise
   if (row === undefined) return null;
   return {
     id: Number(row.id),
-    command: row.command,
+    command: shownCommand(row.command, row.dbt),
     status: row.status,
     exitCode: row.exit_code,
     startedAt: new Date(row.started_at),

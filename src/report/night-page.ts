@@ -1,3 +1,4 @@
+import { runLabel } from "../warehouse/state/run-history.js";
 import { escapeHtml, formatCount } from "./html.js";
 import { loaderSection, totalsOf } from "./loader-section.js";
 import type { MartsFacts } from "./marts-facts.js";
@@ -48,6 +49,12 @@ summary { cursor: pointer; color: #0969da; }
 ul { padding-left: 20px; }
 `;
 
+/** `Nightly <b>7</b>` for a nightly, `Run <b>7</b> (<code>backfill</code>)` for another command (see runLabel). */
+function runHeadHtml(run: NonNullable<NightPageInput["night"]["run"]>): string {
+  const id = `<b data-run-id="${run.id}">${run.id}</b>`;
+  return run.command === "nightly" ? `Nightly ${id}` : `Run ${id} (<code>${escapeHtml(run.command)}</code>)`;
+}
+
 function headerHtml(input: NightPageInput): string {
   const run = input.night.run;
   const made = new Date(input.now).toISOString().replace(/\.\d+Z$/, "Z");
@@ -58,7 +65,7 @@ function headerHtml(input: NightPageInput): string {
   const took =
     run.finishedAt === null
       ? "not finished"
-      : `took ${Math.round((run.finishedAt.getTime() - run.startedAt.getTime()) / 1000)} s`;
+      : `took ${Math.round((run.finishedAt.getTime() - run.startedAt.getTime()) / 1000)} s${run.command === "nightly" ? " (load and dbt steps)" : ""}`;
   const exit = run.exitCode === null ? "" : `, exit ${run.exitCode}`;
   const cls = run.status === "succeeded" ? "ok" : run.status === "quarantined" ? "warn" : "bad";
   const t = totalsOf(input.night.windows);
@@ -66,7 +73,7 @@ function headerHtml(input: NightPageInput): string {
     `<div class="card${value > 0 && alarm ? ` ${alarm}` : ""}" data-card="${escapeHtml(label)}"><b>${formatCount(value)}</b>${escapeHtml(label)}</div>`;
   return [
     `<h1>telecom-etl: the night of ${started.slice(0, 10)}</h1>`,
-    `<p>Run <b data-run-id="${run.id}">${run.id}</b> (<code>${escapeHtml(run.command)}</code>) started ${started}, ${took}: <b class="${cls}" data-run-status>${escapeHtml(run.status)}</b>${exit}.</p>`,
+    `<p>${runHeadHtml(run)} started ${started}, ${took}: <b class="${cls}" data-run-status>${escapeHtml(run.status)}</b>${exit}.</p>`,
     `<p class="muted">Made ${made} from ${escapeHtml(input.warehouse)}, from the control tables <code>etl.*</code> and the marts.</p>`,
     `<div class="cards">`,
     card("slices", t.windows),
@@ -83,7 +90,11 @@ function headerHtml(input: NightPageInput): string {
 
 /** The whole page. */
 export function nightPage(input: NightPageInput): string {
-  const title = input.night.run === null ? "telecom-etl report" : `telecom-etl: run ${input.night.run.id}`;
+  const run = input.night.run;
+  const title =
+    run === null
+      ? "telecom-etl report"
+      : `telecom-etl: ${runLabel(run.command, run.id).replace(/ \(run\)$/, "")}`;
   return `<!doctype html>
 <html lang="en">
 <head>

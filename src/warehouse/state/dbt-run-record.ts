@@ -30,3 +30,12 @@ export interface NightlyDbtRecord {
   readonly exitCode: number;
   readonly steps: readonly DbtStepRecord[];
 }
+
+/**
+ * The command a run is shown as: a nightly records its load as a `run` (its windows plan as a
+ * run's) and its dbt steps in `etl.runs.dbt`, whose `command` names the whole: `nightly`.
+ */
+export function shownCommand(command: string, dbt: unknown): string {
+  const named = (dbt as Partial<NightlyDbtRecord> | null | undefined)?.command;
+  return typeof named === "string" ? named : command;
+}

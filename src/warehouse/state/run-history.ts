@@ -7,7 +7,7 @@
  */
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { Database } from "../connection/database.js";
-import type { NightlyDbtRecord } from "./dbt-run-record.js";
+import { type NightlyDbtRecord, shownCommand } from "./dbt-run-record.js";
 import type { RecountRecord } from "./window-counts.js";
 
 /** What one (account, stream) did in one run. */
@@ -159,7 +159,7 @@ export async function readRuns(
     const dbt = (run.dbt ?? null) as NightlyDbtRecord | null;
     return {
       id,
-      command: dbt?.command ?? run.command,
+      command: shownCommand(run.command, dbt),
       arguments: run.arguments,
       status: run.status,
       exitCode: dbt?.exitCode ?? run.exit_code,
@@ -291,15 +291,30 @@ export async function runWindowProblems(db: Kysely<Database>, runId: number): Pr
   }));
 }
 
-/** Records the dbt steps of a `nightly` and its final exit code on its run. */
+/**
+ * Records the dbt steps of a `nightly` and its final exit code on its run, and moves the run's end
+ * to `endedAt` (the end of its dbt steps): a nightly's duration is its load's and its dbt steps'.
+ */
 export async function recordRunDbt(
   db: Kysely<Database>,
   runId: number,
   record: NightlyDbtRecord,
+  endedAt: Date,
 ): Promise<void> {
   await db
     .updateTable("etl.runs")
-    .set({ dbt: JSON.stringify(record) })
+    .set({
+      dbt: JSON.stringify(record),
+      finished_at: sql<Date>`greatest(coalesce(finished_at, ${endedAt}), ${endedAt})`,
+    })
     .where("id", "=", runId)
     .execute();
+}
+
+/**
+ * What a recorded run is called where it is shown (`status`, the night's page): `nightly 7` for a
+ * nightly (its load and dbt steps), `run 7 (backfill)` for any other command.
+ */
+export function runLabel(command: string, runId: number): string {
+  return command === "nightly" ? `nightly ${runId}` : `run ${runId} (${command})`;
 }

@@ -3,6 +3,7 @@ import type { DateWindow } from "../../core/slices.js";
 import { addDays } from "../../core/utc-days.js";
 import type { Database, SliceStatus } from "../connection/database.js";
 import { quoteTable } from "../connection/sql-names.js";
+import { shownCommand } from "./dbt-run-record.js";
 import { trackedCounts } from "./lookup-candidates.js";
 import { REPLAY_RUN_COMMAND } from "./run-records.js";
 
@@ -250,6 +251,7 @@ async function addOpenAttempts(
 const RUN_COLUMNS = [
   "r.id",
   "r.command",
+  "r.dbt",
   "r.status",
   "r.started_at",
   "r.finished_at",
@@ -289,7 +291,7 @@ async function addLastRuns(db: Kysely<Database>, board: StatusBoard) {
     if (target.lastRun !== null && target.lastRun.runId > row.id) continue;
     target.lastRun = {
       runId: row.id,
-      command: row.command,
+      command: shownCommand(row.command, row.dbt),
       status: row.status,
       startedAt: new Date(row.started_at),
       finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
