@@ -6,6 +6,7 @@ import { messageSchema } from "./message.js";
 import { citySchema, didSchema, docTypeSchema, purchasableNumberSchema } from "./numbers.js";
 import { invalidRecordingFiltersSchema, recordingSchema } from "./recording.js";
 import { defineResource, type PlatformResource } from "./resource.js";
+import { SCAFFOLDED_RESOURCES } from "./scaffolded-resources.js";
 import { shortLinkMetricSchema } from "./short-link-metric.js";
 import { sipTrunkSummarySchema } from "./sip-trunk.js";
 import { subAccountSchema } from "./sub-account.js";
@@ -33,7 +34,9 @@ const LEDGER = {
  *
  * Everything else derives from here: `PLATFORM_ROUTES`' read routes and their permissions, each
  * stream's permission, paths, envelope and window query (`src/streams/`), the sandbox's routes and
- * served envelopes, and the tests' lists of resources. A new date-windowed list is one entry here.
+ * served envelopes, and the tests' lists of resources. A new date-windowed list is declared in a
+ * module of its own (`src/platform/<name>.ts`, its schema beside its entry) and added here by
+ * `npm run scaffold:stream` (the generated scaffolded-resources.ts).
  */
 export const CATALOGUE = {
   /** Call detail records, asked once per direction (`type=placed|received`). */
@@ -198,6 +201,7 @@ export const CATALOGUE = {
     envelope: { shape: "object" },
     item: validationResponseSchema,
   }),
+  ...SCAFFOLDED_RESOURCES,
 } as const satisfies Readonly<Record<string, PlatformResource>>;
 
 /** A resource's name in the catalogue. */

@@ -14,6 +14,7 @@ export * from "./numbers.js";
 export * from "./permissions.js";
 export * from "./recording.js";
 export * from "./resource.js";
+export * from "./scaffolded-resources.js";
 export * from "./short-link-metric.js";
 export * from "./sip-trunk.js";
 export * from "./sub-account.js";

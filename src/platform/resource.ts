@@ -61,6 +61,11 @@ export interface PlatformResource<Item extends z.ZodType = z.ZodType> {
   readonly window?: WindowParameters;
   /** Fields whose JSON numbers must be read exactly, from their source text (the ledger's amounts). */
   readonly exactNumbers?: readonly string[];
+  /**
+   * One item as the platform documents it (valid for `item`; a unit test checks it): a scaffolded
+   * list's fault tests corrupt it, and it shows a reader the shape.
+   */
+  readonly example?: Readonly<Record<string, unknown>>;
 }
 
 /** Declares a resource; its paths keep their literal types (the routes' types are derived from them). */

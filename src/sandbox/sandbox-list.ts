@@ -1,4 +1,5 @@
 import type { RowSource } from "./routes/page-body.js";
+import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
 import type { SandboxAccount } from "./world.js";
 
@@ -41,9 +42,37 @@ export interface SandboxList {
    * `ParamError`).
    */
   select(ask: ListAsk): RowSource;
+  /** The other truth streams its lines name (a scaffolded list's; the others are in truth-references.ts). */
+  readonly references?: readonly ListReference[];
+}
+
+/**
+ * A reference from a list's truth lines to another truth stream's (`parent`, a truth stream name),
+ * as truth-references.ts declares them: what the sandbox's truth consistency test checks.
+ */
+export interface ListReference {
+  readonly parent: string;
+  /** `list`: the loader reads the child from its own list, so its parent may be a rejected row. */
+  readonly through: "parent" | "list";
+  /** The parent key a child line names, or null when it names none. */
+  childKey(line: Readonly<Record<string, unknown>>): string | null;
+  /** The key of a parent line, or null. */
+  parentKey(line: Readonly<Record<string, unknown>>): string | null;
 }
 
 /** A list's declaration, checked against {@link SandboxList} (the `satisfies` of one entry). */
 export function defineSandboxList(list: SandboxList): SandboxList {
   return list;
+}
+
+/** The UTC days (day numbers) an ask lists: the window's days within the world's, up to the day of `nowMs`. */
+export function askedDays({ runtime, fromMs, untilMs, nowMs }: ListAsk): number[] {
+  const { world } = runtime;
+  const days: number[] = [];
+  const endDay = Math.min(untilMs ?? world.endMs, world.endMs) / DAY_MS;
+  for (let day = Math.max(fromMs ?? world.startMs, world.startMs) / DAY_MS; day < endDay; day++) {
+    if (day * DAY_MS > nowMs) break;
+    days.push(day);
+  }
+  return days;
 }

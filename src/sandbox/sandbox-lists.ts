@@ -6,6 +6,7 @@ import { arraySource, type PageRow } from "./routes/page-body.js";
 import { defineSandboxList, type ListAsk, type SandboxList } from "./sandbox-list.js";
 import { DAY_MS } from "./sandbox-options.js";
 import type { SandboxRuntime } from "./sandbox-runtime.js";
+import { SCAFFOLDED_LISTS } from "./scaffolded-lists.js";
 import { serializeMessage } from "./serialize-message.js";
 import { cdrRowOf, visibleCalls } from "./served-calls.js";
 import { shortLinkList } from "./short-link-list.js";
@@ -26,7 +27,8 @@ function truthQueryOf(ask: ListAsk): TruthQuery {
  * The sandbox's lists, one declaration each, under the catalogue's resource names: the one place a
  * new list is added. A `generic` list is served by the windowed-list route (no route file), and
  * every list with `truth` is in the truth export under its name, its rows exactly as its route
- * serves them (row faults: `LIST_STREAMS`). The `own` ones keep a route file for filters the
+ * serves them (row faults: `LIST_STREAMS`). A scaffolded list (`npm run scaffold:stream`) is added by
+ * the generated scaffolded-lists.ts. The `own` ones keep a route file for filters the
  * generic route does not know; their `select` here is what the truth reads (no filter).
  */
 export const SANDBOX_LISTS = {
@@ -93,6 +95,7 @@ export const SANDBOX_LISTS = {
   }),
   transactions: ledgerList(true),
   sub_account_transactions: ledgerList(false),
+  ...SCAFFOLDED_LISTS,
 } as const satisfies Partial<Readonly<Record<ResourceName, SandboxList>>>;
 
 /** A list the sandbox serves (a catalogue resource name). */

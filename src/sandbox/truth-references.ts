@@ -1,3 +1,5 @@
+import type { SandboxList } from "./sandbox-list.js";
+import { SCAFFOLDED_LISTS } from "./scaffolded-lists.js";
 import type { TruthStream } from "./truth.js";
 
 /** A truth line (or a `/malformed` line's `raw`), parsed. */
@@ -108,4 +110,11 @@ export const TRUTH_REFERENCES: Readonly<Partial<Record<TruthStream, readonly Tru
   call_webhooks: [],
   sub_accounts: [],
   number_catalog: [],
+  // A list `npm run scaffold:stream` added declares its references beside its rows (`references`).
+  ...Object.fromEntries(
+    (Object.entries(SCAFFOLDED_LISTS) as [string, SandboxList][]).map(([name, list]) => [
+      name,
+      (list.references ?? []) as readonly TruthReference[],
+    ]),
+  ),
 };

@@ -7,6 +7,7 @@ import { messagesStream } from "./messages.js";
 import { numberCatalogStream } from "./number-catalog.js";
 import { numbersStream } from "./numbers.js";
 import { recordingsStream } from "./recordings.js";
+import { SCAFFOLDED_STREAMS } from "./scaffolded-streams.js";
 import { shortLinkMetricsStream } from "./short-link-metrics.js";
 import { sipTrunksStream } from "./sip-trunks.js";
 import type { StreamDefinition } from "./stream-definition.js";
@@ -37,10 +38,13 @@ const DECLARED_STREAMS = {
 export type DeclaredStreams = typeof DECLARED_STREAMS;
 
 /**
- * Every stream by name: the one list of streams. The config accepts exactly these names; adding a
- * stream is one line here (a test checks each key is its stream's own name).
+ * Every stream by name: the one list of streams. The config accepts exactly these names; a new
+ * stream is added by `npm run scaffold:stream -- <name>` (scaffolded-streams.ts, generated), not
+ * here (a test checks each key is its stream's own name).
  */
-export const STREAMS: { readonly [Name in keyof DeclaredStreams]: StreamDefinition } = DECLARED_STREAMS;
+export const STREAMS: {
+  readonly [Name in keyof DeclaredStreams | keyof typeof SCAFFOLDED_STREAMS]: StreamDefinition;
+} = { ...DECLARED_STREAMS, ...SCAFFOLDED_STREAMS };
 
 /** A stream name the loader knows. */
 export type StreamName = keyof typeof STREAMS;

@@ -29,6 +29,8 @@ import {
   routesOf,
 } from "../../src/platform/permissions.js";
 import { invalidRecordingFiltersSchema, recordingSchema } from "../../src/platform/recording.js";
+import type { PlatformResource } from "../../src/platform/resource.js";
+import { SCAFFOLDED_RESOURCES } from "../../src/platform/scaffolded-resources.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import { hostRequestSchema, sipTrunkSchema, sipTrunkSummarySchema } from "../../src/platform/sip-trunk.js";
 import { subAccountSchema } from "../../src/platform/sub-account.js";
@@ -63,6 +65,9 @@ type RouteOf<R> = R extends {
     : never
   : never;
 type RouteKey = RouteOf<(typeof PLATFORM_ROUTES)[number]>;
+/** The list routes of the resources `npm run scaffold:stream` added: their samples derive from the catalogue. */
+type ScaffoldedRoute =
+  `GET ${(typeof SCAFFOLDED_RESOURCES)[keyof typeof SCAFFOLDED_RESOURCES]["paths"]["2024"]}`;
 
 /** What fills a route's path: its `{...}` segments in order, and the query a list needs. */
 interface PathFill {
@@ -179,6 +184,31 @@ type Call = (
 ) => Promise<{ status: number; body: unknown; text: string }>;
 type Admin = <T>(path: string, body?: unknown) => Promise<T>;
 
+/**
+ * A valid request of each scaffolded list, from its catalogue entry: the world's days (2026-08-01
+ * to 08-20) a hundred rows at a time, an answer its published envelope and item schema accept
+ * exactly, with rows.
+ */
+function scaffoldedSpecs(
+  list: (items: readonly unknown[], schema: { parse(value: unknown): unknown; shape: object }) => void,
+): [string, () => SampleSpec][] {
+  return (Object.values(SCAFFOLDED_RESOURCES) as readonly PlatformResource[]).map((resource) => {
+    const window = resource.window!;
+    const to = window.toBound === "last_day" ? "2026-08-20" : "2026-08-21";
+    const items = resource.envelope.shape === "paged" ? resource.envelope.items : "items";
+    const spec = (): SampleSpec => ({
+      query: `${window.from}=2026-08-01&${window.to}=${to}&per_page=100`,
+      check: (b) => {
+        const parsed = exact(published(resource) as never as { parse(v: unknown): object; shape: object }, b);
+        const rows = (parsed as Record<string, unknown[]>)[items]!;
+        expect(rows.length, resource.paths["2024"]).toBeGreaterThan(0);
+        list(rows, resource.item as never as { parse(value: unknown): unknown; shape: object });
+      },
+    });
+    return [`GET ${resource.paths["2024"]}`, spec];
+  });
+}
+
 /** A valid request per route (built from the seeded world) and a 404 request per route with an id. */
 async function routeRequests(
   sandbox: RunningSandbox,
@@ -230,7 +260,7 @@ async function routeRequests(
       ).body,
     )
     .dids.map((d) => d.number);
-  const specs: Record<RouteKey, () => SampleSpec> = {
+  const specs: Record<Exclude<RouteKey, ScaffoldedRoute>, () => SampleSpec> = {
     "POST /v1/api-keys": () => ({
       body: { label: "contract" },
       check: (b) => exact(apiKeySchema, b),
@@ -488,13 +518,15 @@ async function routeRequests(
     },
   };
   const samples = Object.fromEntries(
-    (Object.entries(specs) as [RouteKey, () => SampleSpec][]).map(([route, spec]) => [
-      route,
-      (): Sample => {
-        const sample = spec();
-        return { ...sample, path: pathOf(route, sample) };
-      },
-    ]),
+    ([...Object.entries(specs), ...scaffoldedSpecs(list)] as [RouteKey, () => SampleSpec][]).map(
+      ([route, spec]) => [
+        route,
+        (): Sample => {
+          const sample = spec();
+          return { ...sample, path: pathOf(route, sample) };
+        },
+      ],
+    ),
   ) as Record<RouteKey, () => Sample>;
   return { samples, unknownIds };
 }

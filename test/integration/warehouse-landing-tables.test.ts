@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { STREAMS } from "../../src/streams/registry.js";
+import { landingTableDdl } from "../../src/warehouse/connection/landing-ddl.js";
 import {
   METADATA_COLUMNS,
   managedColumns,
@@ -60,6 +61,40 @@ describe("landing tables", () => {
         key.rows.map((k) => k.name),
         `${table.name}: primary key`,
       ).toEqual(primaryKeyOf(table));
+    }
+  });
+
+  it("the DDL the scaffold derives from each declaration creates the migrated table (columns, key, partitioning)", async ({
+    database,
+  }) => {
+    const { db } = database.warehouse;
+    const tables = Object.values(STREAMS).flatMap((stream) => [
+      stream.table,
+      ...(stream.children ?? []).map((child) => child.table),
+    ]);
+    const shape = async (schema: string, name: string) => ({
+      columns: (
+        await sql<{ name: string; type: string; nullable: string }>`
+          SELECT column_name AS name, data_type AS type, is_nullable AS nullable
+          FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${name}
+          ORDER BY column_name`.execute(db)
+      ).rows,
+      key: (
+        await sql<{ key: string; kind: string }>`
+          SELECT pg_get_constraintdef(k.oid) AS key, c.relkind::text AS kind
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'p'
+          WHERE n.nspname = ${schema} AND c.relname = ${name}`.execute(db)
+      ).rows,
+    });
+    await sql`CREATE SCHEMA scaffold_check`.execute(db);
+    for (const table of tables) {
+      const name = table.name.split(".")[1]!;
+      // The derived DDL, run against a scratch schema (its index names are schema-local too).
+      await sql.raw(landingTableDdl(table).replaceAll("platform.", "scaffold_check.")).execute(db);
+      const migrated = await shape("platform", name);
+      expect([migrated.columns.length > 0, migrated.key.length], table.name).toEqual([true, 1]);
+      expect(await shape("scaffold_check", name), table.name).toEqual(migrated);
     }
   });
 });

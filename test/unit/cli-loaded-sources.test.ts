@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -6,9 +6,10 @@ import { parse } from "yaml";
 import { loadedSources } from "../../src/cli/transform-steps.js";
 import { loadConfig } from "../../src/config/config.js";
 
-const SOURCES_YML = path.resolve(
+/** The platform staging folder: its `_platform__sources.yml` and each scaffolded stream's generated yml. */
+const STAGING = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  "../../dbt/models/staging/platform/_platform__sources.yml",
+  "../../dbt/models/staging/platform",
 );
 const env = { TELECOM_API_URL: "http://127.0.0.1:4010", TELECOM_API_KEY: "k-123456" };
 
@@ -35,11 +36,17 @@ describe("loadedSources", () => {
 
   it("every stream's table is a dbt source (a selector dbt cannot match would check nothing)", async () => {
     const declared = new Set(
-      (
-        parse(readFileSync(SOURCES_YML, "utf8")) as {
-          sources: { name: string; tables: { name: string }[] }[];
-        }
-      ).sources.flatMap((source) => source.tables.map((table) => `source:${source.name}.${table.name}`)),
+      readdirSync(STAGING)
+        .filter((file) => file.endsWith(".yml"))
+        .flatMap(
+          (file) =>
+            (
+              parse(readFileSync(path.join(STAGING, file), "utf8")) as {
+                sources?: { name: string; tables: { name: string }[] }[];
+              }
+            ).sources ?? [],
+        )
+        .flatMap((source) => source.tables.map((table) => `source:${source.name}.${table.name}`)),
     );
     const all = loadedSources(await loadConfig({}, env), {});
     expect(all.length).toBeGreaterThan(10);

@@ -9,6 +9,7 @@ import { formatRecountSummary } from "../../src/pipeline/run/format-summary.js";
 import { recountOutcome } from "../../src/pipeline/run/run-outcome.js";
 import type { PipelineResult } from "../../src/pipeline/run/run-pipeline.js";
 import { newTally, type StreamSummary } from "../../src/pipeline/run/run-stream.js";
+import { SCAFFOLDED_RESOURCE_NAMES } from "../../src/platform/scaffolded-resources.js";
 import { isRecounted, recountParts } from "../../src/streams/recount-parts.js";
 import { STREAM_NAMES, STREAMS } from "../../src/streams/registry.js";
 
@@ -33,6 +34,8 @@ describe("which streams the re-count checks", () => {
       "messages",
       "recordings",
       "transactions",
+      // Every list `npm run scaffold:stream` added is a date-windowed list with a total.
+      ...SCAFFOLDED_RESOURCE_NAMES,
     ]);
     const parts = (name: keyof typeof STREAMS) =>
       recountParts(STREAMS[name], window, context).map((p) => [p.part, p.columns, p.request.query]);

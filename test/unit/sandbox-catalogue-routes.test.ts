@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CATALOGUE, catalogueEntries } from "../../src/platform/catalogue.js";
+import { SCAFFOLDED_RESOURCE_NAMES } from "../../src/platform/scaffolded-resources.js";
 import { ParamError } from "../../src/sandbox/http/http-kit.js";
 import { optionalWindow, rejectReversed, requiredWindow } from "../../src/sandbox/http/list-window.js";
 import { catalogueHandlers } from "../../src/sandbox/routes/catalogue-routes.js";
@@ -91,7 +92,13 @@ describe("the sandbox's lists: one declaration each", () => {
     const generic = (Object.keys(SANDBOX_LISTS) as SandboxListName[]).filter(
       (name) => SANDBOX_LISTS[name].route === "generic",
     );
-    expect(generic).toEqual(["short_link_metrics", "transactions", "sub_account_transactions"]);
+    // Every list `npm run scaffold:stream` added is served by the generic route.
+    expect(generic).toEqual([
+      "short_link_metrics",
+      "transactions",
+      "sub_account_transactions",
+      ...SCAFFOLDED_RESOURCE_NAMES,
+    ]);
     for (const name of generic) {
       for (const path of Object.values(CATALOGUE[name].paths)) expect(routed).toContain(`GET ${path}`);
     }

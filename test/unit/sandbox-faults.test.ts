@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { cdrSchema } from "../../src/platform/cdr.js";
 import { invoiceSchema } from "../../src/platform/invoice.js";
 import { messageSchema } from "../../src/platform/message.js";
 import { recordingSchema } from "../../src/platform/recording.js";
+import type { PlatformResource } from "../../src/platform/resource.js";
 import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import { FaultInjector } from "../../src/sandbox/faults/fault-injector.js";
 import {
@@ -13,7 +15,7 @@ import {
 } from "../../src/sandbox/faults/fault-profile.js";
 import { RateLimiter } from "../../src/sandbox/faults/rate-limiter.js";
 import { corruptRow, isRejected, rowFaultOf } from "../../src/sandbox/faults/row-faults.js";
-import { LIST_STREAMS, type ListStream } from "../../src/sandbox/list-streams.js";
+import { type HandListStream, LIST_STREAMS } from "../../src/sandbox/list-streams.js";
 
 const CDR =
   '{"date":"2026-08-01T10:00:00Z","from":"12125550100","to":"442071234567","disposition":"answered","duration":61,' +
@@ -69,8 +71,9 @@ describe("sandbox row faults", () => {
   });
 
   it("makes rejected corruptions invalid and extra fields valid, for every list stream", () => {
-    // One valid row of each list stream: a list stream added without one fails to compile.
-    const cases: Readonly<Record<ListStream, { json: string; schema: z.ZodType }>> = {
+    // One valid row of each list stream: a list given faults by hand without one fails to compile;
+    // a scaffolded list's is its catalogue entry's `example` (its corruptions derive from its schema).
+    const cases: Readonly<Record<HandListStream, { json: string; schema: z.ZodType }>> = {
       cdrs: { json: CDR, schema: cdrSchema },
       short_link_metrics: { json: CLICK, schema: shortLinkMetricSchema },
       invoices: { json: INVOICE, schema: invoiceSchema },
@@ -78,7 +81,11 @@ describe("sandbox row faults", () => {
       recordings: { json: RECORDING, schema: recordingSchema },
     };
     for (const stream of LIST_STREAMS) {
-      const { json, schema } = cases[stream];
+      const resource: PlatformResource = CATALOGUE[stream];
+      const { json, schema } = Object.hasOwn(cases, stream)
+        ? cases[stream as HandListStream]
+        : { json: JSON.stringify(resource.example), schema: resource.item };
+      expect(json, `${stream}: a valid row`).toBeDefined();
       expect(schema.safeParse(JSON.parse(json)).success).toBe(true);
       for (const fault of ROW_FAULTS) {
         for (let index = 0; index < 4; index++) {

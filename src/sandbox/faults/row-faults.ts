@@ -1,6 +1,8 @@
-import type { ListStream } from "../list-streams.js";
+import { CATALOGUE } from "../../platform/catalogue.js";
+import type { HandListStream, ListStream } from "../list-streams.js";
 import { hash32, unitHash } from "../prng.js";
 import { type FaultProfile, ROW_FAULTS, type RowFault } from "./fault-profile.js";
+import { type Corruptions, schemaCorruptions } from "./schema-corruptions.js";
 
 /** Where a row lives: the key of its seeded corruption decision. */
 export interface RowIdentity {
@@ -35,7 +37,8 @@ export function isRejected(fault: RowFault): boolean {
 
 type Json = Record<string, unknown>;
 
-const CORRUPT: Record<ListStream, Record<RowFault, (row: Json, salt: number) => void>> = {
+/** The corruptions written for each list before the scaffold; a scaffolded list's derive from its schema. */
+const CORRUPT: Readonly<Record<HandListStream, Corruptions>> = {
   cdrs: {
     wrongType: (row) => {
       row.duration = String(row.duration);
@@ -116,9 +119,22 @@ const CORRUPT: Record<ListStream, Record<RowFault, (row: Json, salt: number) => 
   },
 };
 
+const derived = new Map<ListStream, Corruptions>();
+
+/** How the faults rewrite rows of `stream`: its own corruptions, else those its item schema gives. */
+function corruptionsOf(stream: ListStream): Corruptions {
+  if (Object.hasOwn(CORRUPT, stream)) return CORRUPT[stream as HandListStream];
+  let found = derived.get(stream);
+  if (found === undefined) {
+    found = schemaCorruptions(CATALOGUE[stream].item);
+    derived.set(stream, found);
+  }
+  return found;
+}
+
 /** Corrupts a parsed row in place (deterministic for the row). */
 export function corruptFields(identity: RowIdentity, row: Json, fault: RowFault, seed: number): void {
-  CORRUPT[identity.stream][fault](
+  corruptionsOf(identity.stream)[fault](
     row,
     hash32(seed, "salt", identity.stream, identity.account, identity.day, identity.index),
   );
