@@ -610,6 +610,28 @@ export const ORACLE: Readonly<Record<string, OracleTable>> = {
       url: r.url,
     }),
   ),
+  message_opt_outs: oneRowPerRecord(
+    {
+      table: "platform.message_opt_outs",
+      columns: [
+        col("created_date", "date"),
+        col("created_at", "instant"),
+        col("phone_number", "text"),
+        col("sender_id", "text"),
+        col("campaign_id", "text"),
+      ],
+      day: "created_date",
+    },
+    ["phone_number", "sender_id", "campaign_id", "created_at"],
+    (r) => ({
+      // The UTC day of the instant (an offset may move it), as platform-facts.md's window counts days.
+      created_date: new Date(Date.parse(String(r.created_at))).toISOString().slice(0, 10),
+      created_at: r.created_at,
+      phone_number: r.phone_number,
+      sender_id: r.sender_id,
+      campaign_id: r.campaign_id,
+    }),
+  ),
   validations: oneRowPerRecord(
     {
       table: "platform.validations",
