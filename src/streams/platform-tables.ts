@@ -2,6 +2,7 @@ import type { ColumnType } from "kysely";
 import type { PgType } from "../warehouse/connection/landing-table.js";
 import type { DeclaredColumn, RowOf } from "./columns.js";
 import type { DeclaredStreams } from "./registry.js";
+import type { SCAFFOLDED_STREAMS } from "./scaffolded-streams.js";
 import type { DeclaredTable } from "./stream-definition.js";
 
 /**
@@ -51,9 +52,14 @@ type TablesOf<Stream> = Stream extends { readonly table: infer Table }
 /** Every landing table the registry's streams write. */
 type RegisteredTable = Extract<TablesOf<DeclaredStreams[keyof DeclaredStreams]>, TypedTable>;
 
+/** The tables of streams derived from their catalogue entry (`listStreamOf`): columns known only at run time. */
+type DerivedTables = {
+  [Name in keyof typeof SCAFFOLDED_STREAMS as `platform.${Name}`]: LandingMetadata & Record<string, unknown>;
+};
+
 /** The landing tables by qualified name (a type alias, as `withTables` needs an index-compatible type). */
 export type PlatformTables = {
   [Table in RegisteredTable as Table["name"]]: LandingMetadata &
     RowOf<Table["columns"]> &
     ManagedColumnsOf<Table>;
-};
+} & DerivedTables;
