@@ -3,11 +3,11 @@ import { describeError } from "../core/errors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../core/exit-codes.js";
 import { KnownSecrets } from "../core/known-secrets.js";
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type Logger } from "../core/log.js";
-import { packageVersion } from "../core/package-version.js";
 import { processStderr } from "../core/stderr-lines.js";
 import { printable } from "../core/terminal-text.js";
 import type { GlobalOptions, Runtime } from "./command-context.js";
 import { registerCommands } from "./register-commands.js";
+import { versionText } from "./version-text.js";
 
 /** Builds the commander program with global options and every command. */
 export function buildProgram(runtime: Runtime): Command {
@@ -25,7 +25,11 @@ export function buildProgram(runtime: Runtime): Command {
       ).choices(LOG_FORMATS),
     )
     .option("--json", "machine-readable output for status-like commands")
-    .version(packageVersion(), "-V, --version", "print the version and exit")
+    .version(
+      versionText(),
+      "-V, --version",
+      "print the version, the warehouse schema version and the dbt-core version, and exit",
+    )
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { UsageError } from "../core/errors.js";
@@ -17,6 +17,15 @@ import {
 /** The project folder holding `dbt/dbt_project.yml`, found by climbing from this file (src/ or dist/src/). */
 export function projectRoot(): string {
   return findProjectFolder("dbt/dbt_project.yml");
+}
+
+/**
+ * The dbt-core version the hash-pinned lock installs (`dbt/requirements.lock`), as `--version`
+ * prints it; "unknown" when the lock names none.
+ */
+export function pinnedDbtVersion(root = projectRoot()): string {
+  const lock = readFileSync(path.join(root, "dbt", "requirements.lock"), "utf8");
+  return /^dbt-core==([^\s\\]+)/m.exec(lock)?.[1] ?? "unknown";
 }
 
 /** The dbt the loader runs: $DBT_BIN, else the project's `.venv/bin/dbt`; undefined when that is not installed. */

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { runCli } from "../helpers/cli.js";
@@ -53,10 +53,18 @@ const it = fixtureTest.extend("setup", { scope: "file" }, async ({ rig }) => {
 });
 it.override({ sandboxOptions: { seed: 15, start: "2026-08-01", days: 8, accounts: 1, callsPerDay: 20 } });
 
+/** `--version`'s line, from the files themselves: package.json, the last migration, the lock's dbt-core. */
+async function expectedVersionLine(): Promise<string> {
+  const { version } = JSON.parse(await readFile("package.json", "utf8")) as { version: string };
+  const schema = (await readdir("sql/migrations")).sort().at(-1)!.slice(0, 4);
+  const dbt = /dbt-core==([0-9.]+)/.exec(await readFile("dbt/requirements.lock", "utf8"))![1];
+  return `telecom-etl ${version} (warehouse schema ${schema}, dbt-core ${dbt})`;
+}
+
 describe("the ten mistakes: one line each, with its documented exit code", () => {
   it("says each mistake in one line and exits as documented", async ({ setup }) => {
     const { dir, port, account, two, sandbox } = setup;
-    const version = (JSON.parse(await readFile("package.json", "utf8")) as { version: string }).version;
+    const version = await expectedVersionLine();
     const mistakes: Mistake[] = [
       {
         mistake: "a typo in the API URL: the host does not resolve",

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
@@ -12,6 +13,15 @@ export function defaultMigrationsDir(): string {
 }
 
 const FILE_NAME = /^(\d{4})_[a-z0-9]+(?:_[a-z0-9]+)+\.sql$/;
+
+/**
+ * The warehouse schema version this program migrates to: the number of its last migration file
+ * (`0029` for `0029_create_message_opt_outs_table.sql`), as `--version` prints it.
+ */
+export function schemaVersion(dir = defaultMigrationsDir()): string {
+  const numbers = readdirSync(dir).flatMap((name) => FILE_NAME.exec(name)?.[1] ?? []);
+  return numbers.sort().at(-1) ?? "none";
+}
 
 /** One migration file: its name (without `.sql`), SQL text and SHA-256 of the text. */
 export interface MigrationFile {
