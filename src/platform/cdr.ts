@@ -22,7 +22,7 @@ export const ANSWERED_BY = ["human", "machine"] as const;
 /**
  * The fields of a CDR row. Revision 2024 sends `uuid`/`parent_uuid`; revision 2026 adds `call_id`/
  * `parent_call_id` (same values) and may stop sending the deprecated pair, so all four are optional
- * here and {@link requireCallId} asks for one of the two ids.
+ * here and {@link CALL_ID_REQUIRED} asks for one of the two ids.
  */
 const cdrFields = {
   date: dateTimeString.nullable(),
@@ -45,27 +45,28 @@ const cdrFields = {
   answered_by: z.enum(ANSWERED_BY).nullable(),
 };
 
-/** A row without any call id is invalid: reported on `uuid`, as a missing `uuid` was before 2026. */
-function requireCallId(
-  row: { uuid?: string | undefined; call_id?: string | undefined },
-  ctx: z.RefinementCtx,
-) {
-  if (row.call_id !== undefined || row.uuid !== undefined) return;
-  ctx.addIssue({
-    code: "custom",
-    path: ["uuid"],
-    message: "Invalid input: expected string, received undefined (a CDR carries call_id or uuid)",
-  });
+/** A row carries a call id: `call_id` (2026) or `uuid` (2024). */
+function hasCallId(row: { uuid?: string | undefined; call_id?: string | undefined }): boolean {
+  return row.call_id !== undefined || row.uuid !== undefined;
 }
 
+/**
+ * A row without any call id is invalid: reported on `uuid`, as a missing `uuid` was before 2026. A
+ * `refine`, not a `superRefine`: the latter builds a context and a closure for every row it sees.
+ */
+const CALL_ID_REQUIRED = {
+  path: ["uuid"],
+  message: "Invalid input: expected string, received undefined (a CDR carries call_id or uuid)",
+};
+
 /** One call detail record as `GET /v1/cdr` (2024) or `GET /v1/cdrs` (2026) lists it (no `recording_url`). */
-export const cdrSchema = z.looseObject(cdrFields).superRefine(requireCallId);
+export const cdrSchema = z.looseObject(cdrFields).refine(hasCallId, CALL_ID_REQUIRED);
 /** A CDR row of the list endpoint. */
 export type Cdr = z.infer<typeof cdrSchema>;
 
 /** `GET /v1/cdr/{uuid}` (2024), `GET /v1/cdrs/{call_id}` (2026): the CDR plus `recording_url`. */
 export const cdrDetailSchema = z
   .looseObject({ ...cdrFields, recording_url: z.string().nullable() })
-  .superRefine(requireCallId);
+  .refine(hasCallId, CALL_ID_REQUIRED);
 /** A single CDR with its recording URL. */
 export type CdrDetail = z.infer<typeof cdrDetailSchema>;

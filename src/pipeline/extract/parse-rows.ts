@@ -52,7 +52,6 @@ export function parseRow(
   | { ok: true; row: LoadRow; children: readonly { name: string; rows: LoadRow[] }[] }
   | { ok: false; reject: RejectedRow } {
   rememberSecretFields(stream, raw, secrets);
-  const withImplied = Object.keys(implied).length > 0 ? { implied } : {};
   const schema = stream.schemaFor?.(implied) ?? stream.schema;
   const result = schema.safeParse(raw);
   if (!result.success) {
@@ -61,13 +60,13 @@ export function parseRow(
       reject: {
         raw: secrets.mask(raw),
         issues: secrets.mask(result.error.issues.map(toRowIssue)),
-        ...withImplied,
+        ...impliedOf(implied),
       },
     };
   }
   try {
     const row = maskLoadRow(toLoadRow({ schema, columns: stream.columns }, result.data, implied), secrets);
-    const unplaced = placingColumns(stream).find((column) => row.columns[column] === null);
+    const unplaced = nullPlacingColumn(stream, row);
     if (unplaced !== undefined) {
       return {
         ok: false,
@@ -80,20 +79,15 @@ export function parseRow(
               message: `${unplaced} is null: a ${unplaced === stream.table.windowColumn ? "window" : "key"} column must never be null`,
             },
           ],
-          ...withImplied,
+          ...impliedOf(implied),
         },
       };
     }
-    const children = (stream.children ?? []).map((child) => ({
-      name: child.name,
-      rows: child
-        .rows(result.data as never, implied)
-        .map((c) => maskLoadRow(toLoadRow(child, c.row, c.implied), secrets)),
-    }));
+    const children = childRowsOf(stream, result.data, implied, secrets);
     const misfit = misfitOf(stream, row, children);
     if (misfit !== null) {
       const issue = { ...misfit, message: secrets.maskText(misfit.message) };
-      return { ok: false, reject: { raw: secrets.mask(raw), issues: [issue], ...withImplied } };
+      return { ok: false, reject: { raw: secrets.mask(raw), issues: [issue], ...impliedOf(implied) } };
     }
     return { ok: true, row, children };
   } catch (error) {
@@ -103,10 +97,42 @@ export function parseRow(
       reject: {
         raw: secrets.mask(raw),
         issues: [{ path: "", code: "mapping", message: secrets.maskText(message) }],
-        ...withImplied,
+        ...impliedOf(implied),
       },
     };
   }
+}
+
+/** No child rows: one array shared by every row of a stream without child tables. */
+const NO_CHILDREN: readonly { name: string; rows: LoadRow[] }[] = Object.freeze([]);
+
+/** The rows of the stream's child tables in a validated row, masked like the row itself. */
+function childRowsOf(
+  stream: StreamDefinition,
+  data: unknown,
+  implied: Readonly<Record<string, string>>,
+  secrets: KnownSecrets,
+): readonly { name: string; rows: LoadRow[] }[] {
+  if (stream.children === undefined || stream.children.length === 0) return NO_CHILDREN;
+  return stream.children.map((child) => ({
+    name: child.name,
+    rows: child
+      .rows(data as never, implied)
+      .map((c) => maskLoadRow(toLoadRow(child, c.row, c.implied), secrets)),
+  }));
+}
+
+/** A reject's `implied` field: the request's implied values, left out when it implies none. */
+function impliedOf(implied: Readonly<Record<string, string>>): {
+  implied?: Readonly<Record<string, string>>;
+} {
+  return Object.keys(implied).length > 0 ? { implied } : {};
+}
+
+/** The first key or window column that is null in `row`, if any (a loop: this runs for every row). */
+function nullPlacingColumn(stream: StreamDefinition, row: LoadRow): string | undefined {
+  for (const column of placingColumns(stream)) if (row.columns[column] === null) return column;
+  return undefined;
 }
 
 /**

@@ -26,7 +26,9 @@ export function misfitOf(
 ): RowIssue | null {
   const own = rangeCheckOf(stream.table)(row.columns);
   if (own !== null) return misfitIssue(stream.table.name, own);
-  for (const [index, child] of children.entries()) {
+  // Indexed, not `entries()`: no iterator per row (this runs for every row of every load).
+  for (let index = 0; index < children.length; index++) {
+    const child = children[index]!;
     const table = stream.children![index]!.table;
     const check = rangeCheckOf(table);
     for (const childRow of child.rows) {
