@@ -42,6 +42,13 @@ const FROM_THE_FACTS = [
     window: ["from_date", "to_date", "2026-08-07"],
   },
   {
+    name: "message_opt_outs",
+    paths: ["/v3/messages/opt-outs", "/v3/messages/opt-outs"],
+    permission: "messages:read",
+    items: "items",
+    window: ["created_after", "created_before", "2026-08-07"],
+  },
+  {
     name: "transactions",
     paths: ["/v1/billing/transactions", "/v1/billing/transactions"],
     permission: "billing:read",
