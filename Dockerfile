@@ -21,6 +21,8 @@ COPY package.json ./
 COPY sql ./sql
 COPY dbt ./dbt
 COPY scripts ./scripts
+# The clone's launcher, which scripts/nightly.sh runs (here it finds the image's Node 22 on PATH).
+COPY telecom-etl ./telecom-etl
 # `telecom-etl` on PATH, for wrappers such as the Kubernetes CronJob's (deploy/kubernetes/cronjob.yaml).
 RUN chmod +x dist/src/cli/bin.js && ln -s /app/dist/src/cli/bin.js /usr/local/bin/telecom-etl \
     && useradd --create-home etl && mkdir -p /app/.telecom-etl && chown -R etl /app/.telecom-etl

@@ -7,8 +7,8 @@ import { EXIT } from "../core/exit-codes.js";
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
   process.stderr.write(
-    `telecom-etl needs Node.js 22.12 or newer (this is ${process.version}): run it with the Node 22 that ` +
-      "`make setup` installs (.make/node22/node_modules/node-linux-*/bin/node) or install Node 22.12+\n",
+    `telecom-etl needs Node.js 22.12 or newer (this is ${process.version}): in a clone, run ./telecom-etl ` +
+      "(it uses the Node 22 that `make setup` installs), or install Node 22.12+\n",
   );
   process.exit(EXIT.usage);
 }

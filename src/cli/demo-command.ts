@@ -11,6 +11,7 @@ import { barProgress, logProgress } from "../pipeline/run/run-progress.js";
 import { startSandbox } from "../sandbox/start-sandbox.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { ownCommand } from "./own-command.js";
 import { parsePositiveInteger } from "./parse-flags.js";
 import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
@@ -82,7 +83,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
             ctx.out(
               ctx.config.databaseUrl
                 ? `warehouse: ${ctx.warehouse.where}`
-                : `warehouse: embedded, in ${ctx.config.embeddedDir} (stopped on exit; \`telecom-etl warehouse up\` serves it to psql or a BI tool)`,
+                : embeddedWarehouseLine(ctx.config.embeddedDir),
             );
             return exit;
           } finally {
@@ -93,4 +94,9 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
       runtime.setExitCode(code);
     });
   withExample(command, "telecom-etl demo", "telecom-etl demo --days 30 --calls-per-day 2000 --no-transform");
+}
+
+/** The demo's last line with an embedded warehouse: where it is and the command that serves it. */
+export function embeddedWarehouseLine(embeddedDir: string, cwd?: string): string {
+  return `warehouse: embedded, in ${embeddedDir} (stopped on exit; \`${ownCommand(cwd)} warehouse up\` serves it to psql or a BI tool)`;
 }

@@ -14,6 +14,7 @@ import { runningEmbeddedUrl, startEmbeddedWarehouse } from "../warehouse/connect
 import { migrateToLatest } from "../warehouse/connection/migrate.js";
 import type { Runtime } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
+import { ownCommand } from "./own-command.js";
 
 /** `--port`: an integer 1..65535, or undefined when not given. */
 function parsePort(value: string | undefined): number | undefined {
@@ -106,7 +107,7 @@ export function registerWarehouseCommand(program: Command, runtime: Runtime): vo
       const found = await runningEmbeddedUrl(config.embeddedDir);
       if (!found) {
         throw new UsageError(
-          "the embedded warehouse is not running; start it with: telecom-etl warehouse up",
+          `the embedded warehouse is not running; start it with: ${ownCommand()} warehouse up`,
         );
       }
       process.stdout.write(`${options.json ? JSON.stringify({ url: found }) : found}\n`);
