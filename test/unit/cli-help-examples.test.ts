@@ -1,18 +1,7 @@
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import type { Runtime } from "../../src/cli/command-context.js";
 import { buildProgram } from "../../src/cli/main.js";
-import { KnownSecrets } from "../../src/core/known-secrets.js";
-import { silentLogger } from "../../src/core/log.js";
-
-const runtime: Runtime = {
-  signal: new AbortController().signal,
-  secrets: new KnownSecrets(),
-  onCleanup: () => () => true,
-  logger: () => silentLogger,
-  setExitCode: () => {},
-  endsOnSignal: () => {},
-};
+import { inertRuntime } from "../helpers/inert-runtime.js";
 
 /** Every command below the program, groups included, with its words (`rejects list`). */
 function commandsOf(command: Command, prefix: string[] = []): [string, Command][] {
@@ -35,7 +24,7 @@ function helpOf(command: Command): string {
 }
 
 describe("help texts", () => {
-  const commands = commandsOf(buildProgram(runtime));
+  const commands = commandsOf(buildProgram(inertRuntime));
 
   it("covers the group commands", () => {
     expect(commands.map(([name]) => name)).toEqual(
