@@ -191,12 +191,13 @@ function fencedBlocks(markdown: string): { lang: string; lines: string[] }[] {
 
 type Recipe = { source: string; line: string; where: Where; checkFlags?: boolean };
 
-function readmeRecipes(): Recipe[] {
-  const readme = read("README.md");
+/** The commands of a Markdown file (the README, docs/*.md). */
+function markdownRecipes(file: string): Recipe[] {
+  const readme = read(file);
   const recipes: Recipe[] = [];
   for (const block of fencedBlocks(readme)) {
     for (const line of block.lines) {
-      const source = `README \`\`\`${block.lang}: ${line.trim()}`;
+      const source = `${file} \`\`\`${block.lang}: ${line.trim()}`;
       if (block.lang === "sh") recipes.push({ source, line, where: "clone" });
       if (block.lang === "cron" && /^\s*[^#\s]/.test(line)) {
         recipes.push({ source, line: line.trim().split(/\s+/).slice(5).join(" "), where: "clone" });
@@ -212,7 +213,7 @@ function readmeRecipes(): Recipe[] {
     /`((?:\.\/telecom-etl|telecom-etl|make|npm run|node|scripts\/\S+\.sh) [^`]*)`/g,
   )) {
     const line = m[1]!.startsWith("telecom-etl ") ? `./${m[1]}` : m[1]!;
-    recipes.push({ source: `README inline: ${m[1]}`, line, where: "clone", checkFlags: false });
+    recipes.push({ source: `${file} inline: ${m[1]}`, line, where: "clone", checkFlags: false });
   }
   return recipes;
 }
@@ -285,7 +286,12 @@ function problemsOf(recipes: Recipe[]): string[] {
 }
 
 describe("recipes' commands", () => {
-  const readme = readmeRecipes();
+  const readme = [
+    "README.md",
+    ...readdirSync("docs")
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ].flatMap(markdownRecipes);
   const deploy = deployRecipes();
   const demo = demoRecipes();
 
@@ -304,7 +310,7 @@ describe("recipes' commands", () => {
     expect(deploy.filter((r) => r.source.startsWith("cronjob.yaml")).length).toBe(1);
   });
 
-  it("README's commands exist as written", () => {
+  it("README's and docs/'s commands exist as written", () => {
     expect(problemsOf(readme)).toEqual([]);
   });
 
