@@ -7,7 +7,10 @@
  * 1, one account, 5000 req/s, 8 in flight. Usage:
  *   node dist/bench/backfill-builds.js --other /tmp/old [--rounds 3] [--days 30] [--calls-per-day 20000]
  * `--cpu-prof DIR` writes a V8 CPU profile of each run into DIR/this or DIR/other; `--only-this`
- * skips the other build (for profiling).
+ * skips the other build (for profiling). `--warmups N` (default 1) first runs each build N times
+ * uncounted: the first backfill on a fresh machine state (page cache, Postgres' catalogue, the
+ * sandbox's days) was always `this` build's and ran ~10% slow, which biased the medians of a few
+ * rounds against it.
  */
 import { execFile } from "node:child_process";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -31,6 +34,7 @@ const { values: args } = parseArgs({
     "calls-per-day": { type: "string", default: "20000" },
     "cpu-prof": { type: "string" },
     "only-this": { type: "boolean", default: false },
+    warmups: { type: "string", default: "1" },
   },
 });
 if (args.other === undefined) throw new Error("--other <checkout of the older build> is required");
@@ -153,19 +157,21 @@ await admin.connect();
 const configFile = path.join(dir, "telecom-etl.yaml");
 await writeFile(configFile, configYaml(sandbox));
 const timings: Record<string, Timing[]> = { this: [], other: [] };
+/** The builds of round `round` in their order (alternated; only this one with `--only-this`). */
+const buildsOfRound = (round: number) =>
+  args["only-this"] ? BUILDS.slice(0, 1) : round % 2 === 0 ? BUILDS : [...BUILDS].reverse();
 try {
+  for (let warmup = 0; warmup < Number(args.warmups); warmup += 1) {
+    for (const build of buildsOfRound(warmup)) {
+      const db = `bench_${build.label}_warmup${warmup}`;
+      const timing = await backfillOnce(build.checkout, admin, baseUrl, db, sandbox, configFile);
+      console.log(`warm-up (not counted) ${describe(build.label, timing)}`);
+    }
+  }
   for (let round = 0; round < Number(args.rounds); round += 1) {
-    const both = round % 2 === 0 ? BUILDS : [...BUILDS].reverse();
-    const order = args["only-this"] ? BUILDS.slice(0, 1) : both;
-    for (const build of order) {
-      const timing = await backfillOnce(
-        build.checkout,
-        admin,
-        baseUrl,
-        `bench_${build.label}_${round}`,
-        sandbox,
-        configFile,
-      );
+    for (const build of buildsOfRound(round)) {
+      const db = `bench_${build.label}_${round}`;
+      const timing = await backfillOnce(build.checkout, admin, baseUrl, db, sandbox, configFile);
       timings[build.label]!.push(timing);
       console.log(`round ${round + 1} ${describe(build.label, timing)}`);
     }
