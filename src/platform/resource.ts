@@ -68,6 +68,14 @@ export interface PlatformResource<Item extends z.ZodType = z.ZodType> {
   readonly example?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The fields of an object item schema (`z.object`, `z.looseObject`), or undefined for any other:
+ * what a scaffolded list derives its columns (`listStreamOf`) and its sandbox row faults from.
+ */
+export function itemShape(item: z.ZodType): Readonly<Record<string, z.ZodType>> | undefined {
+  return item instanceof z.ZodObject ? (item.shape as Readonly<Record<string, z.ZodType>>) : undefined;
+}
+
 /** Declares a resource; its paths keep their literal types (the routes' types are derived from them). */
 export function defineResource<const Resource extends PlatformResource>(resource: Resource): Resource {
   return resource;

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { PlatformResource } from "../platform/resource.js";
+import { itemShape, type PlatformResource } from "../platform/resource.js";
 import type { PgType } from "../warehouse/connection/landing-table.js";
 import type { StreamColumn } from "./columns.js";
 import { defineStream, type StreamDefinition } from "./stream-definition.js";
@@ -56,7 +56,7 @@ function windowFieldOf(name: string, shape: Readonly<Record<string, z.ZodType>>)
  * field's UTC day as `<field minus _at>_date` (`created_at` → `created_date`), the window column.
  */
 export function listStreamOf(name: string, resource: PlatformResource): StreamDefinition {
-  const shape = (resource.item.def as unknown as { shape?: Readonly<Record<string, z.ZodType>> }).shape;
+  const shape = itemShape(resource.item);
   if (resource.kind !== "windowed_list" || shape === undefined)
     throw new Error(`${name}: a derived list stream needs a windowed list of objects`);
   const at = windowFieldOf(name, shape);

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { itemShape } from "../../platform/resource.js";
 import type { RowFault } from "./fault-profile.js";
 
 type Json = Record<string, unknown>;
@@ -21,7 +22,7 @@ const pick = (fields: readonly string[], salt: number): string => fields[salt % 
  * `_extra`). The first three make the row invalid for the schema, the last keeps it valid.
  */
 export function schemaCorruptions(item: z.ZodType): Corruptions {
-  const shape = (item.def as { shape?: Readonly<Record<string, z.ZodType>> }).shape;
+  const shape = itemShape(item);
   if (shape === undefined) throw new Error("row faults derive from an object schema");
   const required = Object.keys(shape).filter(
     (name) => !["optional", "nullable"].includes(typeOf(shape[name]!)),
