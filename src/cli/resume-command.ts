@@ -66,7 +66,10 @@ export async function unfinishedBackfillWindows(
   for (const target of selectRunTargets(ctx.config, request.accounts, request.streams)) {
     for (const stream of target.streams) {
       if (stream.slicing !== "date_window") continue;
-      const { completed } = await readStreamProgress(ctx.warehouse.db, target.account.name, stream.name);
+      // With --refetch every window of the range counts: the settled ones need not be read.
+      const completed = request.refetch
+        ? []
+        : (await readStreamProgress(ctx.warehouse.db, target.account.name, stream.name)).completed;
       const windows = planBackfillWindows({
         from: request.from,
         to: request.to,
@@ -74,7 +77,7 @@ export async function unfinishedBackfillWindows(
         today: result.today,
         readAt: result.runStartedAt.getTime(),
         settleHours: settingsOf(ctx.config, stream.name).settleHours,
-        completed: request.refetch ? [] : completed,
+        completed,
       });
       for (const w of windows) {
         if (loaded.has(loadedWindowKey(target.account.name, stream.name, `${w.start}..${w.end}`))) continue;
