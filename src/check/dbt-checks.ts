@@ -5,7 +5,9 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { dbtEnvironment, dbtExecutable, projectRoot, warehouseFolder } from "../transform/run-dbt.js";
+import { installationKind, setupCommand } from "../core/installation.js";
+import { pythonEnvFolder } from "../transform/python-env.js";
+import { dbtEnvironment, dbtExecutable, dbtWorkFolder, projectRoot } from "../transform/run-dbt.js";
 import type { CheckItem } from "./check-item.js";
 
 const subject = "dbt";
@@ -51,7 +53,7 @@ export async function checkDbt(databaseUrl: string, biReaderRole: string | undef
         subject,
         item: "installed",
         status: "fail",
-        detail: `no dbt in ${path.join(root, ".venv", "bin")}: run make setup (creates .venv from dbt/requirements.lock), or set DBT_BIN`,
+        detail: `no dbt in ${path.join(pythonEnvFolder(root), "bin")}: run ${setupCommand(root)} (installs dbt from dbt/requirements.lock), or set DBT_BIN`,
       },
     ];
   }
@@ -63,14 +65,14 @@ export async function checkDbt(databaseUrl: string, biReaderRole: string | undef
         subject,
         item: "installed",
         status: "fail",
-        detail: `${dbt} --version failed (${lastLine(version.output)}): run make setup to reinstall .venv`,
+        detail: `${dbt} --version failed (${lastLine(version.output)}): reinstall it: ${installationKind(root) === "clone" ? "rm -rf .venv && make setup" : "telecom-etl setup --force"}`,
       },
     ];
   }
   const items: CheckItem[] = [
     { subject, item: "installed", status: "ok", detail: `dbt ${installed} (${dbt})` },
   ];
-  const logs = path.join(root, ".telecom-etl", "dbt", warehouseFolder(databaseUrl), "logs");
+  const logs = path.join(dbtWorkFolder(databaseUrl), "logs");
   const debug = await runQuietly(
     dbt,
     [

@@ -15,6 +15,7 @@ import { registerRunCommand } from "./run-command.js";
 import { registerRunsCommand } from "./runs-command.js";
 import { registerSandboxCommand } from "./sandbox-command.js";
 import { registerSchemaCommand } from "./schema-command.js";
+import { registerSetupCommand } from "./setup-command.js";
 import { registerStateCommand } from "./state-command.js";
 import { registerStatusCommand } from "./status-command.js";
 import { registerTrackCommand } from "./track-command.js";
@@ -24,6 +25,7 @@ import { registerWorkerCommand } from "./worker-command.js";
 
 /** Adds every command to the program; one line per command file. */
 export function registerCommands(program: Command, runtime: Runtime): void {
+  registerSetupCommand(program, runtime);
   registerMigrateCommand(program, runtime);
   registerWarehouseCommand(program, runtime);
   registerConfigCommand(program, runtime);

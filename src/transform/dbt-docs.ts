@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { UsageError } from "../core/errors.js";
 import type { Logger } from "../core/log.js";
-import { type DbtResult, projectRoot, runDbt, warehouseFolder } from "./run-dbt.js";
+import { type DbtResult, dbtWorkFolder, runDbt } from "./run-dbt.js";
 
 /**
  * dbt's documentation site of the project (models, columns, tests, lineage from the landing
@@ -16,12 +16,12 @@ import { type DbtResult, projectRoot, runDbt, warehouseFolder } from "./run-dbt.
 export const DOCS_FILES = ["index.html", "manifest.json", "catalog.json", "static_index.html"] as const;
 
 /**
- * The docs site's folder for a warehouse: `.telecom-etl/dbt-docs/<database>@<host>-<port>/target`,
+ * The docs site's folder for a warehouse: `dbt-docs/<database>@<host>-<port>/target` in the state folder (a clone's `.telecom-etl/`),
  * apart from the folder `transform` and `nightly` build in, so a build never rewrites a site being
  * served.
  */
 export function docsFolder(databaseUrl: string): { readonly workDir: string; readonly site: string } {
-  const workDir = path.join(projectRoot(), ".telecom-etl", "dbt-docs", warehouseFolder(databaseUrl));
+  const workDir = dbtWorkFolder(databaseUrl, "dbt-docs");
   return { workDir, site: path.join(workDir, "target") };
 }
 

@@ -14,8 +14,10 @@ import { mkdir, readFile, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { UsageError } from "../core/errors.js";
+import { setupCommand } from "../core/installation.js";
 import type { Logger } from "../core/log.js";
-import { type DbtResult, dbtEnvironment, projectRoot, runDbt, warehouseFolder } from "./run-dbt.js";
+import { pythonEnvTool } from "./python-env.js";
+import { type DbtResult, dbtEnvironment, dbtWorkFolder, projectRoot, runDbt } from "./run-dbt.js";
 
 /** What to ask MetricFlow: metric names and group-by items (`metric_time__day`, `campaign`, ...). */
 export interface MetricsQuery {
@@ -35,16 +37,15 @@ export interface MetricsAnswer {
 /** MetricFlow (or the `dbt parse` before it) failed; the message is one line naming why. */
 export class MetricsQueryError extends Error {}
 
-/** The project's `mf`: $MF_BIN, else `.venv/bin/mf`; undefined when not installed. */
+/** The project's `mf`: $MF_BIN, else the one in dbt's Python environment; undefined when not installed. */
 export function metricflowExecutable(root = projectRoot()): string | undefined {
   if (process.env.MF_BIN) return process.env.MF_BIN;
-  const mf = path.join(root, ".venv", "bin", "mf");
-  return existsSync(mf) ? mf : undefined;
+  return pythonEnvTool("mf", root);
 }
 
 /** The folder `mf` runs in for this warehouse (its `target/semantic_manifest.json` is this warehouse's). */
-export function semanticLayerFolder(databaseUrl: string, root = projectRoot()): string {
-  return path.join(root, ".telecom-etl", "dbt", warehouseFolder(databaseUrl), "semantic-layer");
+export function semanticLayerFolder(databaseUrl: string): string {
+  return path.join(dbtWorkFolder(databaseUrl), "semantic-layer");
 }
 
 /**
@@ -57,7 +58,7 @@ export async function parseSemanticLayer(options: {
   biReaderRole?: string | undefined;
 }): Promise<DbtResult> {
   const root = projectRoot();
-  const folder = semanticLayerFolder(options.databaseUrl, root);
+  const folder = semanticLayerFolder(options.databaseUrl);
   await mkdir(folder, { recursive: true });
   const projectFile = path.join(folder, "dbt_project.yml");
   if (!existsSync(projectFile)) await symlink(path.join(root, "dbt", "dbt_project.yml"), projectFile);
@@ -85,10 +86,10 @@ export async function queryMetrics(options: {
   const mf = metricflowExecutable(root);
   if (mf === undefined) {
     throw new UsageError(
-      "MetricFlow is not installed: run `make setup` (installs dbt-metricflow into .venv)",
+      `MetricFlow is not installed: run ${setupCommand(root)} (installs dbt-metricflow with dbt)`,
     );
   }
-  const folder = semanticLayerFolder(options.databaseUrl, root);
+  const folder = semanticLayerFolder(options.databaseUrl);
   const csv = path.join(folder, `answer-${process.pid}-${Date.now()}.csv`);
   const { query } = options;
   const args = ["query", "--quiet", "--metrics", query.metrics.join(","), "--csv", csv];

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { UsageError } from "../core/errors.js";
+import { installationKind, stateFolder } from "../core/installation.js";
 import type { Logger } from "../core/log.js";
 import { findProjectFolder } from "../core/project-files.js";
 import { biReaderRoleFor, databaseOfUrl } from "../warehouse/admin/bi-reader-role.js";
@@ -13,6 +14,7 @@ import {
   digestDbtEvents,
   nodeProgressOf,
 } from "./dbt-events.js";
+import { createPythonEnv, pythonEnvTool } from "./python-env.js";
 
 /** The project folder holding `dbt/dbt_project.yml`, found by climbing from this file (src/ or dist/src/). */
 export function projectRoot(): string {
@@ -28,11 +30,32 @@ export function pinnedDbtVersion(root = projectRoot()): string {
   return /^dbt-core==([^\s\\]+)/m.exec(lock)?.[1] ?? "unknown";
 }
 
-/** The dbt the loader runs: $DBT_BIN, else the project's `.venv/bin/dbt`; undefined when that is not installed. */
+/**
+ * The dbt the loader runs: $DBT_BIN, else the one in dbt's Python environment (a clone's `.venv`,
+ * a package's own, see python-env.ts); undefined when that is not installed.
+ */
 export function dbtExecutable(root = projectRoot()): string | undefined {
   if (process.env.DBT_BIN) return process.env.DBT_BIN;
-  const dbt = path.join(root, ".venv", "bin", "dbt");
-  return existsSync(dbt) ? dbt : undefined;
+  return pythonEnvTool("dbt", root);
+}
+
+/**
+ * The dbt to run, installing dbt's Python environment first where this is a package that has none
+ * yet (first use); in a clone, a missing dbt is a UsageError naming `make setup`.
+ */
+async function dbtToRun(root: string, log: Logger): Promise<string> {
+  const dbt = dbtExecutable(root);
+  if (dbt !== undefined) return dbt;
+  if (installationKind(root) === "clone") {
+    throw new UsageError("dbt is not installed: run `make setup` (creates .venv from dbt/requirements.lock)");
+  }
+  const folder = await createPythonEnv({ log, root });
+  return path.join(folder, "bin", "dbt");
+}
+
+/** dbt's work folders (target, logs) of the warehouse at `databaseUrl`, under the state folder. */
+export function dbtWorkFolder(databaseUrl: string, kind: "dbt" | "dbt-docs" = "dbt"): string {
+  return path.join(stateFolder(projectRoot()), kind, warehouseFolder(databaseUrl));
 }
 
 /** Result of a dbt invocation: its exit status, the counts line (`PASS=32 WARN=0 ERROR=0 ...`) and what failed. */
@@ -136,17 +159,13 @@ export interface DbtRunOptions {
  * Runs `dbt <args>` (default `build`) on the project's dbt folder against `databaseUrl`, with the
  * virtualenv's dbt (or $DBT_BIN). Output goes to the debug log; dbt's own log file is at info level
  * (`DBT_LOG_LEVEL_FILE=debug` adds every SQL statement); target and logs go to
- * `.telecom-etl/dbt/<database>/` (one folder per warehouse: dbt rewrites its target folder on every
+ * the state folder's `dbt/<database>/` (a clone's `.telecom-etl/`; one folder per warehouse: dbt rewrites its target folder on every
  * invocation, so two builds of different warehouses at once must not share one).
  */
 export async function runDbt(options: DbtRunOptions): Promise<DbtResult> {
   const root = projectRoot();
-  const dbt = dbtExecutable(root);
-  if (dbt === undefined) {
-    throw new UsageError("dbt is not installed: run `make setup` (creates .venv from dbt/requirements.lock)");
-  }
-  const workDir =
-    options.workDir ?? path.join(root, ".telecom-etl", "dbt", warehouseFolder(options.databaseUrl));
+  const dbt = await dbtToRun(root, options.log);
+  const workDir = options.workDir ?? dbtWorkFolder(options.databaseUrl);
   await mkdir(workDir, { recursive: true });
   const args = [
     ...(options.args ?? ["build"]),
