@@ -1,31 +1,39 @@
-# The loader CLI with dbt, for docker-compose, Kubernetes CronJobs or any scheduler.
+# The loader image: what `npm pack` ships (package.json "files": the loader, its migrations and dbt
+# project; no sandbox, no benchmarks), with dbt's Python environment from the hash-pinned lock, run as
+# a non-root user. Target `sandbox` is the platform simulator, for a trial without real keys.
 # Build: docker build -t telecom-etl .   Run: docker run --rm -e DATABASE_URL=... telecom-etl run
 FROM node:22-bookworm-slim AS build
-WORKDIR /app
+WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench
-RUN npm run build && npm prune --omit=dev
-
-FROM node:22-bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
-    && rm -rf /var/lib/apt/lists/*
-WORKDIR /app
-COPY dbt/requirements.lock ./dbt/requirements.lock
-RUN python3 -m venv .venv && .venv/bin/pip install --no-cache-dir --require-hashes -r dbt/requirements.lock
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY package.json ./
+RUN npm run build
 COPY sql ./sql
 COPY dbt ./dbt
-COPY scripts ./scripts
-# The clone's launcher, which scripts/nightly.sh runs (here it finds the image's Node 22 on PATH).
-COPY telecom-etl ./telecom-etl
-# `telecom-etl` on PATH, for wrappers such as the Kubernetes CronJob's (deploy/kubernetes/cronjob.yaml).
+COPY docs ./docs
+COPY LICENSE NOTICE CHANGELOG.md README.md telecom-etl.example.yaml ./
+# The packed tarball, unpacked into /app with the production dependencies of the lock.
+RUN npm pack --pack-destination /tmp && mkdir /app \
+    && tar -xzf /tmp/telecom-etl-*.tgz -C /app --strip-components=1 \
+    && cp package-lock.json /app/ && cd /app && npm ci --omit=dev --no-audit --no-fund && rm package-lock.json
+
+# The simulator (the built clone, sandbox included): docker compose --profile sandbox up sandbox.
+FROM build AS sandbox
+USER node
+
+FROM node:22-bookworm-slim AS loader
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /app /app
+WORKDIR /app
+RUN python3 -m venv /opt/dbt && /opt/dbt/bin/pip install --no-cache-dir --require-hashes -r dbt/requirements.lock
+# `telecom-etl` on PATH, for wrappers such as the Kubernetes CronJob's (deploy/kubernetes/cronjob.yaml);
+# dbt from the image's environment; state (dbt's work folders, an embedded warehouse) under /app/.telecom-etl.
 RUN chmod +x dist/src/cli/bin.js && ln -s /app/dist/src/cli/bin.js /usr/local/bin/telecom-etl \
     && useradd --create-home etl && mkdir -p /app/.telecom-etl && chown -R etl /app/.telecom-etl
+ENV DBT_BIN=/opt/dbt/bin/dbt MF_BIN=/opt/dbt/bin/mf TELECOM_ETL_HOME=/app/.telecom-etl
 USER etl
 ENTRYPOINT ["node", "dist/src/cli/bin.js"]
 CMD ["nightly"]

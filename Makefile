@@ -35,7 +35,7 @@ SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfi
 # The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: help setup demo check unit test typecheck lint format docs db-types other-nodes chromium bench bench-gate clean python-lock seeds
+.PHONY: help setup demo check unit test typecheck lint format docs db-types pack other-nodes chromium bench bench-gate clean python-lock seeds
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
@@ -44,6 +44,7 @@ help:
 	@echo "make bench  set up, then run the benchmarks and print their figures"
 	@echo "make docs   write the README's table of streams (\"Landing tables\") from the stream registry"
 	@echo "make db-types  write the etl tables' Kysely types from the migrated schema (npm run db:types)"
+	@echo "make pack   build, then npm pack the product (telecom-etl-<version>.tgz: no sandbox, no benchmarks)"
 	@echo "make bench-gate  the load gate make test ends with: backfill vs plain COPY, requests vs the floor (bench/load-gate-thresholds.json)"
 
 $(STAMPS)/npm: package.json package-lock.json $(RUNTIME_NODE)
@@ -118,6 +119,10 @@ lint: $(BIOME) $(STAMPS)/npm
 
 format: $(BIOME)
 	$(BIOME) check --write .
+
+# The product as a tarball (package.json "files"): npm install -g ./telecom-etl-<version>.tgz.
+pack: $(STAMPS)/build
+	npm pack
 
 # The README's table of streams, from the registry (test/unit/streams-readme-table.test.ts fails
 # while the README's differs): run after adding or changing a stream.

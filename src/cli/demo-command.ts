@@ -8,11 +8,11 @@ import { warehouseSummary } from "../demo/warehouse-summary.js";
 import { formatRunSummary } from "../pipeline/run/format-summary.js";
 import { runPipeline } from "../pipeline/run/run-pipeline.js";
 import { barProgress, logProgress } from "../pipeline/run/run-progress.js";
-import { startSandbox } from "../sandbox/start-sandbox.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { ownCommand } from "./own-command.js";
 import { parsePositiveInteger } from "./parse-flags.js";
+import { loadSandbox } from "./sandbox-module.js";
 import { loadedSources, transformAfterLoad } from "./transform-steps.js";
 
 interface DemoOptions {
@@ -48,6 +48,7 @@ export function registerDemoCommand(program: Command, runtime: Runtime): void {
       )!;
       const accounts = parsePositiveInteger("--accounts", options.accounts, "a whole number >= 1")!;
       const seed = parsePositiveInteger("--seed", options.seed, "a whole number >= 1")!;
+      const { startSandbox } = await loadSandbox();
       const code = await withCommandContext(
         globalOptions(cmd),
         runtime,

@@ -2,10 +2,11 @@ import { type Command, InvalidArgumentError } from "commander";
 import { UsageError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
 import type { ApiRevision } from "../platform/api-revision.js";
-import { resolveSandboxOptions, type SandboxOptions } from "../sandbox/sandbox-options.js";
-import { startSandbox } from "../sandbox/start-sandbox.js";
+import type { SandboxOptions } from "../sandbox/sandbox-options.js";
+import type { RunningSandbox } from "../sandbox/start-sandbox.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
+import { loadSandbox, type SandboxModule } from "./sandbox-module.js";
 
 interface SandboxFlags {
   readonly port: number;
@@ -97,7 +98,7 @@ function clockOf(flags: Pick<SandboxFlags, "now" | "start">): string | undefined
 }
 
 /** The sandbox's options from the command's flags; a value the sandbox refuses is a usage error naming the flag. */
-function sandboxOptionsOf(flags: SandboxFlags): SandboxOptions {
+function sandboxOptionsOf(flags: SandboxFlags, { resolveSandboxOptions }: SandboxModule): SandboxOptions {
   const options: SandboxOptions = {
     port: flags.port,
     host: flags.host,
@@ -128,7 +129,7 @@ function sandboxOptionsOf(flags: SandboxFlags): SandboxOptions {
 }
 
 /** What a started sandbox prints: its URL, its world, each account's key and the admin URLs. */
-function bannerOf(sandbox: Awaited<ReturnType<typeof startSandbox>>, flags: SandboxFlags): string[] {
+function bannerOf(sandbox: RunningSandbox, flags: SandboxFlags): string[] {
   const { world } = sandbox;
   return [
     `sandbox listening on ${sandbox.url}`,
@@ -175,10 +176,11 @@ export function registerSandboxCommand(program: Command, runtime?: Runtime): voi
     .option("--clock-skew-ms <ms>", "added to the sandbox clock in every Date header", signedInteger, 0)
     .option("--no-speech-analytics", "speech analytics not provisioned: transcription routes answer 403")
     .action(async (flags: SandboxFlags) => {
-      const options = sandboxOptionsOf(flags);
+      const sandboxModule = await loadSandbox();
+      const options = sandboxOptionsOf(flags, sandboxModule);
       // Ctrl-C is how this command ends: the entry point then exits 0, not 130.
       runtime?.endsOnSignal();
-      const sandbox = await startSandbox(options).catch((error: NodeJS.ErrnoException) => {
+      const sandbox = await sandboxModule.startSandbox(options).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== "EADDRINUSE" && error.code !== "EACCES" && error.code !== "EADDRNOTAVAIL")
           throw error;
         throw new UsageError(`sandbox: cannot listen on ${flags.host}:${flags.port} (${error.code})`);
