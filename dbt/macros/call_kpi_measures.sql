@@ -20,11 +20,7 @@
     coalesce(sum(duration_seconds), 0) / 60.0                                   as minutes,
     coalesce(sum(billed_minutes), 0)                                            as billed_minutes,
     coalesce(sum(billed_minutes) filter (where not is_charge_missing), 0)       as costed_billed_minutes,
-    count(*) filter (where is_charge_missing)                                   as missing_charge_count,
-    coalesce(sum(estimated_missing_charge_usd), 0)                              as estimated_missing_charge_usd,
-    coalesce(sum(charge_usd), 0)                                                as charge_usd,
-    coalesce(sum(forward_fee_usd), 0)                                           as forward_fee_usd,
-    coalesce(sum(total_cost_usd), 0)                                            as cost_usd,
+    {{ call_cost_measures() }},
     sum(total_cost_usd)
         / nullif(sum(billed_minutes) filter (where not is_charge_missing), 0)   as cost_per_minute_usd,
     sum(total_cost_usd)

@@ -17,6 +17,8 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  * answered, rated and has talk time; its estimate is rate × started minutes. The failed calls the
  * platform bills nothing for (null charge by design) are not missing and cost 0. A twin sandbox of
  * the same seed without the fault serves the charges that were dropped: the estimates equal them.
+ * Issue 35: a leg's cost is its known parts, so a missing charge never drops the leg's forward fee;
+ * every daily cost mart's cost per day equals the truth's charges + forward fees of that day.
  */
 const START = "2026-08-01";
 const ACCOUNT = "master";
@@ -70,7 +72,19 @@ async function truthCdrs(sandbox: RunningSandbox): Promise<Json[]> {
   }));
 }
 
-/** A per-day figure of a mart, as the oracle's map. */
+/** Per UTC day: the known cost (charges + forward fees sent) and the missing legs that carry a fee. */
+function costByDay(cdrs: readonly Json[]): Map<string, { cost: number; partial: number }> {
+  const out = new Map<string, { cost: number; partial: number }>();
+  for (const cdr of cdrs) {
+    const day = utcDay(cdr.date);
+    const row = out.get(day) ?? { cost: 0, partial: 0 };
+    row.cost += micros(cdr.charge) + micros(cdr.forward_fee);
+    if (isMissing(cdr) && (cdr.forward_fee ?? null) !== null) row.partial += 1;
+    out.set(day, row);
+  }
+  return out;
+}
+
 /** A daily cost mart's missing charges of the account per day (its day column named), days with none left out. */
 async function martByDay(
   warehouse: Warehouse,
@@ -87,6 +101,99 @@ async function martByDay(
   return new Map(
     found.filter((r) => r.count > 0).map((r) => [r.day, { count: r.count, micros: micros(r.usd) }]),
   );
+}
+
+/** How a daily cost mart states its cost per day: its day column, cost and partial-leg sums, row filter. */
+interface CostColumns {
+  readonly day: string;
+  readonly cost: string;
+  readonly partial?: string;
+  readonly where?: string;
+}
+
+/** A daily cost mart's cost and partial-cost legs of the account per day. */
+async function martCostByDay(
+  warehouse: Warehouse,
+  mart: string,
+  columns: CostColumns,
+): Promise<Map<string, { cost: number; partial: number }>> {
+  const found = await rows(
+    warehouse,
+    sql<{ day: string; usd: string; partial: number }>`
+      SELECT ${sql.ref(columns.day)}::text AS day, ${sql.raw(columns.cost)}::text AS usd,
+             ${sql.raw(columns.partial ?? "0")}::int AS partial
+      FROM ${sql.table(`analytics_marts.${mart}`)}
+      WHERE account = ${ACCOUNT} AND ${sql.raw(columns.where ?? "true")} GROUP BY 1`,
+  );
+  return new Map(found.map((r) => [r.day, { cost: micros(r.usd), partial: r.partial }]));
+}
+
+/** The cost of each day of a per-day map, without the partial-leg counts. */
+const costOnly = (byDay: ReadonlyMap<string, { cost: number }>): Map<string, number> =>
+  new Map([...byDay].map(([day, d]) => [day, d.cost]));
+
+/**
+ * Issue 35: every daily cost mart's cost per day is the truth's charges + forward fees sent that
+ * day, a missing charge's fee included; the anomaly report is of placed legs only.
+ */
+async function expectDailyCosts(warehouse: Warehouse, cdrs: readonly Json[]): Promise<void> {
+  const costExpected = costByDay(cdrs);
+  const placedCost = costByDay(cdrs.filter((c) => c.direction === "placed"));
+  const partialDays = [...costExpected.values()].filter((d) => d.partial > 0);
+  expect(partialDays.length).toBeGreaterThan(0);
+  const kpis = { cost: "sum(cost_usd)", partial: "sum(partial_cost_legs)" };
+  const daily = (day: string) => ({ ...kpis, day });
+  expect(await martCostByDay(warehouse, "rpt_call_kpis_daily", daily("call_date"))).toEqual(costExpected);
+  expect(await martCostByDay(warehouse, "rpt_call_kpis_daily_local", daily("call_local_date"))).toEqual(
+    costExpected,
+  );
+  expect(
+    await martCostByDay(warehouse, "rpt_call_cost_daily", {
+      ...daily("call_date"),
+      cost: "sum(total_cost_usd)",
+    }),
+  ).toEqual(costExpected);
+  const usageCost = {
+    day: "usage_date",
+    cost: "sum(usage_usd)",
+    where: "product IN ('calls', 'forward_fees')",
+  };
+  expect(costOnly(await martCostByDay(warehouse, "rpt_usage_daily", usageCost))).toEqual(
+    costOnly(costExpected),
+  );
+  const anomalies = await martCostByDay(warehouse, "rpt_destination_cost_anomalies", {
+    day: "call_date",
+    cost: "sum(cost_usd)",
+  });
+  expect(costOnly(anomalies)).toEqual(costOnly(placedCost));
+}
+
+/**
+ * The dbt test that every cost mart reconciles with rpt_usage_daily to the cent passes on the
+ * built marts and fails once one day of one cost mart is a cent off.
+ */
+async function expectReconciliationCatchesACent(databaseUrl: string, warehouse: Warehouse): Promise<void> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "marts-reconcile-dbt-"));
+  const reconcile = () =>
+    runDbt({
+      databaseUrl,
+      log: pino({ level: "silent" }),
+      workDir,
+      args: ["test", "--select", "assert_cost_marts_reconcile_to_usage"],
+    });
+  try {
+    const passing = await reconcile();
+    expect(passing.ok, passing.tail.join("\n")).toBe(true);
+    await sql`UPDATE analytics_marts.rpt_call_cost_daily SET total_cost_usd = total_cost_usd + 0.01
+              WHERE (call_date, direction, destination) = (
+                SELECT call_date, direction, destination FROM analytics_marts.rpt_call_cost_daily
+                ORDER BY 1, 2, 3 LIMIT 1)`.execute(warehouse.db);
+    const failing = await reconcile();
+    expect(failing.ok).toBe(false);
+    expect(failing.tail.join("\n")).toMatch(/assert_cost_marts_reconcile_to_usage/);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
 }
 
 describe("missing charges against the sandbox's truth", () => {
@@ -125,11 +232,12 @@ describe("missing charges against the sandbox's truth", () => {
       missing.map(legKey).sort(),
     );
 
-    // The fact: exactly those legs are missing, with a null cost; a failed leg's null charge costs 0.
+    // The fact: exactly those legs are missing; their cost is their forward fee (flagged partial),
+    // null without one; a failed leg's null charge costs 0 (plus its fee).
     const facts = await rows(
       warehouse,
-      sql<{ leg: string; missing: boolean; estimate: string; total: string | null }>`
-        SELECT direction || ' ' || call_uuid AS leg, is_charge_missing AS missing,
+      sql<{ leg: string; missing: boolean; partial: boolean; estimate: string; total: string | null }>`
+        SELECT direction || ' ' || call_uuid AS leg, is_charge_missing AS missing, is_cost_partial AS partial,
                estimated_missing_charge_usd::text AS estimate, total_cost_usd::text AS total
         FROM analytics_marts.fct_calls WHERE account = ${ACCOUNT} AND charge_usd IS NULL`,
     );
@@ -140,7 +248,16 @@ describe("missing charges against the sandbox's truth", () => {
         .map((f) => f.leg)
         .sort(),
     ).toEqual(missing.map(legKey).sort());
-    for (const leg of missing) expect(factByLeg.get(legKey(leg))?.total).toBeNull();
+    const withFee = missing.filter((c) => (c.forward_fee ?? null) !== null);
+    expect(withFee.length).toBeGreaterThan(0);
+    expect(withFee.length).toBeLessThan(missing.length);
+    for (const leg of missing) {
+      const fact = factByLeg.get(legKey(leg));
+      const fee = leg.forward_fee ?? null;
+      expect(fact?.partial).toBe(fee !== null);
+      if (fee === null) expect(fact?.total).toBeNull();
+      else expect(micros(fact?.total)).toBe(micros(fee));
+    }
     for (const leg of nullNotMissing) {
       const fact = factByLeg.get(legKey(leg));
       expect(fact?.missing).toBe(false);
@@ -168,6 +285,9 @@ describe("missing charges against the sandbox's truth", () => {
     expect(marts.rpt_call_cost_daily).toEqual(expected);
     expect(marts.rpt_usage_daily).toEqual(expected);
     expect(marts.rpt_destination_cost_anomalies).toEqual(placedExpected);
+
+    await expectDailyCosts(warehouse, cdrs);
+    await expectReconciliationCatchesACent(database.url, warehouse);
 
     // Known cost never includes a missing charge: the day's calls usage is the sum of the charges sent.
     const usage = await rows(

@@ -1,7 +1,8 @@
--- Call legs with their total cost (call charge + PSTN forwarding fee) and billed minutes (the
--- platform rounds every started minute up). `total_cost_usd` is null when a billable leg came
--- without its charge (`is_charge_missing`): unknown, not 0. A leg the platform bills nothing for
--- (not answered, failed: null charge by design) costs 0.
+-- Call legs with their total cost (call charge + PSTN forwarding fee, macro call_cost: each part
+-- where it is known) and billed minutes (the platform rounds every started minute up). A billable
+-- leg that came without its charge (`is_charge_missing`) costs its forward fee (`is_cost_partial`),
+-- or NULL (unknown, not 0) when it has none. A leg the platform bills nothing for (not answered,
+-- failed: null charge by design) costs its forward fee, else 0.
 select
     account,
     direction,
@@ -23,8 +24,7 @@ select
     forward_fee_usd,
     is_charge_missing,
     estimated_missing_charge_usd,
-    case
-        when is_charge_missing then null
-        else coalesce(charge_usd, 0) + coalesce(forward_fee_usd, 0)
-    end                                                     as total_cost_usd
+    {{ call_cost_is_partial('forward_fee_usd', 'is_charge_missing') }} as is_cost_partial,
+    {{ call_cost('charge_usd', 'forward_fee_usd', 'is_charge_missing') | indent(4) }}
+                                                            as total_cost_usd
 from {{ ref('stg_platform__cdrs') }}

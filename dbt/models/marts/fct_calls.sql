@@ -38,11 +38,13 @@
 {#- A table built before this model became incremental, or before its newest column, lacks it:
     re-process and re-write every leg once (merge fills them in, on_schema_change adds them) instead
     of only the recent days' changed legs. destination_country_iso2 came with the numbering plan
-    (seed numbering_plan_prefixes), which also changed older legs' destination_country (NANP split). -#}
+    (seed numbering_plan_prefixes), which also changed older legs' destination_country (NANP split).
+    is_cost_partial came with macro call_cost (issue 35: a missing charge no longer drops the fee). -#}
 {%- set built_columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list if is_incremental() else [] -%}
 {%- set has_newest_columns = 'root_call_id' in built_columns and 'call_local_date' in built_columns
                              and 'estimated_missing_charge_usd' in built_columns
-                             and 'destination_country_iso2' in built_columns -%}
+                             and 'destination_country_iso2' in built_columns
+                             and 'is_cost_partial' in built_columns -%}
 {%- set window_start = settle_window_start(this) if is_incremental() else none -%}
 {%- set compared_columns = built_columns | reject('equalto', 'built_at') | list -%}
 {%- set rezoned = time_zones_changed_since(this) if is_incremental() else [] -%}
@@ -133,6 +135,7 @@ built as (
         l.charge_usd,
         l.forward_fee_usd,
         l.is_charge_missing,
+        l.is_cost_partial,
         l.estimated_missing_charge_usd,
         l.total_cost_usd,
         case

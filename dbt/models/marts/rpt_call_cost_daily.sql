@@ -1,8 +1,9 @@
 -- Daily call volume and cost per account, direction and destination. Numerators and denominators
--- are stored (answered_legs and legs) so BI can re-aggregate ratios correctly. Costs sum the
--- legs whose cost is known; missing_charge_count counts the billable legs that came without a
--- charge (macro charge_is_missing: their cost is unknown and not in the sums) and
--- estimated_missing_charge_usd what they would have cost at their rate. Read from fct_calls (the
+-- are stored (answered_legs and legs) so BI can re-aggregate ratios correctly. Costs are macro
+-- call_cost_measures: total_cost_usd = charge_usd + forward_fee_usd, the known parts, so a day
+-- reconciles with rpt_usage_daily to the cent; missing_charge_count counts the billable legs that
+-- came without a charge (macro charge_is_missing; partial_cost_legs of them still carry a forward
+-- fee, counted) and estimated_missing_charge_usd what those charges would have been. Read from fct_calls (the
 -- same legs as int_calls_costed once built), so its days follow the fact's settle window.
 --
 -- Incremental (delete+insert by call_date): a build re-builds the days from macro settle_window_start
@@ -27,13 +28,9 @@ select
     count(*) filter (where is_answered)             as answered_legs,
     sum(duration_seconds)                           as duration_seconds,
     sum(billed_minutes)                             as billed_minutes,
-    coalesce(sum(charge_usd), 0)                    as charge_usd,
-    coalesce(sum(forward_fee_usd), 0)               as forward_fee_usd,
-    coalesce(sum(total_cost_usd), 0)                as total_cost_usd,
-    count(*) filter (where is_charge_missing)       as missing_charge_count,
-    coalesce(sum(estimated_missing_charge_usd), 0)  as estimated_missing_charge_usd
+    {{ call_cost_measures(cost='total_cost_usd') | indent(4) | trim }}
 from {{ ref('fct_calls') }}
 {% if is_incremental() %}
-where call_date >= {{ settle_window_start(this, requires=['missing_charge_count']) }}
+where call_date >= {{ settle_window_start(this, requires=['partial_cost_legs']) }}
 {% endif %}
 group by 1, 2, 3, 4

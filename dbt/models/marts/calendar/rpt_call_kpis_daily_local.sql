@@ -22,7 +22,7 @@
 }}
 {%- set rebuild_all = is_incremental() and time_zones_changed_since(this) -%}
 {%- if is_incremental() and not rebuild_all -%}
-{%- set window_start = settle_window_start(this, 'call_local_date', days=var('settle_days', 3) + 2, requires=['missing_charge_count']) -%}
+{%- set window_start = settle_window_start(this, 'call_local_date', days=var('settle_days', 3) + 2, requires=['partial_cost_legs']) -%}
 {%- endif %}
 with calls as (
     select

@@ -2,9 +2,11 @@
 -- comes with its numerator and denominator so BI can re-aggregate (sum both, then divide).
 -- Attempts count root calls (a call and its child legs are one attempt); minutes and cost count
 -- every leg. NER counts the dispositions where the network did its job: answered, busy, noanswer
--- (the callee decided); only `failed` is a network failure. Costs are the known costs: legs missing
--- their charge (macro charge_is_missing) are counted in missing_charge_count and estimated in
--- estimated_missing_charge_usd, never summed as 0 without saying so.
+-- (the callee decided); only `failed` is a network failure. Costs are the known costs (macro
+-- call_cost_measures: cost_usd = charge_usd + forward_fee_usd): legs missing their charge (macro
+-- charge_is_missing) are counted in missing_charge_count and estimated in
+-- estimated_missing_charge_usd, never summed as 0 without saying so; their forward fees are in
+-- cost_usd (partial_cost_legs).
 --
 -- Incremental (delete+insert by call_date): a build re-builds the days from macro settle_window_start
 -- (the latest day built here − var settle_days), every day fct_calls can have re-processed since;
@@ -25,7 +27,7 @@ with calls as (
         not is_child_leg                                        as is_root
     from {{ ref('fct_calls') }}
     {% if is_incremental() %}
-    where call_date >= {{ settle_window_start(this, requires=['missing_charge_count']) }}
+    where call_date >= {{ settle_window_start(this, requires=['partial_cost_legs']) }}
     {% endif %}
 )
 select
