@@ -9,27 +9,27 @@
     count(*) filter (where is_root and disposition in ('answered', 'busy', 'noanswer'))
                                                                                 as network_effective_calls,
     count(*) filter (where is_root and disposition = 'failed')                  as failed_calls,
-    count(*) filter (where is_root and is_answered)::numeric
-        / nullif(count(*) filter (where is_root), 0)                            as asr,
-    count(*) filter (where is_root and disposition in ('answered', 'busy', 'noanswer'))::numeric
-        / nullif(count(*) filter (where is_root), 0)                            as ner,
+    {{ ratio("count(*) filter (where is_root and is_answered)", "count(*) filter (where is_root)") }}
+                                                                                as asr,
+    {{ ratio("count(*) filter (where is_root and disposition in ('answered', 'busy', 'noanswer'))",
+             "count(*) filter (where is_root)") }}                             as ner,
     coalesce(sum(duration_seconds) filter (where is_root and is_answered), 0)   as answered_duration_seconds,
-    sum(duration_seconds) filter (where is_root and is_answered)::numeric
-        / nullif(count(*) filter (where is_root and is_answered), 0)            as acd_seconds,
+    {{ ratio("sum(duration_seconds) filter (where is_root and is_answered)",
+             "count(*) filter (where is_root and is_answered)") }}             as acd_seconds,
     coalesce(sum(duration_seconds), 0)                                          as duration_seconds,
     coalesce(sum(duration_seconds), 0) / 60.0                                   as minutes,
     coalesce(sum(billed_minutes), 0)                                            as billed_minutes,
     coalesce(sum(billed_minutes) filter (where not is_charge_missing), 0)       as costed_billed_minutes,
     {{ call_cost_measures() }},
-    sum(total_cost_usd)
-        / nullif(sum(billed_minutes) filter (where not is_charge_missing), 0)   as cost_per_minute_usd,
-    sum(total_cost_usd)
-        / nullif(count(*) filter (where is_root and is_answered), 0)            as cost_per_answered_call_usd,
+    {{ ratio("sum(total_cost_usd)", "sum(billed_minutes) filter (where not is_charge_missing)") }}
+                                                                                as cost_per_minute_usd,
+    {{ ratio("sum(total_cost_usd)", "count(*) filter (where is_root and is_answered)") }}
+                                                                                as cost_per_answered_call_usd,
     count(*) filter (where answered_by is not null)                             as machine_detection_checked_calls,
     count(*) filter (where answered_by = 'machine')                             as machine_answered_calls,
-    count(*) filter (where answered_by = 'machine')::numeric
-        / nullif(count(*) filter (where answered_by is not null), 0)            as machine_detection_rate,
+    {{ ratio("count(*) filter (where answered_by = 'machine')", "count(*) filter (where answered_by is not null)") }}
+                                                                                as machine_detection_rate,
     count(*) filter (where has_recording)                                       as recorded_legs,
-    count(*) filter (where has_recording)::numeric
-        / nullif(count(*) filter (where is_answered), 0)                        as recording_rate
+    {{ ratio("count(*) filter (where has_recording)", "count(*) filter (where is_answered)") }}
+                                                                                as recording_rate
 {%- endmacro %}

@@ -37,7 +37,7 @@
 {% macro campaign_funnel_columns(m='m', c='c') -%}
     coalesce({{ m }}.messages_sent, 0)                                             as messages_sent,
     coalesce({{ m }}.messages_delivered, 0)                                        as messages_delivered,
-    round({{ m }}.messages_delivered::numeric / nullif({{ m }}.messages_sent, 0), 4) as delivery_rate,
+    {{ ratio(m ~ '.messages_delivered', m ~ '.messages_sent', 4) }} as delivery_rate,
     coalesce({{ m }}.segments, 0)                                                  as segments,
     coalesce({{ m }}.cost_usd, 0)                                                  as cost_usd,
     coalesce({{ c }}.clicks, 0)                                                    as clicks,

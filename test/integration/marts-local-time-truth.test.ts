@@ -70,7 +70,7 @@ function legsOf(cdrs: readonly Json[], trunkNames: ReadonlySet<string>): Leg[] {
       endMs: startMs + Number(cdr.duration) * 1000,
       isRoot: (cdr.parent_uuid ?? cdr.parent_call_id ?? null) === null,
       isAnswered: cdr.disposition === "answered",
-      trunk: sipTrunk ?? (destination !== null && trunkNames.has(destination) ? destination : "(none)"),
+      trunk: sipTrunk ?? (destination !== null && trunkNames.has(destination) ? destination : "(none)"), // the key of a NULL trunk_name (no trunk)
     };
   });
 }
@@ -267,7 +267,7 @@ describe("local time and account concurrency against the sandbox's truth", () =>
       const hourlyPeaks = await rows(
         warehouse,
         sql<{ key: string; peak: number }>`
-          SELECT call_date::text || ' ' || trunk_name AS key, max(peak_concurrent_legs)::int AS peak
+          SELECT call_date::text || ' ' || coalesce(trunk_name, '(none)') AS key, max(peak_concurrent_legs)::int AS peak
           FROM analytics_marts.rpt_call_volume_hourly WHERE account = ${account.name}
           GROUP BY call_date, trunk_name HAVING max(peak_concurrent_legs) > 0`,
       );

@@ -70,6 +70,7 @@ interface Message {
   readonly direction: string;
   readonly kind: string;
   readonly carrier: string;
+  readonly missingFees: boolean;
   readonly country: string;
   readonly delivered: boolean;
   readonly costMicros: number;
@@ -90,6 +91,8 @@ function messageOf(m: Json): Message {
     carrier: network?.[1] ?? "unknown",
     country: network?.[0] ?? numberCountry(otherParty),
     delivered: m.status === "delivered",
+    // Only a delivered message carries carrier fees: one without them is missing them.
+    missingFees: m.status === "delivered" && (m.carrier_fees ?? null) === null,
     costMicros: micros(m.charge) + micros(m.carrier_fees),
   };
 }
@@ -173,6 +176,13 @@ describe("messaging marts and the split NANP against the sandbox's truth", () =>
       sql<{ rows: number }>`SELECT count(*)::int AS rows FROM analytics_marts.fct_messages`,
     );
     expect(facts?.rows).toBe(truth.length);
+
+    // Missing carrier fees count delivered messages only (issue 35): the undelivered ones, which
+    // never carry fees, are many and not counted.
+    expect(truth.filter((m) => !m.delivered).length).toBeGreaterThan(0);
+    const [missingFees] = await bi(sql<{ messages: number }>`
+      SELECT sum(carrier_fees_missing_messages)::int AS messages FROM analytics_marts.rpt_messages_daily`);
+    expect(missingFees?.messages).toBe(truth.filter((m) => m.missingFees).length);
 
     // Delivery rate per carrier, and per country; cost per country (charge + carrier fees).
     const figures: Record<string, unknown> = {

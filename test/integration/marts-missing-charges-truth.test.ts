@@ -185,9 +185,9 @@ async function expectReconciliationCatchesACent(databaseUrl: string, warehouse: 
     const passing = await reconcile();
     expect(passing.ok, passing.tail.join("\n")).toBe(true);
     await sql`UPDATE analytics_marts.rpt_call_cost_daily SET total_cost_usd = total_cost_usd + 0.01
-              WHERE (call_date, direction, destination) = (
-                SELECT call_date, direction, destination FROM analytics_marts.rpt_call_cost_daily
-                ORDER BY 1, 2, 3 LIMIT 1)`.execute(warehouse.db);
+              WHERE ctid = (SELECT ctid FROM analytics_marts.rpt_call_cost_daily ORDER BY call_date, direction LIMIT 1)`.execute(
+      warehouse.db,
+    );
     const failing = await reconcile();
     expect(failing.ok).toBe(false);
     expect(failing.tail.join("\n")).toMatch(/assert_cost_marts_reconcile_to_usage/);

@@ -107,7 +107,7 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     }
     expect(transcriptions.length).toBeGreaterThan(20);
     const scores = await ask(
-      ["scored_calls", "sentiment_score_average", "negative_share"],
+      ["scored_calls", "sentiment_score_average", "negative_call_rate"],
       ["metric_time__day"],
     );
     expect(new Map(scores.rows.map((r) => [mfDay(r.metric_time__day), Number(r.scored_calls)]))).toEqual(
@@ -116,7 +116,7 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     for (const r of scores.rows) {
       const e = sentiment.get(mfDay(r.metric_time__day))!;
       expect(Number(r.sentiment_score_average)).toBeCloseTo(e.sum / e.scored, 9);
-      expect(Number(r.negative_share)).toBeCloseTo(e.negative / e.scored, 12);
+      expect(Number(r.negative_call_rate)).toBeCloseTo(e.negative / e.scored, 12);
     }
 
     // Campaign messages sent and delivered, unique clickers and CTR per campaign (`account:tag`).
@@ -136,7 +136,7 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     }
     expect(sent.size).toBeGreaterThanOrEqual(2);
     const campaigns = await ask(
-      ["messages_sent", "messages_delivered", "delivery_rate", "unique_clickers", "ctr_per_message"],
+      ["messages_sent", "messages_delivered", "delivery_rate", "unique_clickers", "click_through_rate"],
       ["campaign"],
     );
     expect(
@@ -150,7 +150,7 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
       expect(Number(r.unique_clickers || 0), campaign).toBe(unique);
       expect(Number(r.delivery_rate)).toBeCloseTo((delivered.get(campaign) ?? 0) / sent.get(campaign)!, 12);
       if (unique > 0) {
-        expect(Number(r.ctr_per_message)).toBeCloseTo(unique / delivered.get(campaign)!, 12);
+        expect(Number(r.click_through_rate)).toBeCloseTo(unique / delivered.get(campaign)!, 12);
       }
     }
 

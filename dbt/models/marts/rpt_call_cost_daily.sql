@@ -23,7 +23,7 @@ select
     account,
     call_date,
     direction,
-    coalesce(destination, '(none)')                 as destination,
+    destination,
     count(*)                                        as legs,
     count(*) filter (where is_answered)             as answered_legs,
     sum(duration_seconds)                           as duration_seconds,

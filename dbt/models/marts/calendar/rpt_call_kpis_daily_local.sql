@@ -41,7 +41,7 @@ select
     time_zone,
     direction,
     destination_country,
-    coalesce(placing_trunk_name, '(none)')                                      as placing_trunk_name,
+    placing_trunk_name,
     {{ call_kpi_measures() | indent(4) | trim }},
     '{{ run_started_at.isoformat() }}'::timestamptz                             as built_at
 from calls

@@ -5,7 +5,8 @@
 --     (by turn start time; positive = the call ended better than it started).
 --   talk ratio per side = talk_ms of that side / total talk_ms; silence_ratio = 1 − talk_ms / call_ms
 --     (floored at 0 when turns overlap).
---   billed_minutes = ceil(duration_seconds / 60); cost_per_minute_usd = charge_usd / billed_minutes.
+--   transcription_billed_minutes = ceil(duration_seconds / 60); transcription_cost_per_minute_usd =
+--   charge_usd / transcription_billed_minutes (billed_minutes and cost_per_minute_usd are a call's).
 {{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'request_id']) }}", 'transaction': false}]) }}
 with turn_figures as (
     select
@@ -40,9 +41,9 @@ select
     t.language,
     t.transcribed_at,
     t.duration_seconds,
-    ceil(t.duration_seconds / 60.0)::integer                            as billed_minutes,
+    ceil(t.duration_seconds / 60.0)::integer                            as transcription_billed_minutes,
     t.charge_usd,
-    t.charge_usd / nullif(ceil(t.duration_seconds / 60.0), 0)           as cost_per_minute_usd,
+    t.charge_usd / nullif(ceil(t.duration_seconds / 60.0), 0)           as transcription_cost_per_minute_usd,
     t.score,
     t.score <= 3.0                                                      as is_negative,
     t.score >= 4.0                                                      as is_positive,

@@ -32,7 +32,7 @@ select
     case
         when t.speaker = 'channel_1' or t.speaker = tr.account_number then 'agent'
         when t.speaker = 'channel_2' or t.speaker = tr.other_party_number then 'customer'
-        else 'unknown'
+        else null
     end                                                             as speaker_side,
     t.start_ms,
     t.end_ms,

@@ -35,7 +35,7 @@ select
     account,
     direction,
     destination_country,
-    coalesce(placing_trunk_name, '(none)')                                      as placing_trunk_name,
+    placing_trunk_name,
     {{ call_kpi_measures() | indent(4) | trim }}
 from calls
 group by 1, 2, 3, 4, 5

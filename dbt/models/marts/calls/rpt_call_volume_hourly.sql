@@ -1,5 +1,5 @@
 -- Traffic per UTC hour × account × trunk (the trunk that carried the leg: placed legs on their
--- trunk, received calls on the trunk they were forwarded to; '(none)' otherwise). A leg occupies a
+-- trunk, received calls on the trunk they were forwarded to; NULL otherwise). A leg occupies a
 -- channel from called_at for duration_seconds; a leg crossing an hour boundary is split, so
 -- call_seconds of an hour are exactly the seconds of talk inside it and erlangs = call_seconds / 3600.
 -- peak_concurrent_legs: the most legs in progress at one instant of the hour (legs carried in
@@ -31,7 +31,7 @@
 with legs as (
     select
         account,
-        coalesce(trunk_name, '(none)')      as trunk_name,
+        trunk_name,
         call_uuid,
         direction,
         called_at                           as started_at,
@@ -113,7 +113,7 @@ select
     greatest(h.carried_in_legs, coalesce(p.peak, 0))            as peak_concurrent_legs
 from hours as h
 left join event_peaks as p
-    on p.account = h.account and p.trunk_name = h.trunk_name and p.hour_start_at = h.hour_start_at
+    on p.account = h.account and p.trunk_name is not distinct from h.trunk_name and p.hour_start_at = h.hour_start_at
 {% if is_incremental() %}
 where h.hour_start_at >= {{ window_start_at }}
 {% endif %}

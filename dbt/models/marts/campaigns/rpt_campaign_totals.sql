@@ -1,7 +1,7 @@
 -- One row per account × campaign over the campaign's whole life. unique_clickers is the distinct
 -- count of clicking phones over every click of the campaign (not a sum of daily counts); CTR is
 -- unique clickers / delivered messages; conversion rate is converted clickers / unique clickers.
--- CTR per message = messages with an attributed click (fct_link_clicks.attributed_message_id) /
+-- attributed_ctr_per_message = messages with an attributed click (fct_link_clicks.attributed_message_id) /
 -- delivered messages; CTR per recipient = unique clickers / distinct delivered recipients.
 --
 -- Incremental (delete+insert by account × campaign): a build re-builds, over its whole life, each
@@ -24,8 +24,8 @@
 }}
 {%- if is_incremental() %}
 {%- set window_start -%}
-    coalesce(least({{ settle_window_start(this, "(last_message_at at time zone 'UTC')::date", null_when_empty=true) }},
-                   {{ settle_window_start(this, "(last_click_at at time zone 'UTC')::date", null_when_empty=true) }}),
+    coalesce(least({{ settle_window_start(this, "(last_message_at at time zone 'UTC')::date", null_when_empty=true, requires=['attributed_ctr_per_message']) }},
+                   {{ settle_window_start(this, "(last_click_at at time zone 'UTC')::date", null_when_empty=true, requires=['attributed_ctr_per_message']) }}),
              '1970-01-01'::date)
 {%- endset %}
 {%- endif %}
@@ -96,12 +96,12 @@ select
     t.first_click_at,
     t.last_click_at,
     {{ campaign_funnel_columns(m='t', c='t') }},
-    round(t.unique_clickers::numeric / nullif(t.messages_delivered, 0), 4)   as click_through_rate,
+    {{ ratio('t.unique_clickers', 't.messages_delivered', 4) }} as click_through_rate,
     coalesce(t.delivered_recipients, 0)                                      as delivered_recipients,
     coalesce(t.clicked_messages, 0)                                          as clicked_messages,
-    round(t.clicked_messages::numeric / nullif(t.messages_delivered, 0), 4)  as ctr_per_message,
-    round(t.unique_clickers::numeric / nullif(t.delivered_recipients, 0), 4) as ctr_per_recipient,
-    round(t.converted_clickers::numeric / nullif(t.unique_clickers, 0), 4)   as conversion_rate,
+    {{ ratio('t.clicked_messages', 't.messages_delivered', 4) }} as attributed_ctr_per_message,
+    {{ ratio('t.unique_clickers', 't.delivered_recipients', 4) }} as ctr_per_recipient,
+    {{ ratio('t.converted_clickers', 't.unique_clickers', 4) }} as conversion_rate,
     round(t.cost_usd / nullif(t.unique_clickers, 0), 6)                      as cost_per_unique_clicker_usd,
     round(t.cost_usd / nullif(t.converted_clickers, 0), 6)                   as cost_per_converted_clicker_usd
 from campaigns as t

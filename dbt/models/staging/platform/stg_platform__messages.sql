@@ -16,7 +16,8 @@ select
     segments,
     charge::numeric                     as charge_usd,
     carrier_fees::numeric               as carrier_fees_usd,
-    carrier_fees is null                as is_carrier_fees_missing,
+    -- Only a delivered message carries carrier fees (platform-facts): an undelivered one is not missing them.
+    carrier_fees is null and status = 'delivered' as is_carrier_fees_missing,
     submitted_at,
     (submitted_at at time zone 'UTC')::date as submitted_date,
     sent_at,
