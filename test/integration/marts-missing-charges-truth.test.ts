@@ -166,6 +166,12 @@ async function expectDailyCosts(warehouse: Warehouse, cdrs: readonly Json[]): Pr
     cost: "sum(cost_usd)",
   });
   expect(costOnly(anomalies)).toEqual(costOnly(placedCost));
+  const total = [...costExpected.values()].reduce((sum, d) => sum + d.cost, 0);
+  const keptFees = cdrs.filter(isMissing).reduce((sum, c) => sum + micros(c.forward_fee), 0);
+  console.info(
+    `call cost: ${(total / 1e6).toFixed(6)} USD in every cost mart and rpt_usage_daily, of which ` +
+      `${(keptFees / 1e6).toFixed(6)} USD are forward fees of legs missing their charge (dropped before issue 35)`,
+  );
 }
 
 /**
