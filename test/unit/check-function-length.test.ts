@@ -27,18 +27,24 @@ function fileWith(name: string, bodyLines: number): string {
   return file;
 }
 
+/**
+ * Each test spawns node on the script, and the last one parses the whole loader: a few seconds on
+ * two cores that other work keeps busy, more than vitest's default 5 s.
+ */
+const SPAWN = { timeout: 30_000 };
+
 describe("function length check", () => {
-  it("fails on a function over 80 lines, naming it and its line", () => {
+  it("fails on a function over 80 lines, naming it and its line", SPAWN, () => {
     const result = check(fileWith("too-long.ts", 77));
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("too-long.ts:1 long77: 81 lines (limit 80): split it into named steps");
   });
 
-  it("passes a function of 80 lines", () => {
+  it("passes a function of 80 lines", SPAWN, () => {
     expect(check(fileWith("just-fits.ts", 76)).status).toBe(0);
   });
 
-  it("passes the loader's sources (src without the sandbox)", () => {
+  it("passes the loader's sources (src without the sandbox)", SPAWN, () => {
     const result = check();
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
