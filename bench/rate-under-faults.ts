@@ -24,7 +24,7 @@ const REPETITIONS = Math.max(1, Number(args.repetitions));
 const PROFILE_DAYS = 5;
 const LIMIT_DAYS = 10;
 const LIMIT = 20;
-/** The configured maximum of the profile comparison: the README's default rate. */
+/** The configured maximum of the profile comparison: the default rate (docs/reference/configuration.md). */
 const PROFILE_RATE = { requestsPerSecond: 10, burst: 20, concurrency: 4 };
 /** Configured at the platform's limit, as an operator who knows it would. */
 const LIMIT_RATE = { requestsPerSecond: LIMIT, burst: 5, concurrency: 8 };

@@ -4,7 +4,7 @@
  * and writes every file derived from its declaration (src/streams/stream-scaffold.ts says which):
  * the registration modules (catalogue, registry, sandbox lists), then, after a build, the landing
  * table's migration (once: migrations are checksummed, an existing one is never rewritten), the dbt
- * source and staging model, and the README's stream table (`make docs`). Run it again after changing
+ * source and staging model, and the stream table of docs/reference/warehouse-tables.md (`make docs`). Run it again after changing
  * the declaration: the generated files follow (a new migration aside, which you write as a change).
  * `npm run scaffold:stream` without a name writes the registration modules of the streams already
  * scaffolded. Needs, by convention, src/platform/<kebab>.ts and src/sandbox/<kebab>-list.ts

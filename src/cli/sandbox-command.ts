@@ -90,7 +90,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 /**
  * The sandbox's clock: `--now` when given; else, with `--start`, the end of that world (a past world
  * replayed as it was); else the machine's clock (`real`), so the world ends today and a run with
- * its own clock (no TELECOM_ETL_NOW) reads it as it would the platform (see README, "Decisions").
+ * its own clock (no TELECOM_ETL_NOW) reads it as it would the platform (see docs/decisions/0090-the-sandbox-command-s-clock-follows-the-machine-s.md).
  */
 function clockOf(flags: Pick<SandboxFlags, "now" | "start">): string | undefined {
   if (flags.now !== undefined) return flags.now;

@@ -1,12 +1,12 @@
 /**
- * Exit codes of every command (documented in the README) and the one function that turns a thrown
+ * Exit codes of every command (documented in docs/reference/exit-codes.md) and the one function that turns a thrown
  * error into one. It sits below the CLI so the pipeline can record the code a failed run ends with
  * without depending on `src/cli`.
  */
 import { CommanderError } from "commander";
 import { AuthError, LockHeldError, UsageError } from "./errors.js";
 
-/** Exit codes of every command, documented in the README. */
+/** Exit codes of every command, documented in docs/reference/exit-codes.md. */
 export const EXIT = {
   /** Everything asked for was done. */
   ok: 0,

@@ -31,7 +31,7 @@ export async function renderRunMetrics(input: MetricsInput): Promise<string> {
     new Gauge<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
   const { end } = input;
   const command = { command: end.command };
-  gauge("run_exit_code", "Exit code of the latest run of the command (see README, Exit codes)", [
+  gauge("run_exit_code", "Exit code of the latest run of the command (see docs/reference/exit-codes.md)", [
     "command",
   ]).set(command, end.exitCode);
   gauge("run_duration_seconds", "Wall-clock duration of the latest run of the command", ["command"]).set(

@@ -30,7 +30,7 @@ const LEDGER = {
  * revision, the permission a restricted key needs, its envelope, its item schema, how it is read
  * and, for a date-windowed list, its window parameters. Sources: platform-api.md, and where that
  * says "not shown", platform-facts.md ("Lists and lookups the interface document does not show",
- * "API revision 2026"); see the README's "Where each shape comes from".
+ * "API revision 2026"); see docs/decisions/0059-shapes-from-the-platform-s-published-reference.md.
  *
  * Everything else derives from here: `PLATFORM_ROUTES`' read routes and their permissions, each
  * stream's permission, paths, envelope and window query (`src/streams/`), the sandbox's routes and

@@ -9,13 +9,13 @@ import { STREAMS } from "./registry.js";
 import type { StreamDefinition } from "./stream-definition.js";
 
 /**
- * The README's table of streams ("Landing tables"), generated from the registry so that it cannot
- * drift from the declarations: a unit test compares the README's block with this one, and
+ * The table of streams of docs/reference/warehouse-tables.md ("Landing tables"), generated from the registry so that it cannot
+ * drift from the declarations: a unit test compares that page's block with this one, and
  * `make docs` (scripts/stream-table.mjs) writes it in place. What the declarations do not hold
- * (why a stream reads as it does) stays in the README's prose beside the table.
+ * (why a stream reads as it does) stays in the page's prose beside the table.
  */
 
-/** The line opening the generated block in README.md. */
+/** The line opening the generated block in docs/reference/warehouse-tables.md. */
 export const STREAM_TABLE_BEGIN =
   "<!-- stream-table: generated from src/streams/registry.ts by `make docs`; edit the streams, not this table -->";
 /** The line closing the generated block. */
@@ -122,7 +122,9 @@ function blockLines(readme: readonly string[]): { begin: number; end: number } {
   const begin = readme.indexOf(STREAM_TABLE_BEGIN);
   const end = readme.indexOf(STREAM_TABLE_END);
   if (begin === -1 || end < begin)
-    throw new Error(`README.md has no stream table between ${STREAM_TABLE_BEGIN} and ${STREAM_TABLE_END}`);
+    throw new Error(
+      `docs/reference/warehouse-tables.md has no stream table between ${STREAM_TABLE_BEGIN} and ${STREAM_TABLE_END}`,
+    );
   return { begin, end };
 }
 

@@ -22,7 +22,7 @@ export type SubAccountRow = RowOf<typeof SUB_ACCOUNT_COLUMNS>;
  * Sub-accounts: `GET /v1/sub-organizations` (platform-facts.md "Sub-accounts"), the whole paged list
  * of the account's sub-accounts every run, merged by id (a sub-account that leaves the list keeps
  * its last row). Their `api_key`s are never written anywhere; the fan-out reads the key of each
- * sub-account the config lists (`sub_accounts`), in memory only (see "Sub-accounts" in the README).
+ * sub-account the config lists (`sub_accounts`), in memory only (see "Sub-accounts" in docs/reference/warehouse-tables.md).
  */
 export const subAccountsStream = defineStream({
   name: "sub_accounts",

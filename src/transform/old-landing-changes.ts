@@ -4,8 +4,7 @@
  * landing rows: a re-counted window opened again and re-read, a `backfill`, replayed rejects, a row
  * moved out of an old day. {@link findOldLandingChanges} finds the changes the latest full build
  * did not read that lie before the window the next build re-builds; the transform then builds with
- * `--full-refresh`, so the published marts equal what a full refresh builds (README, "Decisions",
- * "Old landing changes rebuild the marts").
+ * `--full-refresh`, so the published marts equal what a full refresh builds (docs/decisions/0089-old-landing-changes-rebuild-the-marts.md).
  */
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../warehouse/connection/database.js";

@@ -200,9 +200,9 @@ describe("Python lock (dbt/requirements.lock)", () => {
   });
 });
 
-describe("README cron line", () => {
+describe("docs/how-to/deploy-cron-systemd.md's cron line", () => {
   it("runs the job at 02 UTC whatever the server's time zone (no CRON_TZ, which Debian's cron ignores)", () => {
-    const block = /```cron\n([\s\S]*?)```/.exec(read("README.md"))![1]!;
+    const block = /```cron\n([\s\S]*?)```/.exec(read("docs/how-to/deploy-cron-systemd.md"))![1]!;
     const line = block.split("\n").find((l) => /^[0-9*]/.test(l))!;
     const [minute, hour, ...rest] = line.split(" ");
     const command = rest.slice(3).join(" ").replaceAll("\\%", "%");

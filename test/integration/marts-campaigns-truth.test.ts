@@ -454,7 +454,7 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
     expect(mart.rows).toEqual(expected);
   });
 
-  it("README's ten example queries run on the built marts", async ({ built, database }) => {
+  it("The data model's ten example queries run on the built marts", async ({ built, database }) => {
     expect(built).toBe(true);
     const queries = readmeExampleQueries();
     expect(queries).toHaveLength(10);

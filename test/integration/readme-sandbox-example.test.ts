@@ -1,6 +1,6 @@
 /**
- * Issue 36 item 6: the README's sandbox example works as written. Its two commands are read from
- * the README's "The sandbox" section; the first (the sandbox) gets a free port and a smaller
+ * Issue 36 item 6: the sandbox example works as written. Its two commands are read from
+ * the "The sandbox" section of the tutorial, docs/tutorial/first-night.md (the README's until issue 36 item 5); the first (the sandbox) gets a free port and a smaller
  * world appended (later flags win), the second (the run) runs as written, with the URL and key
  * the sandbox printed, and must load the sandbox's days: no TELECOM_ETL_NOW, no clock flag.
  */
@@ -10,16 +10,16 @@ import path from "node:path";
 import { collect, runCli, spawnCli, waitForOutput } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
-/** The shell lines of the code block of README's "## The sandbox" section. */
+/** The shell lines of the code block of the tutorial's "## The sandbox" section. */
 async function readmeSandboxExample(): Promise<string[]> {
-  const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+  const readme = await readFile(new URL("../../docs/tutorial/first-night.md", import.meta.url), "utf8");
   const section = readme.split("\n## The sandbox\n")[1]!.split("\n## ")[0]!;
   const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
   return block.trim().split("\n");
 }
 
 /**
- * `A=1 B=2 ./telecom-etl cmd --x y` as its environment and its CLI arguments. The README runs the
+ * `A=1 B=2 ./telecom-etl cmd --x y` as its environment and its CLI arguments. The tutorial runs the
  * clone's launcher; here the same arguments go to the built CLI it hands over to (the launcher's
  * own choice of Node is launcher.test.ts's).
  */
@@ -34,7 +34,7 @@ function commandOf(line: string): { env: Record<string, string>; args: string[] 
   return { env, args: words.slice(1) };
 }
 
-describe("the README's sandbox example", () => {
+describe("the tutorial's sandbox example", () => {
   it("runs as written: the run loads the sandbox's last days and finishes (exit 0, or 3 for rows quarantined)", async ({
     createDatabase,
   }) => {
@@ -56,7 +56,7 @@ describe("the README's sandbox example", () => {
         cwd,
         timeoutMs: 300_000,
       });
-      // 0, or 3 when the flaky profile's corrupted rows were quarantined (README, exit codes).
+      // 0, or 3 when the flaky profile's corrupted rows were quarantined (docs/reference/exit-codes.md).
       expect([0, 3], result.stdout.slice(-2000) + result.stderr.slice(-2000)).toContain(result.code);
       // The sandbox's world ends today (UTC): yesterday's calls are in the warehouse, none invented.
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);

@@ -1,7 +1,7 @@
 /**
  * A setting is written once, in the config file's zod schema: these tests walk the schema and fail
  * when a setting does not reach the code's EtlConfig, `config show`, the environment it names, or
- * the README's table of settings.
+ * the table of settings in docs/reference/configuration.md.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -97,8 +97,8 @@ describe("the config schema is the one place a setting is written", () => {
     expect(missing).toEqual([]);
   });
 
-  it("lets the environment variable a setting names set it, and the README names each one", async () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("lets the environment variable a setting names set it, and docs/reference/configuration.md names each one", async () => {
+    const readme = readFileSync(new URL("../../docs/reference/configuration.md", import.meta.url), "utf8");
     const withEnv = Object.entries(configFileSchema.shape).filter(([, field]) => settingMeta.get(field)?.env);
     expect(withEnv.length).toBeGreaterThan(0);
     for (const [key, field] of withEnv) {
@@ -112,12 +112,12 @@ describe("the config schema is the one place a setting is written", () => {
             : ["2026-01-02", "2026-01-02"];
       const config = await loadConfig({ requireAccounts: false }, { [name]: text });
       expect(config.carried?.[key as keyof typeof config.carried], name).toEqual(expected);
-      expect(readme.includes(`\`${name}\``), `README names ${name}`).toBe(true);
+      expect(readme.includes(`\`${name}\``), `docs/reference/configuration.md names ${name}`).toBe(true);
     }
   });
 
-  it("matches the README's table of settings: every setting in it (or under a row), no row for a setting that is gone", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("matches docs/reference/configuration.md's table of settings: every setting in it (or under a row), no row for a setting that is gone", () => {
+    const readme = readFileSync(new URL("../../docs/reference/configuration.md", import.meta.url), "utf8");
     const table = readme.slice(readme.indexOf("| key | default | meaning |"));
     const lines = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
     const rows = lines.map((line) => /^\| `([^`]+)` \|/.exec(line)?.[1]?.replace(/<[^>]+>/g, "<*>"));

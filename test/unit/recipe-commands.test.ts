@@ -191,14 +191,18 @@ function fencedBlocks(markdown: string): { lang: string; lines: string[] }[] {
 
 type Recipe = { source: string; line: string; where: Where; checkFlags?: boolean };
 
-/** The commands of a Markdown file (the README, docs/*.md). */
+/** The commands of a Markdown file (the README, every .md under docs/). */
 function markdownRecipes(file: string): Recipe[] {
   const readme = read(file);
   const recipes: Recipe[] = [];
   for (const block of fencedBlocks(readme)) {
+    // After `npm install -g` of the packed product (docs/how-to/install.md), `telecom-etl` is on
+    // PATH, as in the image.
+    let onPath = false;
     for (const line of block.lines) {
       const source = `${file} \`\`\`${block.lang}: ${line.trim()}`;
-      if (block.lang === "sh") recipes.push({ source, line, where: "clone" });
+      if (block.lang === "sh") recipes.push({ source, line, where: onPath ? "image" : "clone" });
+      if (block.lang === "sh" && /^\s*npm install -g /.test(line)) onPath = true;
       if (block.lang === "cron" && /^\s*[^#\s]/.test(line)) {
         recipes.push({ source, line: line.trim().split(/\s+/).slice(5).join(" "), where: "clone" });
       }
@@ -288,8 +292,9 @@ function problemsOf(recipes: Recipe[]): string[] {
 describe("recipes' commands", () => {
   const readme = [
     "README.md",
-    ...readdirSync("docs")
+    ...readdirSync("docs", { recursive: true, encoding: "utf8" })
       .filter((f) => f.endsWith(".md"))
+      .sort()
       .map((f) => `docs/${f}`),
   ].flatMap(markdownRecipes);
   const deploy = deployRecipes();
@@ -298,6 +303,8 @@ describe("recipes' commands", () => {
   it("finds the recipes", () => {
     const sources = [...readme, ...deploy, ...demo].map((r) => r.source).join("\n");
     for (const expected of [
+      "docs/how-to/deploy-cron-systemd.md",
+      "docs/tutorial/first-night.md",
       "nightly.sh",
       "ExecStart=",
       "worker",

@@ -1,6 +1,6 @@
 /**
  * From the per-stream summaries of a run to its exit code and its `etl.runs.status`: pure, so the
- * rules (README "Exit codes") are tested without a database.
+ * rules (docs/reference/exit-codes.md) are tested without a database.
  */
 import { EXIT, type ExitCode } from "../../core/exit-codes.js";
 import type { FinishedRunStatus } from "../../warehouse/state/run-records.js";

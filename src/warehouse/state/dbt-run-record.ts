@@ -26,7 +26,7 @@ export interface DbtStepRecord {
 /** What `etl.runs.dbt` holds for a `nightly`: its dbt steps and the exit code of the whole command. */
 export interface NightlyDbtRecord {
   readonly command: string;
-  /** The command's exit code: the worst of the load's and the dbt steps' (README "Exit codes"). */
+  /** The command's exit code: the worst of the load's and the dbt steps' (docs/reference/exit-codes.md). */
   readonly exitCode: number;
   readonly steps: readonly DbtStepRecord[];
 }
