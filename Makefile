@@ -42,7 +42,7 @@ help:
 	@echo "make check  typecheck, lint and the unit tests (no Postgres, no dbt): the tier to run while editing"
 	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt, headless Chromium), Node 22/24 checks"
 	@echo "make bench  set up, then run the benchmarks and print their figures"
-	@echo "make docs   write the README's table of streams (\"Landing tables\") from the stream registry"
+	@echo "make docs   write docs/reference/'s generated blocks (streams, commands' help, config keys, exit codes, etl tables) from the code"
 	@echo "make db-types  write the etl tables' Kysely types from the migrated schema (npm run db:types)"
 	@echo "make pack   build, then npm pack the product (telecom-etl-<version>.tgz: no sandbox, no benchmarks)"
 	@echo "make bench-gate  the load gate make test ends with: backfill vs plain COPY, requests vs the floor (bench/load-gate-thresholds.json)"
@@ -124,10 +124,13 @@ format: $(BIOME)
 pack: $(STAMPS)/build
 	npm pack
 
-# The README's table of streams, from the registry (test/unit/streams-readme-table.test.ts fails
-# while the README's differs): run after adding or changing a stream.
+# The generated blocks of docs/reference/: the table of streams from the registry
+# (test/unit/streams-readme-table.test.ts fails while it differs), every command's --help, every
+# config key, the exit codes and the etl tables' columns (test/unit/docs-generated.test.ts fails
+# while one differs): run after changing a stream, a command, a setting, an exit code or a migration.
 docs: $(STAMPS)/build
 	node scripts/stream-table.mjs
+	node scripts/reference-docs.mjs
 
 # The etl tables' Kysely types (src/warehouse/connection/etl-tables.generated.ts) from the migrated
 # schema: a throwaway embedded Postgres, the migrations, kysely-codegen as .kysely-codegenrc.yaml
