@@ -1,4 +1,4 @@
-{#- Write–audit–publish (README, "How a nightly run works", step 8). `telecom-etl transform` sets
+{#- Write–audit–publish (docs/explanation/how-a-night-works.md, "How a nightly run works", step 8). `telecom-etl transform` sets
     DBT_MARTS_BUILD_SCHEMA (analytics_marts__build): the marts are built and tested there, where BI
     cannot see them, and the CLI moves them into the published schema in one transaction only when
     dbt passed (src/transform/publish-marts.ts). Unset (dbt run by hand), marts are built in place. -#}

@@ -1,4 +1,4 @@
-{#- Facts partitioned by month (README, "Partitions and retention"). An incremental model configured
+{#- Facts partitioned by month (docs/explanation/partitions-and-retention.md, "Partitions and retention"). An incremental model configured
     with `partitioned_by_month='<date column>'` and `incremental_strategy='month_partitioned_merge'`
     (or `'month_partitioned_delete_insert'`, for a model re-built by whole days) is built as a
     table partitioned by range of that column (never null), one partition per calendar month,

@@ -6,7 +6,7 @@
 -- (stg_platform__sub_accounts): a master's list holds its sub-accounts, a sub-account's list
 -- holds itself. A configured account is the sub-account X when
 --   1. it is named `<parent>-sub-<X>` (the loader's name for a sub-account its master's config
---      lists, README "Sub-accounts"), or
+--      lists, docs/reference/warehouse-tables.md, "Sub-accounts"), or
 --   2. dbt var `sub_account_ids` maps its name to X (`{"acme-client": 42}`), or
 --   3. its list is exactly X and another configured account lists X among several sub-accounts;
 -- every other account is a master. A master with a single sub-account, both configured on their
