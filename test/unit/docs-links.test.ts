@@ -93,3 +93,30 @@ describe("the docs' links", () => {
     ]);
   });
 });
+
+describe("the README and the decision records", () => {
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+
+  it("keeps the README a front page: at most 250 lines, ending with a Documentation section that links docs/README.md", () => {
+    expect(readme.trimEnd().split("\n").length).toBeLessThanOrEqual(250);
+    const last = readme.slice(readme.lastIndexOf("\n## "));
+    expect(last.startsWith("\n## Documentation\n")).toBe(true);
+    expect(last).toContain("](docs/README.md)");
+  });
+
+  it("lists every numbered record in docs/decisions/README.md, each titled with its own number", () => {
+    const records = readdirSync(path.join(ROOT, "docs/decisions"))
+      .filter((f) => /^\d{4}-.+\.md$/.test(f))
+      .sort();
+    expect(records.length).toBeGreaterThan(90);
+    const index = readFileSync(path.join(ROOT, "docs/decisions/README.md"), "utf8");
+    const listed = [...index.matchAll(/\]\((\d{4}-[^)]+\.md)\)/g)].map((m) => m[1]);
+    expect(listed).toEqual(records);
+    for (const [n, record] of records.entries()) {
+      const number = record.slice(0, 4);
+      expect(Number(number), `${record} is numbered in order`).toBe(n + 1);
+      const title = readFileSync(path.join(ROOT, "docs/decisions", record), "utf8").split("\n")[0];
+      expect(title, record).toMatch(new RegExp(`^# ${number}\\. \\S`));
+    }
+  });
+});
