@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { generatedBlockIn, withGeneratedBlock } from "../dist/src/cli/generated-block.js";
+import { generatedBlockIn, withGeneratedBlock } from "../dist/src/core/generated-block.js";
 import { REFERENCE_BLOCKS, renderedBlock } from "../dist/src/cli/reference-blocks.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));

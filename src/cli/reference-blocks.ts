@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { generatedBlock } from "../core/generated-block.js";
 import { commandsReference } from "./commands-reference.js";
 import { configurationReference } from "./configuration-reference.js";
 import { etlTablesReference } from "./etl-tables-reference.js";
 import { exitCodesReference } from "./exit-codes-reference.js";
-import { generatedBlock } from "./generated-block.js";
 import { inertRuntime } from "./inert-runtime.js";
 import { buildProgram } from "./main.js";
 

@@ -1,3 +1,4 @@
+import { blockBodyIn, withBlockBody } from "../core/generated-block.js";
 import type { PlatformResource } from "../platform/resource.js";
 import {
   type LandingTable,
@@ -9,8 +10,9 @@ import { STREAMS } from "./registry.js";
 import type { StreamDefinition } from "./stream-definition.js";
 
 /**
- * The table of streams of docs/reference/warehouse-tables.md ("Landing tables"), generated from the registry so that it cannot
- * drift from the declarations: a unit test compares that page's block with this one, and
+ * The table of streams of docs/reference/warehouse-tables.md ("Landing tables"), generated from
+ * the registry so that it cannot drift from the declarations (a block of src/core/generated-block.ts):
+ * a unit test compares that page's block with this one, and
  * `make docs` (scripts/stream-table.mjs) writes it in place. What the declarations do not hold
  * (why a stream reads as it does) stays in the page's prose beside the table.
  */
@@ -117,27 +119,15 @@ export function streamTable(streams: readonly StreamDefinition[] = Object.values
   ].join("\n");
 }
 
-/** Where the generated block sits in `readme`: its first and last line's indexes, markers included. */
-function blockLines(readme: readonly string[]): { begin: number; end: number } {
-  const begin = readme.indexOf(STREAM_TABLE_BEGIN);
-  const end = readme.indexOf(STREAM_TABLE_END);
-  if (begin === -1 || end < begin)
-    throw new Error(
-      `docs/reference/warehouse-tables.md has no stream table between ${STREAM_TABLE_BEGIN} and ${STREAM_TABLE_END}`,
-    );
-  return { begin, end };
-}
+/** The page that holds the stream table, as errors name it. */
+const STREAM_TABLE_PAGE = "docs/reference/warehouse-tables.md";
 
 /** The stream table as `readme` holds it, between its markers. */
 export function streamTableIn(readme: string): string {
-  const lines = readme.split("\n");
-  const { begin, end } = blockLines(lines);
-  return lines.slice(begin + 1, end).join("\n");
+  return blockBodyIn(readme, "stream-table", STREAM_TABLE_PAGE);
 }
 
 /** `readme` with its stream table replaced by `table`. */
 export function withStreamTable(readme: string, table: string): string {
-  const lines = readme.split("\n");
-  const { begin, end } = blockLines(lines);
-  return [...lines.slice(0, begin + 1), table, ...lines.slice(end)].join("\n");
+  return withBlockBody(readme, "stream-table", STREAM_TABLE_PAGE, table);
 }

@@ -7,10 +7,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { commandsOf } from "../../src/cli/commands-reference.js";
-import { generatedBlockIn, withGeneratedBlock } from "../../src/cli/generated-block.js";
 import { buildProgram } from "../../src/cli/main.js";
 import { REFERENCE_BLOCKS, renderedBlock } from "../../src/cli/reference-blocks.js";
 import { EXIT } from "../../src/core/exit-codes.js";
+import { generatedBlockIn, withGeneratedBlock } from "../../src/core/generated-block.js";
 import { inertRuntime } from "../helpers/inert-runtime.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

@@ -54,6 +54,8 @@ describe("the table of streams of docs/reference/warehouse-tables.md", () => {
   });
 
   it("refuses a README without the markers", () => {
-    expect(() => streamTableIn("# no table here\n")).toThrow(/no stream table between/);
+    expect(() => streamTableIn("# no table here\n")).toThrow(
+      /has no generated block "stream-table".*run make docs/,
+    );
   });
 });

@@ -1,6 +1,8 @@
 /**
- * A block of a Markdown page that `make docs` writes from the code, between two marker lines, so
- * the prose around it stays by hand and a test can tell when the block is stale.
+ * A block of a Markdown page that `make docs` writes from the code, between two marker lines
+ * (`<!-- name: generated from … -->` and `<!-- /name -->`), so the prose around it stays by hand
+ * and a test can tell when the block is stale. The one reader and writer of such blocks: the
+ * stream table (src/streams/stream-table.ts) and the reference's (src/cli/reference-blocks.ts).
  */
 
 /** The marker lines of the generated block `name`, naming its source. */
@@ -34,6 +36,18 @@ export function withGeneratedBlock(text: string, name: string, file: string, blo
   const lines = text.split("\n");
   const { begin, end } = blockLines(lines, name, file);
   return [...lines.slice(0, begin), block, ...lines.slice(end + 1)].join("\n");
+}
+
+/** What lies between the block's marker lines in `text`. */
+export function blockBodyIn(text: string, name: string, file: string): string {
+  const block = generatedBlockIn(text, name, file).split("\n");
+  return block.slice(1, -1).join("\n");
+}
+
+/** `text` with what lies between the block's marker lines replaced by `body`; the markers kept. */
+export function withBlockBody(text: string, name: string, file: string, body: string): string {
+  const block = generatedBlockIn(text, name, file).split("\n");
+  return withGeneratedBlock(text, name, file, [block[0], body, block.at(-1)].join("\n"));
 }
 
 /** The block `name` with its markers around `body`. */
