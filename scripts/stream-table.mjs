@@ -8,12 +8,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { streamTable, withStreamTable } from "../dist/src/streams/stream-table.js";
 
-const README = new URL("../docs/reference/warehouse-tables.md", import.meta.url);
-const before = readFileSync(README, "utf8");
+const PAGE = new URL("../docs/reference/warehouse-tables.md", import.meta.url);
+const before = readFileSync(PAGE, "utf8");
 const after = withStreamTable(before, streamTable());
 if (after === before) {
   console.log("docs/reference/warehouse-tables.md: the stream table is up to date");
 } else {
-  writeFileSync(README, after);
+  writeFileSync(PAGE, after);
   console.log("docs/reference/warehouse-tables.md: the stream table was written from the registry");
 }

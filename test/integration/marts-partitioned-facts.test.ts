@@ -152,7 +152,7 @@ describe("facts partitioned by month", () => {
     // The platform moves a July leg and a July message to August 6 (a day in the nightly's settle
     // window, which starts on August 5). A transactional message: a campaign message moved out of
     // a settled day would leave that day's rpt_campaign_daily row stale, which the campaign
-    // reports' test refuses (README, "Partitions and retention").
+    // reports' test refuses (docs/explanation/partitions-and-retention.md).
     const [leg] = (
       await sql<{ account: string; direction: string; uuid: string }>`
         SELECT _account AS account, direction, uuid FROM platform.cdrs

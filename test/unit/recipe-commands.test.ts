@@ -9,7 +9,7 @@ import { ownCommand } from "../../src/cli/own-command.js";
 import { inertRuntime } from "../helpers/inert-runtime.js";
 
 /**
- * Every recipe's command exists (issue 36 item 2): the README's code blocks (sh, cron, systemd)
+ * Every recipe's command exists (issue 36 item 2): the code blocks (sh, cron, systemd) of the README and docs/
  * and inline commands, scripts/nightly.sh, the systemd units, the Kubernetes and compose files,
  * the Dockerfile and the demo's last line. A command's program must be the clone's launcher (in a
  * clone) or `telecom-etl` on the image's PATH (in the image), a `make` target, an `npm run`
@@ -22,7 +22,7 @@ const read = (file: string) => readFileSync(file, "utf8");
 
 /** Where a recipe runs: in a clone (as installed at /opt/telecom-etl), or inside the Docker image. */
 type Where = "clone" | "image";
-/** The folder the README's cron and systemd recipes install the clone in. */
+/** The folder the cron and systemd recipes (docs/how-to/deploy-cron-systemd.md) install the clone in. */
 const INSTALLED_CLONE = "/opt/telecom-etl/";
 /** Tools of the machine a recipe may call (not the project's to check). */
 const SYSTEM_TOOLS = new Set([
