@@ -3,9 +3,11 @@ import { UsageError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
 import { sweepAbandonedRuns } from "../warehouse/coordination/abandoned-runs.js";
 import { readRuns, runTotals, runWindowProblems } from "../warehouse/state/run-history.js";
+import { listSchemaChanges } from "../warehouse/state/schema-changes.js";
 import { listUnknownFields } from "../warehouse/state/unknown-fields.js";
 import { type Runtime, withCommandContext } from "./command-context.js";
 import { formatRunDetail, formatRunList } from "./format-runs.js";
+import { formatSchemaChanges } from "./format-schema-changes.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { parsePositiveInteger } from "./parse-flags.js";
 
@@ -65,9 +67,14 @@ export function registerRunsCommand(program: Command, runtime: Runtime): void {
             );
           const windows = await runWindowProblems(ctx.warehouse.db, runId);
           const newFields = await listUnknownFields(ctx.warehouse.db, { firstSeenRun: runId });
+          const newColumns = await listSchemaChanges(ctx.warehouse.db, { firstRun: runId });
           if (global.json || options.json === true)
-            ctx.out(JSON.stringify({ ...run, totals: runTotals(run), windows, newFields }));
-          else for (const line of formatRunDetail(run, windows, newFields)) ctx.out(line);
+            ctx.out(JSON.stringify({ ...run, totals: runTotals(run), windows, newFields, newColumns }));
+          else {
+            for (const line of formatRunDetail(run, windows, newFields)) ctx.out(line);
+            const heading = "columns added in this run by schema_contract evolve (etl.schema_changes):";
+            for (const line of formatSchemaChanges(newColumns, heading)) ctx.out(`  ${line}`);
+          }
           return EXIT.ok;
         },
       );

@@ -91,13 +91,24 @@ const settleHours = z
 /** Share of a window's rows that may be rejected before the window is held open. */
 const rejectShare = z.number().min(0).max(1);
 
-/** Settings one stream may override (`stream_options.<stream>`). */
+/**
+ * What a run does with a top-level field a stream's schema does not know (`stream_options.<stream>.
+ * schema_contract`; absent: keep it in `_extra` and report it): `freeze` rejects the row (kept as
+ * sent in `etl.rejects`, the reason naming the field), `evolve` adds a scalar field as a typed
+ * column of the landing table (`etl.schema_changes`), `discard` drops it (counted and reported).
+ */
+export const SCHEMA_CONTRACTS = ["freeze", "evolve", "discard"] as const;
+/** A stream's schema contract. */
+export type SchemaContract = (typeof SCHEMA_CONTRACTS)[number];
+
+/** Settings one stream may override (`stream_options.<stream>`), and one only a stream has (`schema_contract`). */
 export const streamOptionsSchema = z.strictObject({
   settle_hours: settleHours.optional(),
   max_reject_share: rejectShare.optional(),
   max_shrink_share: rejectShare.optional(),
   max_missing_charge_share: rejectShare.optional(),
   max_outside_window_share: rejectShare.optional(),
+  schema_contract: z.enum(SCHEMA_CONTRACTS).optional(),
 });
 
 /** One stream's `stream_options` entry as written. */

@@ -39,6 +39,8 @@ export {
   configFileSchema,
   DEFAULT_MIN_RATE_SHARE,
   PROCESS_SETTINGS,
+  SCHEMA_CONTRACTS,
+  type SchemaContract,
 } from "./config-file-schema.js";
 
 /** One platform account, with its key resolved from the environment. */
@@ -112,8 +114,8 @@ type DerivedSettings = CamelCased<z.infer<typeof derivedSchema>>;
 /** How final a stream's windows must be, and how many rejects a window may have (`stream_options.<stream>`). */
 export type StreamSettings = OptionalKeys<
   { readonly [K in keyof CamelCased<StreamOptionsFile>]-?: NonNullable<CamelCased<StreamOptionsFile>[K]> },
-  // Absent in settings built in code: 0 (any row outside its window holds it).
-  "maxOutsideWindowShare"
+  // Absent in settings built in code: 0 (any row outside its window holds it). Absent contract: `_extra`.
+  "maxOutsideWindowShare" | "schemaContract"
 >;
 
 /**
@@ -241,8 +243,12 @@ const FILE_DEFAULTS: FileSettings = defaultFileSettings();
  */
 export function settingsOf(config: EtlConfig, stream: string): StreamSettings {
   const own: Partial<StreamSettings> = config.streamOptions[stream as StreamName] ?? {};
+  const topLevel = (name: keyof StreamSettings) =>
+    name in FILE_DEFAULTS
+      ? (config[name as keyof FileSettings] ?? FILE_DEFAULTS[name as keyof FileSettings])
+      : undefined;
   return Object.fromEntries(
-    STREAM_SETTING_NAMES.map((name) => [name, own[name] ?? config[name] ?? FILE_DEFAULTS[name]]),
+    STREAM_SETTING_NAMES.map((name) => [name, own[name] ?? topLevel(name)]),
   ) as unknown as StreamSettings;
 }
 

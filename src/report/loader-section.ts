@@ -170,9 +170,24 @@ function problemsHtml(facts: NightFacts): string {
   return `<p>Held and failed windows (see <code>telecom-etl status</code>; the next run reads them again):</p><ul data-problems="${items.length}">${items.join("")}</ul>`;
 }
 
+/** The columns the run's `evolve` schema contracts added to landing tables, one item each; nothing when none. */
+function schemaChangesHtml(facts: NightFacts): string {
+  const changes = facts.schemaChanges ?? [];
+  if (changes.length === 0) return "";
+  const items = changes.map(
+    (c) =>
+      `<li class="warn"><b>${escapeHtml(`${c.stream}.${c.field}`)}</b> ${escapeHtml(c.columnType)}, first sent to account ${escapeHtml(c.firstAccount)} in window ${escapeHtml(c.firstWindow)}</li>`,
+  );
+  return `<p>Columns added to landing tables in this run by <code>schema_contract: evolve</code> (see <code>telecom-etl schema</code>):</p><ul data-schema-changes="${changes.length}">${items.join("")}</ul>`;
+}
+
 /** The loader's section of the page. */
 export function loaderSection(facts: NightFacts, now: number): string {
-  const parts = ["<section><h2>The loader, per account and stream</h2>", problemsHtml(facts)];
+  const parts = [
+    "<section><h2>The loader, per account and stream</h2>",
+    problemsHtml(facts),
+    schemaChangesHtml(facts),
+  ];
   const accounts = [
     ...new Set([
       ...facts.streams.map((s) => s.status.account),

@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database, SliceStatus } from "../warehouse/connection/database.js";
 import { shownCommand } from "../warehouse/state/dbt-run-record.js";
 import { REPLAY_RUN_COMMAND } from "../warehouse/state/run-records.js";
+import { listSchemaChanges, type SchemaChange } from "../warehouse/state/schema-changes.js";
 import { type StreamStatus, streamStatus } from "../warehouse/state/stream-status.js";
 import type { RecountRecord } from "../warehouse/state/window-counts.js";
 
@@ -70,6 +71,8 @@ export interface NightFacts {
   readonly streams: readonly NightStream[];
   /** The run's re-counts of settled windows, by account and stream (none when it made none). */
   readonly recounts: readonly NightRecount[];
+  /** The columns the run's `evolve` schema contracts added (`etl.schema_changes`); absent: none. */
+  readonly schemaChanges?: readonly SchemaChange[];
 }
 
 /** Freshness of a source last read at `lastReadAt`, seen at `now`. */
@@ -194,6 +197,7 @@ export async function readNightFacts(
   const run = await readRun(db, options.runId);
   const windows = run === null ? [] : await readWindows(db, run.id);
   const recounts = run === null ? [] : await readRecounts(db, run.id);
+  const schemaChanges = run === null ? [] : await listSchemaChanges(db, { firstRun: run.id });
   const statuses = await streamStatus(db, {
     configured: options.configured,
     tables: options.tables,
@@ -204,5 +208,5 @@ export async function readNightFacts(
     const lastReadAt = reads.get(JSON.stringify([status.account, status.stream])) ?? null;
     return { status, lastReadAt, freshness: freshnessOf(lastReadAt, options.now) };
   });
-  return { run, windows, streams, recounts };
+  return { run, windows, streams, recounts, schemaChanges };
 }

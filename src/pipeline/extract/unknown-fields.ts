@@ -52,6 +52,19 @@ export interface NewField extends FieldSighting {
   readonly account: string;
   /** The window (slice label) it was first seen in. */
   readonly window: string;
+  /**
+   * What the stream's schema contract did with it: dropped (`discard`), or made a column of the
+   * landing table (`evolve`: `platform.cdrs.x`, its type); absent, kept in `_extra`.
+   */
+  readonly fate?: "discarded" | { readonly column: string; readonly columnType: string };
+}
+
+/** What happened to a new field, as its line says it. */
+export function fateText(field: Pick<NewField, "fate">): string {
+  if (field.fate === undefined) return "kept in _extra; map it in src/platform/ if it should be a column";
+  if (field.fate === "discarded")
+    return "discarded (schema_contract discard: dropped from every row, not stored)";
+  return `added as column ${field.fate.column} (${field.fate.columnType}) by schema_contract evolve`;
 }
 
 /** The one line that reports a new field (the run's warning, its summary, `runs show`). */
@@ -59,6 +72,6 @@ export function describeNewField(field: NewField): string {
   return (
     `account ${field.account}, stream ${field.stream}, window ${field.window}: the platform sends a new field ` +
     `"${field.field}" (${field.exampleType}, in ${field.rows.toLocaleString("en-US")} row(s)) that the loader's schema does not know: ` +
-    `kept in _extra; map it in src/platform/ if it should be a column (telecom-etl schema lists every such field)`
+    `${fateText(field)} (telecom-etl schema lists every such field)`
   );
 }

@@ -3,6 +3,8 @@
  * rows and rejects, then the errors that explain a non-zero exit. Pure, for tests and the CLI.
  */
 import { OUTSIDE_WINDOW } from "../extract/outside-window.js";
+import { FIELDS_DISCARDED } from "../extract/schema-contract.js";
+import { fateText } from "../extract/unknown-fields.js";
 import { describeDifference, recountLines } from "../plan/recount-windows.js";
 import { ACCOUNT_STOPS } from "./run-outcome.js";
 import type { PipelineResult } from "./run-pipeline.js";
@@ -31,6 +33,12 @@ export function formatRunSummary(result: PipelineResult): string[] {
       lines.push(`      ids asked: ${asked.map(([state, n]) => `${n} ${state}`).join(", ")}`);
     }
     for (const [check, n] of Object.entries(s.quality)) {
+      if (check === FIELDS_DISCARDED) {
+        lines.push(
+          `      rows whose unknown fields were discarded (schema_contract discard): ${n} (see etl.run_slices.quality and telecom-etl schema)`,
+        );
+        continue;
+      }
       if (check === OUTSIDE_WINDOW) {
         lines.push(
           `      rows outside their requested window: ${n} (rejected into etl.rejects where a window is replaced whole, else loaded under their own day; see etl.run_slices.quality)`,
@@ -43,8 +51,9 @@ export function formatRunSummary(result: PipelineResult): string[] {
     }
     for (const error of s.errors) lines.push(`      ${error}`);
     for (const field of s.newFields) {
+      const fate = field.fate === undefined ? "kept in _extra, not in the schema" : fateText(field);
       lines.push(
-        `      new field from the platform: ${field.stream}.${field.field} (${field.exampleType}, first seen in window ${field.window}): kept in _extra, not in the schema; see telecom-etl schema`,
+        `      new field from the platform: ${field.stream}.${field.field} (${field.exampleType}, first seen in window ${field.window}): ${fate}; see telecom-etl schema`,
       );
     }
   }

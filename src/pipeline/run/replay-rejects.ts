@@ -21,8 +21,20 @@ import { loadSlice } from "../../warehouse/load/load-slice.js";
 import { impliedOfReject, pendingRejects, type RejectRecord } from "../../warehouse/state/rejects.js";
 import { REPLAY_RUN_COMMAND } from "../../warehouse/state/run-records.js";
 import { parseRow } from "../extract/parse-rows.js";
+import { TYPE_CONFLICT, UNKNOWN_FIELD } from "../extract/schema-contract.js";
 import { withRecordedRun } from "./recorded-run.js";
 import type { RunOutcome } from "./run-outcome.js";
+
+/**
+ * A reject of a schema contract that still stands: a row `freeze` refused for an unknown field,
+ * or one whose value's type an evolved column does not take, while it still carries a field the
+ * schema does not know (once the field is mapped in src/platform/, it loads).
+ */
+function stillRefusedByContract(reject: RejectRecord, row: LoadRow): boolean {
+  const first: unknown = Array.isArray(reject.issues) ? reject.issues[0] : undefined;
+  const code = typeof first === "object" && first !== null ? (first as { code?: unknown }).code : undefined;
+  return row.extra !== null && (code === UNKNOWN_FIELD || code === TYPE_CONFLICT);
+}
 
 /** What a replay did per (account, stream). */
 export interface ReplaySummary {
@@ -145,7 +157,7 @@ async function replayGroup(
     // Exact numbers (a ledger's amounts) are read from the stored text, never through a float.
     const raw = exactNumbers.length > 0 ? parseJsonExact(reject.rawText, exactNumbers) : reject.raw;
     const parsed = parseRow(stream, raw, implied, run.secrets);
-    if (parsed.ok) {
+    if (parsed.ok && !stillRefusedByContract(reject, parsed.row)) {
       byIdentity.set(identity(raw, implied), parsed.row);
       ids.push(reject.id);
     }

@@ -34,13 +34,26 @@ import { type ExtractedRequest, type ExtractedSlice, extractSlice } from "../ext
 import { OUTSIDE_WINDOW, outsideWindowCheck, splitOutside } from "../extract/outside-window.js";
 import { emptyParsedRows, type ParsedRows, parseRows } from "../extract/parse-rows.js";
 import type { PlatformClockWatch } from "../extract/platform-clock.js";
-import { describeNewField, type NewField, unknownFieldsOf } from "../extract/unknown-fields.js";
+import type { RowIssue } from "../extract/row-issue.js";
+import {
+  contractRefusal,
+  contractRows,
+  EVOLVED_JSON_TYPES,
+  FIELDS_DISCARDED,
+} from "../extract/schema-contract.js";
+import {
+  describeNewField,
+  type FieldSighting,
+  type NewField,
+  unknownFieldsOf,
+} from "../extract/unknown-fields.js";
 import { type AcceptedHolds, isAccepted } from "../holds/accepted-holds.js";
 import { holdOf } from "../holds/read-holds.js";
 import { settledDeletionHold } from "../holds/window-holds.js";
 import { settledBy } from "../plan/plan-windows.js";
 import type { RecountTally } from "../plan/recount-windows.js";
 import type { ProgressReporter } from "./run-progress.js";
+import { prepareContract, type SliceContract } from "./slice-contract.js";
 
 /** A slice to load and whether loading it may mark its window complete. */
 export interface PlannedSlice {
@@ -236,11 +249,19 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     // The read counts as made at the earlier of the run's clock and the platform's (without the
     // platform's clock, the run's clock less the missing-clock margin).
     const readAt = env.clockWatch.readInstant(platformClock, startedAt.getTime(), job.account.name);
-    const read = parseRead(env, job, planned, extracted.requests);
+    const requests = extracted.requests;
+    const contract = await prepareContract(
+      env.warehouse,
+      job.stream,
+      job.settings.schemaContract,
+      { runId: env.runId, account: job.account.name, window: sliceLabel(planned.slice) },
+      () => requests.flatMap((part) => part.rows),
+    );
+    const read = parseRead(env, job, planned, requests, contract);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;
     const facts = { http, rowsFetched, startedAt, readAt, answerQuality };
-    const loaded = await loadRead(env, job, planned, read, facts);
+    const loaded = await loadRead(env, { ...job, stream: contract.loadStream }, planned, read, facts);
     await tallyLoaded(env, job, planned, read, { ...loaded, ...facts });
   } catch (error) {
     job.tally.requests += http.requests;
@@ -276,6 +297,9 @@ function extractPlanned(
 /** A slice's rows parsed: rows and rejects, a lookup's new states, and its rows outside the window. */
 interface ParsedRead {
   readonly parsed: ParsedRows;
+  /** Its schema contract, and the unknown fields `discard` dropped (to report) with the rows they were dropped from. */
+  readonly contract: SliceContract;
+  readonly discarded: { readonly fields: readonly FieldSighting[]; readonly rows: number };
   readonly tracked: ReturnType<typeof lookupStates>;
   /** Rejects that failed validation (what the reject share judges). */
   readonly invalid: ParsedRows["rejects"];
@@ -293,24 +317,43 @@ function parseRead(
   job: StreamJob,
   planned: PlannedSlice,
   requests: readonly ExtractedRequest[],
+  contract: SliceContract,
 ): ParsedRead {
   const { stream } = job;
-  const parsed: ParsedRows = emptyParsedRows();
+  const read: ParsedRows = emptyParsedRows();
   const outsideCheck =
     planned.slice.kind === "window" && stream.table.windowColumn !== undefined
       ? outsideWindowCheck(stream.table.windowColumn, planned.slice.window)
       : undefined;
   const rejectOutside = stream.table.writeMode === "replace_window" ? outsideCheck : undefined;
-  for (const part of requests)
-    parseRows(stream, part.rows, part.request.implied, env.secrets, parsed, rejectOutside);
+  const refuse = bothRefusals(rejectOutside, contractRefusal(stream, contract.contract, contract.evolved));
+  for (const part of requests) parseRows(stream, part.rows, part.request.implied, env.secrets, read, refuse);
   const { invalid, outside } = splitOutside(
-    parsed.rows,
-    parsed.rejects,
+    read.rows,
+    read.rejects,
     outsideCheck,
     rejectOutside !== undefined,
   );
   const rejected = rejectOutside !== undefined;
-  return { parsed, tracked: lookupStates(stream, requests), invalid, outside: { count: outside, rejected } };
+  const fields = contract.contract === "discard" ? unknownFieldsOf(read.rows) : [];
+  const contracted = contractRows(contract.contract, read.rows, contract.evolved);
+  return {
+    parsed: { ...read, rows: contracted.rows },
+    contract,
+    discarded: { fields, rows: contracted.discardedRows },
+    tracked: lookupStates(stream, requests),
+    invalid,
+    outside: { count: outside, rejected },
+  };
+}
+
+/** One refusal of two (the first's issue when both refuse); undefined when neither is given. */
+function bothRefusals(
+  first: ((row: LoadRow) => RowIssue | null) | undefined,
+  second: ((row: LoadRow) => RowIssue | null) | undefined,
+): ((row: LoadRow) => RowIssue | null) | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return (row) => first(row) ?? second(row);
 }
 
 /** What a slice's read was: its requests, rows fetched, when it started and counts as made, and the answer's quality. */
@@ -373,6 +416,7 @@ async function loadRead(
     ...countQuality(stream, parsed.rows),
     ...facts.answerQuality,
     ...(outside.count > 0 ? { [OUTSIDE_WINDOW]: outside.count } : {}),
+    ...(read.discarded.rows > 0 ? { [FIELDS_DISCARDED]: read.discarded.rows } : {}),
   };
   const result = await loadSlice(
     env.warehouse,
@@ -439,8 +483,9 @@ async function tallyLoaded(
   for (const [name, n] of Object.entries(quality)) tally.quality[name] = (tally.quality[name] ?? 0) + n;
   for (const update of read.tracked?.updates ?? [])
     tally.lookups[update.state] = (tally.lookups[update.state] ?? 0) + 1;
-  // Rows outside the window have their own line (above, or the held window's); a held read loaded nothing.
-  const { [OUTSIDE_WINDOW]: _outside, ...loadedAsTheyAre } = quality;
+  // Rows outside the window have their own line (above, or the held window's), discarded fields
+  // theirs (below); a held read loaded nothing.
+  const { [OUTSIDE_WINDOW]: _outside, [FIELDS_DISCARDED]: _discarded, ...loadedAsTheyAre } = quality;
   if (hold === undefined && Object.keys(loadedAsTheyAre).length > 0) {
     env.log.warn(
       { account: job.account.name, stream: stream.name, window: label, quality: loadedAsTheyAre },
@@ -448,7 +493,7 @@ async function tallyLoaded(
     );
   }
   // A held read reports its new fields too: a renamed field is a schema change either way.
-  await reportUnknownFields(env, job, label, read.parsed);
+  await reportUnknownFields(env, job, label, read);
   if (hold !== undefined) {
     tally.windowsHeld++;
     if (tally.errors.length < MAX_ERRORS_KEPT) tally.errors.push(hold.message);
@@ -507,19 +552,22 @@ async function reportUnknownFields(
   env: SliceEnvironment,
   job: StreamJob,
   window: string,
-  parsed: ParsedRows,
+  read: ParsedRead,
 ): Promise<void> {
+  reportAddedColumns(env, job, window, read);
+  const { parsed, discarded } = read;
   const tables = [
-    { stream: job.stream.name, rows: parsed.rows },
-    ...[...parsed.children.entries()].map(([stream, rows]) => ({ stream, rows })),
+    { stream: job.stream.name, fields: [...unknownFieldsOf(parsed.rows), ...discarded.fields] },
+    ...[...parsed.children.entries()].map(([stream, rows]) => ({ stream, fields: unknownFieldsOf(rows) })),
   ];
-  for (const { stream, rows } of tables) {
-    const fields = unknownFieldsOf(rows);
+  for (const { stream, fields } of tables) {
     if (fields.length === 0) continue;
     const place = { runId: env.runId, account: job.account.name, stream, window };
+    const fate =
+      stream === job.stream.name && discarded.fields.length > 0 ? { fate: "discarded" as const } : {};
     try {
       for (const fresh of await recordUnknownFields(env.warehouse.db, place, fields)) {
-        const field: NewField = { ...fresh, stream, account: job.account.name, window };
+        const field: NewField = { ...fresh, stream, account: job.account.name, window, ...fate };
         job.tally.newFields.push(field);
         env.log.warn(
           { account: job.account.name, stream, window, field: field.field, type: field.exampleType },
@@ -532,6 +580,36 @@ async function reportUnknownFields(
         "could not record the fields the schema does not know",
       );
     }
+  }
+}
+
+/**
+ * Reports the columns the slice's `evolve` contract added (recorded in `etl.schema_changes` when
+ * added): one warning each and the run summary, like a new field's.
+ */
+function reportAddedColumns(env: SliceEnvironment, job: StreamJob, window: string, read: ParsedRead): void {
+  for (const change of read.contract.added) {
+    const carrying = read.parsed.rows.filter((row) => row.columns[change.field] != null).length;
+    const field: NewField = {
+      field: change.field,
+      exampleType: EVOLVED_JSON_TYPES[change.columnType],
+      rows: carrying,
+      stream: job.stream.name,
+      account: job.account.name,
+      window,
+      fate: { column: `${job.stream.table.name}.${change.field}`, columnType: change.columnType },
+    };
+    job.tally.newFields.push(field);
+    env.log.warn(
+      {
+        account: job.account.name,
+        stream: field.stream,
+        window,
+        field: field.field,
+        type: change.columnType,
+      },
+      describeNewField(field),
+    );
   }
 }
 

@@ -1,5 +1,7 @@
 import { CATALOGUE } from "../../platform/catalogue.js";
 import type { ListStream } from "../list-streams.js";
+import { hash32 } from "../prng.js";
+import { DAY_MS, parseDay } from "../sandbox-options.js";
 import { type FaultProfile, type IndependentRowFault, ROW_FAULTS, type RowFault } from "./fault-profile.js";
 import {
   corruptFields,
@@ -9,7 +11,7 @@ import {
   type RowIdentity,
   rowFaultOf,
 } from "./row-faults.js";
-import { applyDrift } from "./schema-drift.js";
+import { applyDrift, type DriftRule } from "./schema-drift.js";
 
 /**
  * How a list row is served under a fault profile: its seeded corruption (at most one), else a null
@@ -57,7 +59,9 @@ export function serveRow(
 ): ServedRow {
   const fault = ROW_FAULTS.some((f) => profile.rows[f] > 0) ? rowFaultOf(profile, seed, identity) : null;
   const nullCharge = fault === null && drawsNullCharge(profile, seed, identity);
-  const drift = profile.drift.filter((rule) => rule.stream === identity.stream);
+  const drift = profile.drift.filter(
+    (rule) => rule.stream === identity.stream && driftApplies(rule, identity.day),
+  );
   if (fault === null && !nullCharge && drift.length === 0) return { json, change: null };
   const row = JSON.parse(json) as Record<string, unknown>;
   let change: RowChange | null = null;
@@ -67,8 +71,14 @@ export function serveRow(
   } else if (nullCharge && nullsCharge(row)) {
     change = "nullCharge";
   }
-  if (applyDrift(row, drift)) change ??= "drift";
+  const salt = hash32(seed, "drift", identity.stream, identity.account, identity.day, identity.index);
+  if (applyDrift(row, drift, salt)) change ??= "drift";
   return change === null ? { json, change } : { json: JSON.stringify(row), change, fields: row };
+}
+
+/** Whether `rule` applies to a row dated on epoch day `rowDay` (every row without `from`). */
+export function driftApplies(rule: DriftRule, rowDay: number): boolean {
+  return rule.from === undefined || rowDay >= parseDay(rule.from) / DAY_MS;
 }
 
 /**

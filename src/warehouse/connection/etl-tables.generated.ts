@@ -161,6 +161,16 @@ export interface EtlRunStreams {
   windows_planned: Generated<number>;
 }
 
+export interface EtlSchemaChanges {
+  added_at: Generated<Timestamp>;
+  column_type: string;
+  field: string;
+  first_account: string;
+  first_run: number | null;
+  first_window: string;
+  stream: string;
+}
+
 export interface EtlStreamState {
   account: string;
   completed_at: Generated<Timestamp>;
@@ -219,6 +229,7 @@ export interface DB {
   "etl.run_slices": EtlRunSlices;
   "etl.run_streams": EtlRunStreams;
   "etl.runs": EtlRuns;
+  "etl.schema_changes": EtlSchemaChanges;
   "etl.stream_state": EtlStreamState;
   "etl.tracked_requests": EtlTrackedRequests;
   "etl.unknown_fields": EtlUnknownFields;
