@@ -164,11 +164,15 @@ export function unknownFieldsOfStream(
   return fields.filter((f) => streams.includes(f.stream) && f.accounts.includes(account));
 }
 
-/** `status`'s line naming a stream's unknown fields; undefined when it has none. */
-export function unknownFieldsLine(fields: readonly UnknownField[]): string | undefined {
+/**
+ * `status`'s line naming a stream's unknown fields (and what its schema contract does with them,
+ * when it has one); undefined when it has none.
+ */
+export function unknownFieldsLine(fields: readonly UnknownField[], contract?: string): string | undefined {
   if (fields.length === 0) return undefined;
   const named = fields.map((f) => `${f.field} (${f.exampleType}, since run ${f.firstSeenRun ?? "?"})`);
-  return `  fields not in the schema (kept in _extra; see telecom-etl schema): ${named.join(", ")}`;
+  const where = contract === undefined ? "kept in _extra" : `schema_contract ${contract}`;
+  return `  fields not in the schema (${where}; see telecom-etl schema): ${named.join(", ")}`;
 }
 
 /** What retention did after the run's load, as `runs show` prints it (nothing when it did not run). */

@@ -108,9 +108,9 @@ export function registerStatusCommand(program: Command, runtime: Runtime): void 
           else if (statuses.length === 0) ctx.out("nothing configured or loaded yet; run: telecom-etl run");
           else {
             for (const status of statuses) {
-              const { settleHours } = settingsOf(ctx.config, status.stream);
+              const { settleHours, schemaContract } = settingsOf(ctx.config, status.stream);
               for (const line of formatStreamStatus(status, settleHours)) ctx.out(line);
-              const fieldsLine = unknownFieldsLine(unknownOf(status));
+              const fieldsLine = unknownFieldsLine(unknownOf(status), schemaContract);
               if (fieldsLine !== undefined) ctx.out(fieldsLine);
             }
           }

@@ -195,6 +195,12 @@ describe("schema contracts on a platform that adds a field", () => {
         );
         expect(await columnCount(rig.warehouse)).toBe(0);
         const schema = await runCli(["schema"], { env: rig.env, cwd: rig.dir });
+        const status = await runCli(["status"], { env: rig.env, cwd: rig.dir });
+        expect(status.stdout).toMatch(
+          new RegExp(
+            `fields not in the schema \\(${contract === undefined ? "kept in _extra" : `schema_contract ${contract}`}; see telecom-etl schema\\): ${FIELD} \\(number, since run \\d+\\)`,
+          ),
+        );
         expect(schema.stdout).toMatch(new RegExp(`cdrs\\.${FIELD} {2}number {2}first seen run \\d+`));
         if (contract === "discard") {
           expect([inExtra, discarded]).toEqual([0, carrying]);
