@@ -132,6 +132,36 @@ describe("schema contracts on a platform that adds a field", () => {
     }
   });
 
+  it("evolve does not hide a rename: a declared field gone while a new one appears is still held as a drift", async ({
+    launchSandbox,
+    createDatabase,
+  }) => {
+    const sandbox = await launchSandbox({ ...SANDBOX, callsPerDay: 300 });
+    const rig = await rigOf(sandbox, await createDatabase(), "evolve");
+    try {
+      const clean = await runCli(["run"], { env: rig.env, cwd: rig.dir });
+      expect(clean.code, clean.stderr.slice(-2000)).toBe(0);
+      const forwarded = [...(await truthCdrs(sandbox)).values()].filter((r) => r.forward_fee !== undefined);
+      expect(forwarded.length).toBeGreaterThan(20);
+      await swapFaults(sandbox, {
+        base: "none",
+        drift: [{ stream: "cdrs", field: "forward_fee", change: "rename", to: "fwd_fee" }],
+      });
+      const renamed = await runCli(["run"], { env: rig.env, cwd: rig.dir });
+      expect(renamed.code, renamed.stderr.slice(-2000)).toBe(1);
+      expect(renamed.stdout).toMatch(
+        /forward_fee missing \(null in all [\d,]+ rows, set in [\d.]+% before\), fwd_fee new: renamed\?/,
+      );
+      const held = await count(
+        rig.warehouse,
+        sql`SELECT count(*)::int AS n FROM etl.run_slices WHERE stream = 'cdrs' AND hold_reason = 'drift'`,
+      );
+      expect(held).toBeGreaterThan(0);
+    } finally {
+      await rm(rig.dir, { recursive: true, force: true });
+    }
+  });
+
   it("freeze: every row carrying the field is a reject naming it, kept as sent; the days before load", async ({
     launchSandbox,
     createDatabase,

@@ -300,6 +300,11 @@ interface ParsedRead {
   /** Its schema contract, and the unknown fields `discard` dropped (to report) with the rows they were dropped from. */
   readonly contract: SliceContract;
   readonly discarded: { readonly fields: readonly FieldSighting[]; readonly rows: number };
+  /**
+   * The valid rows before the contract moved or dropped their unknown fields: what the holds judge,
+   * so a renamed field is held as a drift whatever the contract (evolve would make it a column).
+   */
+  readonly judged: readonly LoadRow[];
   readonly tracked: ReturnType<typeof lookupStates>;
   /** Rejects that failed validation (what the reject share judges). */
   readonly invalid: ParsedRows["rejects"];
@@ -341,6 +346,7 @@ function parseRead(
     parsed: { ...read, rows: contracted.rows },
     contract,
     discarded: { fields, rows: contracted.discardedRows },
+    judged: read.rows,
     tracked: lookupStates(stream, requests),
     invalid,
     outside: { count: outside, rejected },
@@ -394,7 +400,7 @@ async function loadRead(
     account: job.account.name,
     slice: planned.slice,
     label,
-    rows: parsed.rows,
+    rows: read.judged,
     rejects: parsed.rejects,
     invalid: read.invalid,
     outside,
