@@ -193,6 +193,12 @@ describe("schema contracts on a platform that adds a field", () => {
         await count(rig.warehouse, sql`SELECT count(*)::int AS n FROM platform.cdrs WHERE _extra ? ${FIELD}`),
       ).toBe(0);
       expect(await columnCount(rig.warehouse)).toBe(0);
+      // A replay keeps them pending: their field is still unknown (the schema was not changed).
+      const replay = await runCli(["rejects", "replay", "--stream", "cdrs"], { env: rig.env, cwd: rig.dir });
+      expect(replay.stdout).toContain(
+        `default/cdrs: 0 of ${carrying.length} loaded, ${carrying.length} still rejected`,
+      );
+      expect(await count(rig.warehouse, sql`SELECT count(*)::int AS n FROM platform.cdrs`)).toBe(before);
     } finally {
       await rm(rig.dir, { recursive: true, force: true });
     }
