@@ -49,7 +49,8 @@ export function formatRunList(runs: readonly RunRecord[]): string[] {
       recountVerdict(run) +
       `  requests ${t.requests}${t.throttled > 0 ? ` (${t.throttled} answered 429)` : ""}` +
       dbtVerdict(run) +
-      (run.newFields > 0 ? `  ${run.newFields} new field(s)` : "")
+      (run.newFields > 0 ? `  ${run.newFields} new field(s)` : "") +
+      (run.newColumns > 0 ? `  ${run.newColumns} column(s) added (schema_contract evolve)` : "")
     );
   });
 }

@@ -303,6 +303,10 @@ async function expectReported(rig: Rig, runId: number): Promise<void> {
   const line = new RegExp(
     `cdrs\\.${FIELD} {2}numeric {2}added by run ${runId} at \\S+ \\(account default, window ${WINDOW}\\)`,
   );
+  const listed = await runCli(["runs", "list"], { env: rig.env, cwd: rig.dir });
+  expect(listed.stdout).toMatch(
+    new RegExp(`#${runId} .*  1 column\\(s\\) added \\(schema_contract evolve\\)`),
+  );
   const shown = await runCli(["runs", "show", String(runId)], { env: rig.env, cwd: rig.dir });
   expect(shown.stdout).toContain("columns added in this run by schema_contract evolve");
   expect(shown.stdout).toMatch(line);

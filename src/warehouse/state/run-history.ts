@@ -74,6 +74,8 @@ export interface RunRecord {
   readonly retiredPartitions: unknown;
   /** Fields not in the schema first seen by this run. */
   readonly newFields: number;
+  /** Columns `schema_contract: evolve` added in this run (`etl.schema_changes`). */
+  readonly newColumns: number;
 }
 
 /** Totals of a run's streams. */
@@ -143,6 +145,9 @@ export async function readRuns(
   const fields = await sql<{ run_id: number; n: number }>`
     SELECT first_seen_run AS run_id, count(*)::int AS n FROM etl.unknown_fields
     WHERE first_seen_run = ANY(${ids}::bigint[]) GROUP BY first_seen_run`.execute(db);
+  const columns = await sql<{ run_id: number; n: number }>`
+    SELECT first_run AS run_id, count(*)::int AS n FROM etl.schema_changes
+    WHERE first_run = ANY(${ids}::bigint[]) GROUP BY first_run`.execute(db);
   return runs.map((run) => {
     const id = Number(run.id);
     const ownSlices = slices.filter((s) => Number(s.run_id) === id);
@@ -174,6 +179,7 @@ export async function readRuns(
       dbt,
       retiredPartitions: run.retired_partitions ?? null,
       newFields: fields.rows.find((f) => Number(f.run_id) === id)?.n ?? 0,
+      newColumns: columns.rows.find((c) => Number(c.run_id) === id)?.n ?? 0,
     };
   });
 }
