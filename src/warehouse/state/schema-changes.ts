@@ -30,6 +30,12 @@ export interface SchemaChange extends EvolvedColumn {
   readonly addedAt: Date;
 }
 
+/**
+ * Longest an `ALTER TABLE` waits for the landing table's lock: queued behind a long query (a BI
+ * session reading the table), it would block every reader and load of the table meanwhile.
+ */
+export const ADD_COLUMN_LOCK_TIMEOUT_MS = 30_000;
+
 /** Where a slice saw the fields it adds: the run, the account and the window read. */
 export interface ChangePlace {
   readonly runId: number;
@@ -48,34 +54,58 @@ export async function addEvolvedColumns(
   target: { readonly stream: string; readonly table: string },
   place: ChangePlace,
   columns: readonly EvolvedColumn[],
+  lockTimeoutMs = ADD_COLUMN_LOCK_TIMEOUT_MS,
 ): Promise<{ readonly recorded: SchemaChange[]; readonly added: SchemaChange[] }> {
-  const added = await db.transaction().execute(async (tx) => {
-    const fresh: string[] = [];
-    for (const column of columns) {
-      await sql
-        .raw(
-          `ALTER TABLE ${quoteTable(target.table)} ADD COLUMN IF NOT EXISTS ${quoteIdent(column.field)} ${column.columnType}`,
-        )
-        .execute(tx);
-      const inserted = await tx
-        .insertInto("etl.schema_changes")
-        .values({
-          stream: target.stream,
-          field: column.field,
-          column_type: column.columnType,
-          first_run: place.runId,
-          first_account: place.account,
-          first_window: place.window,
-        })
-        .onConflict((oc) => oc.columns(["stream", "field"]).doNothing())
-        .returning("field")
-        .execute();
-      if (inserted.length > 0) fresh.push(column.field);
-    }
-    return fresh;
-  });
+  const added = await db
+    .transaction()
+    .execute(async (tx) => {
+      await sql.raw(`SET LOCAL lock_timeout = ${Math.round(lockTimeoutMs)}`).execute(tx);
+      return addAndRecord(tx, target, place, columns);
+    })
+    .catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+      throw new Error(
+        `could not add column(s) ${columns.map((c) => c.field).join(", ")} to ${target.table}: another session held the table for ${lockTimeoutMs / 1000} s (a long query?); the window is read again by the next run`,
+        { cause: error },
+      );
+    });
   const recorded = await listSchemaChanges(db, { stream: target.stream });
   return { recorded, added: recorded.filter((change) => added.includes(change.field)) };
+}
+
+/** PostgreSQL's SQLSTATE of a lock not obtained within `lock_timeout`. */
+const LOCK_NOT_AVAILABLE = "55P03";
+
+/** The transaction's work: each column added if missing, and recorded if not recorded yet; the fields it recorded. */
+async function addAndRecord(
+  tx: Kysely<Database>,
+  target: { readonly stream: string; readonly table: string },
+  place: ChangePlace,
+  columns: readonly EvolvedColumn[],
+): Promise<string[]> {
+  const fresh: string[] = [];
+  for (const column of columns) {
+    await sql
+      .raw(
+        `ALTER TABLE ${quoteTable(target.table)} ADD COLUMN IF NOT EXISTS ${quoteIdent(column.field)} ${column.columnType}`,
+      )
+      .execute(tx);
+    const inserted = await tx
+      .insertInto("etl.schema_changes")
+      .values({
+        stream: target.stream,
+        field: column.field,
+        column_type: column.columnType,
+        first_run: place.runId,
+        first_account: place.account,
+        first_window: place.window,
+      })
+      .onConflict((oc) => oc.columns(["stream", "field"]).doNothing())
+      .returning("field")
+      .execute();
+    if (inserted.length > 0) fresh.push(column.field);
+  }
+  return fresh;
 }
 
 /** The recorded schema changes, by stream and field; only a stream's, or those a run made, when given. */
