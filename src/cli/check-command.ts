@@ -5,7 +5,7 @@ import { loadConfig } from "../config/config.js";
 import { systemClock } from "../core/ports.js";
 import { requireKnownAccounts } from "../pipeline/plan/select-targets.js";
 import { getStream } from "../streams/registry.js";
-import { openWarehouse, printLine, type Runtime } from "./command-context.js";
+import { openWarehouse, printLine, type Runtime, rememberConfigSecrets } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { nowOverridesFrom, withNowFlags } from "./now-flags.js";
 import { parseNameList } from "./parse-flags.js";
@@ -40,7 +40,7 @@ export function registerCheckCommand(program: Command, runtime: Runtime): void {
       "configured",
     );
     const streams = parseNameList("--streams", options.streams)?.map((name) => getStream(name).name);
-    for (const account of config.accounts) runtime.secrets.add(account.apiKey.reveal());
+    rememberConfigSecrets(config, runtime.secrets, process.env);
     const out = (line: string) => printLine(runtime.secrets, line);
     const items = await runChecks(
       {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import { type EtlConfig, loadConfig } from "../config/config.js";
+import { envVariablesOf } from "../config/env-variables.js";
 import { UsageError } from "../core/errors.js";
 import type { ExitCode } from "../core/exit-codes.js";
 import type { KnownSecrets } from "../core/known-secrets.js";
@@ -70,6 +71,19 @@ export interface Runtime {
  */
 export function printLine(secrets: KnownSecrets, line: string): void {
   process.stdout.write(`${printable(secrets.maskText(line))}\n`);
+}
+
+/**
+ * Remembers the secrets a config refers to, so no log line or output shows them: the accounts' keys
+ * and every secret variable it names (the BI role's password), whether from the environment or `.env`.
+ */
+export function rememberConfigSecrets(
+  config: EtlConfig,
+  secrets: KnownSecrets,
+  env: NodeJS.ProcessEnv,
+): void {
+  for (const variable of envVariablesOf(config.accounts))
+    if (variable.secret) secrets.add(env[variable.name]);
 }
 
 /** Opens the warehouse the config names, or starts (or joins) the embedded one. */
@@ -142,7 +156,7 @@ export async function withCommandContext(
     requireAccounts: needs.accounts,
     touchedAccounts: needs.touchedAccounts,
   });
-  for (const account of config.accounts) runtime.secrets.add(account.apiKey.reveal());
+  rememberConfigSecrets(config, runtime.secrets, process.env);
   const { warehouse, embedded } = await openWarehouse(config, log, runtime);
   const unregister = runtime.onCleanup(() => warehouse.close());
   try {

@@ -1,10 +1,6 @@
 import type { Command } from "commander";
 import { type AcceptedHolds, parseAcceptSpec } from "../pipeline/holds/accepted-holds.js";
-
-/** Collects a repeatable flag's values (each may also be a comma-separated list). */
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(",").filter((part) => part.trim() !== "")];
-}
+import { collect } from "./parse-flags.js";
 
 /** Adds `--accept-shrink` and `--accept-drift` (repeatable) to a loading command. */
 export function withHoldFlags(command: Command): Command {

@@ -5,6 +5,11 @@
 import { UsageError } from "../core/errors.js";
 import { dayProblem } from "../core/utc-days.js";
 
+/** Collects a repeatable flag's values (each may also be a comma-separated list). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(",").filter((part) => part.trim() !== "")];
+}
+
 /** `--streams a,b` / `--accounts x,y`: a non-empty comma-separated list of names. */
 export function parseNameList(flag: string, value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;

@@ -5,6 +5,7 @@ import type { Runtime } from "./command-context.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerDemoCommand } from "./demo-command.js";
 import { registerDocsCommand } from "./docs-command.js";
+import { registerInitCommand } from "./init-command.js";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerNightlyCommand } from "./nightly-command.js";
 import { registerQueueCommand } from "./queue-command.js";
@@ -26,6 +27,7 @@ import { registerWorkerCommand } from "./worker-command.js";
 /** Adds every command to the program; one line per command file. */
 export function registerCommands(program: Command, runtime: Runtime): void {
   registerSetupCommand(program, runtime);
+  registerInitCommand(program, runtime);
   registerMigrateCommand(program, runtime);
   registerWarehouseCommand(program, runtime);
   registerConfigCommand(program, runtime);

@@ -12,7 +12,7 @@ import {
 import { connectWarehouse } from "../warehouse/connection/connect-warehouse.js";
 import { runningEmbeddedUrl, startEmbeddedWarehouse } from "../warehouse/connection/embedded-postgres.js";
 import { migrateToLatest } from "../warehouse/connection/migrate.js";
-import type { Runtime } from "./command-context.js";
+import { type Runtime, rememberConfigSecrets } from "./command-context.js";
 import { globalOptions, withExample } from "./global-options.js";
 import { ownCommand } from "./own-command.js";
 
@@ -48,10 +48,10 @@ export function registerWarehouseCommand(program: Command, runtime: Runtime): vo
       const port = parsePort(flags.port);
       runtime.endsOnSignal();
       const log = runtime.logger(options);
-      const config = await loadConfig(
-        { file: options.config, requireAccounts: false },
-        { ...process.env, DATABASE_URL: "" },
-      );
+      // Its own server whatever DATABASE_URL says; the BI role's password may come from .env.
+      const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: "" };
+      const config = await loadConfig({ file: options.config, requireAccounts: false }, env);
+      rememberConfigSecrets(config, runtime.secrets, env);
       if (port !== undefined && !(await portIsFree(port)))
         throw new UsageError(
           `--port ${port}: the port is in use on 127.0.0.1; choose another or leave --port out`,
@@ -63,7 +63,7 @@ export function registerWarehouseCommand(program: Command, runtime: Runtime): vo
       let bi: BiReaderSetup;
       try {
         await migrateToLatest(opened.db);
-        bi = await setUpBiReaderRole(opened.db, { role: config.biReaderRole, log });
+        bi = await setUpBiReaderRole(opened.db, { role: config.biReaderRole, log, env });
       } finally {
         await opened.close();
       }
@@ -71,7 +71,7 @@ export function registerWarehouseCommand(program: Command, runtime: Runtime): vo
       const where = new URL(embedded.url);
       processStderr.write(
         `BI tools: host ${where.hostname}, port ${where.port}, database postgres, user ${bi.role}, ${
-          process.env[BI_READER_PASSWORD_ENV]
+          env[BI_READER_PASSWORD_ENV]
             ? `the password in ${BI_READER_PASSWORD_ENV}`
             : `no password yet (set ${BI_READER_PASSWORD_ENV} and start it again)`
         }, schema analytics_marts\nwarehouse is up; press Ctrl-C to stop it\n`,

@@ -57,7 +57,7 @@ const accountSchema = z.strictObject({
   base_url: baseUrl,
   api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "expected the NAME of an environment variable"),
   rate: rateSchema.prefault({}),
-  streams: z.array(streamName).optional(),
+  streams: z.array(streamName).optional().register(settingMeta, { unset: "(the top-level streams)" }),
   api_revision: z.enum(API_REVISION_SETTINGS).default("auto"),
   /** Sub-account ids (`GET /v1/sub-organizations/{id}`): their records load, and each is read as its own account. */
   sub_accounts: z.array(z.number().int().positive()).default([]),
@@ -65,13 +65,16 @@ const accountSchema = z.strictObject({
    * The account's time zone, an IANA name (`Europe/Berlin`); default UTC. The marts' local dates and
    * hours use it. Checked in loadConfig (the message names the account).
    */
-  timezone: z.string().min(1).optional(),
+  timezone: z.string().min(1).optional().register(settingMeta, { unset: "(UTC)" }),
   /** A sub-account's own time zone, by sub-account id (`"4321": Asia/Kolkata`); default: the account's. */
   sub_account_timezones: z
     .record(z.string().regex(/^[1-9][0-9]*$/, "expected a sub-account id"), z.string().min(1))
     .default({}),
   /** 10DLC brands whose appeals load; default: every brand the platform lists. */
-  brand_ids: z.array(z.string().min(1)).optional(),
+  brand_ids: z
+    .array(z.string().min(1))
+    .optional()
+    .register(settingMeta, { unset: "(every brand the platform lists)" }),
   /** Validation tokens polled until done (more can be added with `telecom-etl track validation`). */
   validation_tokens: z.array(z.string().min(1)).default([]),
   /** Countries whose purchasable numbers are snapshotted daily (`number_catalog`). */

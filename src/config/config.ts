@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { DEFAULT_TIME_ZONE, timeZoneProblem } from "../core/account-time-zone.js";
@@ -28,6 +29,8 @@ import {
   type StreamOptionsFile,
   streamOptionsSchema,
 } from "./config-file-schema.js";
+import { applyEnvFile, type EnvFileUse } from "./env-file.js";
+import { DATABASE_URL_ENV, envVariablesOf } from "./env-variables.js";
 
 export {
   API_REVISION_SETTINGS,
@@ -139,6 +142,8 @@ export interface EtlConfig
   readonly publishSnapshotWaitMs?: number;
   /** Where the file came from, if any. */
   readonly source: string | undefined;
+  /** The `.env` beside the file, when there is one: which variables it set (names only). */
+  readonly envFile?: EnvFileUse | undefined;
   /**
    * The file's settings but the process's own (`PROCESS_SETTINGS`: no secret URL among them), as
    * parsed (defaults filled, env overrides applied), every account's entry as written: what a
@@ -259,9 +264,35 @@ export function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]
     .join("\n");
 }
 
+/** The config file's YAML as a mapping; one UsageError line for a folder, an unreadable file, bad YAML or another shape. */
+async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+  // A bind mount of a file that is missing on the host makes docker compose create a directory.
+  if ((await stat(file).catch(() => undefined))?.isDirectory()) {
+    throw new UsageError(
+      `config: ${file} is a directory, not a file (docker compose creates an empty directory where the file it should mount is missing): put the config file on the host path it mounts, or point --config / TELECOM_ETL_CONFIG at the file`,
+    );
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new UsageError(`config: cannot read ${file}; check --config or TELECOM_ETL_CONFIG`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new UsageError(`config: ${file} ${yamlErrorLine(error, text)}`);
+  }
+  if (typeof raw !== "object" || Array.isArray(raw))
+    throw new UsageError(`config: ${file} must be a YAML mapping`);
+  return raw as Record<string, unknown>;
+}
+
 /**
  * Reads and validates the configuration: the YAML file (from `--config`, TELECOM_ETL_CONFIG, or
- * ./telecom-etl.yaml when present), then env overrides. With no accounts in the file,
+ * ./telecom-etl.yaml when present), then env overrides, then the variables the config refers to
+ * from the `.env` beside the file (see src/config/env-file.ts). With no accounts in the file,
  * TELECOM_API_URL + TELECOM_API_KEY define a single account `default`. Every problem is a
  * UsageError with one line per issue; secrets only ever come from the environment.
  */
@@ -282,35 +313,22 @@ export async function loadConfig(
     options.file ??
     env.TELECOM_ETL_CONFIG ??
     (existsSync("telecom-etl.yaml") ? "telecom-etl.yaml" : undefined);
-  let raw: unknown = {};
-  if (file) {
-    // A bind mount of a file that is missing on the host makes docker compose create a directory.
-    if ((await stat(file).catch(() => undefined))?.isDirectory()) {
-      throw new UsageError(
-        `config: ${file} is a directory, not a file (docker compose creates an empty directory where the file it should mount is missing): put the config file on the host path it mounts, or point --config / TELECOM_ETL_CONFIG at the file`,
-      );
-    }
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch {
-      throw new UsageError(`config: cannot read ${file}; check --config or TELECOM_ETL_CONFIG`);
-    }
-    try {
-      raw = parseYaml(text) ?? {};
-    } catch (error) {
-      throw new UsageError(`config: ${file} ${yamlErrorLine(error, text)}`);
-    }
-    if (typeof raw !== "object" || Array.isArray(raw))
-      throw new UsageError(`config: ${file} must be a YAML mapping`);
-  }
-  const merged = { ...(raw as Record<string, unknown>), ...envOverrides(configFileSchema, env) };
+  const raw = file ? await readConfigFile(file) : {};
+  const merged = { ...raw, ...envOverrides(configFileSchema, env) };
   if (!(merged.accounts as unknown[] | undefined)?.length && env.TELECOM_API_URL) {
     merged.accounts = [{ name: "default", base_url: env.TELECOM_API_URL, api_key_env: "TELECOM_API_KEY" }];
   }
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) throw new UsageError(formatIssues("config", parsed.error.issues));
-  return configFromFile(
+  const named = envVariablesOf(parsed.data.accounts.map((a) => ({ name: a.name, apiKeyEnv: a.api_key_env })));
+  const envFile = file
+    ? await applyEnvFile(
+        path.dirname(file),
+        named.map((variable) => variable.name),
+        env,
+      )
+    : undefined;
+  const config = configFromFile(
     parsed.data,
     {
       source: file,
@@ -320,6 +338,7 @@ export async function loadConfig(
     },
     env,
   );
+  return { ...config, envFile };
 }
 
 /**
@@ -398,7 +417,7 @@ export function configFromFile(
   return {
     accounts,
     ...settingsFromFile(cfg),
-    databaseUrl: options.databaseUrl ?? env.DATABASE_URL,
+    databaseUrl: options.databaseUrl ?? env[DATABASE_URL_ENV],
     source: options.source,
     carried: carriedSettingsOf(cfg),
   };
@@ -516,6 +535,8 @@ export function redactedConfig(config: EtlConfig): Record<string, unknown> {
   );
   return {
     source: config.source ?? "(none: defaults and environment)",
+    // Where the env file is and which names it set or not: never a value.
+    ...(config.envFile === undefined ? {} : { env_file: { ...config.envFile } }),
     database_url: config.databaseUrl ? redactUrl(config.databaseUrl) : "(embedded)",
     ...Object.fromEntries(
       [...SHOWN_FIRST, ...rest].map((key) => [

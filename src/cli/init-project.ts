@@ -1,0 +1,73 @@
+/**
+ * What `telecom-etl init` writes: a commented `telecom-etl.yaml` for the accounts asked for and the
+ * `.env.example` naming exactly the variables that config refers to. Both are checked before either
+ * is written: the config must load as any command would load it, and no file is overwritten
+ * without `--force`.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { configFromFile, formatIssues } from "../config/config.js";
+import type { ApiRevisionSetting } from "../config/config-file-schema.js";
+import { configFileSchema } from "../config/config-file-schema.js";
+import { apiKeyEnvOf, configTemplate, type TemplateAccount } from "../config/config-template.js";
+import { ENV_FILE_NAME } from "../config/env-file.js";
+import { envExampleOf, envVariablesOf } from "../config/env-variables.js";
+import { UsageError } from "../core/errors.js";
+
+/** The config file `init` writes: the name every command finds in its working folder. */
+export const INIT_CONFIG_FILE = "telecom-etl.yaml";
+
+/** The example env file `init` writes beside it. */
+export const INIT_ENV_EXAMPLE_FILE = `${ENV_FILE_NAME}.example`;
+
+/** What `init` was asked for (flags, or answers at a terminal). */
+export interface InitAnswers {
+  readonly dir: string;
+  readonly accounts: readonly string[];
+  readonly baseUrl: string;
+  readonly apiRevision: ApiRevisionSetting | undefined;
+  readonly force: boolean;
+}
+
+/** The files `init` wrote and the variables the user has to set. */
+export interface InitResult {
+  readonly files: readonly string[];
+  readonly requiredVariables: readonly string[];
+}
+
+/** The config text for `answers`, refused (one line per problem, naming the flag's setting) unless it loads. */
+function checkedConfig(answers: InitAnswers): { text: string; accounts: TemplateAccount[] } {
+  const accounts = answers.accounts.map((name) => ({
+    name,
+    baseUrl: answers.baseUrl,
+    apiKeyEnv: apiKeyEnvOf(name),
+    apiRevision: answers.apiRevision,
+  }));
+  const text = configTemplate(accounts);
+  const parsed = configFileSchema.safeParse(parseYaml(text));
+  if (!parsed.success) throw new UsageError(formatIssues("init", parsed.error.issues));
+  // The checks loadConfig makes beyond the schema (duplicate names, sub-accounts), keys not needed yet.
+  configFromFile(parsed.data, { source: undefined, requireAccounts: false }, {});
+  return { text, accounts };
+}
+
+/** Writes the project's config and `.env.example` into `answers.dir` (created when missing). */
+export async function initProject(answers: InitAnswers): Promise<InitResult> {
+  if (answers.accounts.length === 0) throw new UsageError("init: no account; give one with --account NAME");
+  const { text, accounts } = checkedConfig(answers);
+  const variables = envVariablesOf(accounts);
+  const files = [INIT_CONFIG_FILE, INIT_ENV_EXAMPLE_FILE].map((name) => path.join(answers.dir, name));
+  const existing = files.filter((file) => existsSync(file));
+  if (existing.length > 0 && !answers.force) {
+    throw new UsageError(
+      `init: ${existing.join(" and ")} already exist${existing.length === 1 ? "s" : ""}; pass --force to overwrite, or --dir to write elsewhere`,
+    );
+  }
+  await mkdir(answers.dir, { recursive: true });
+  const flag = answers.force ? "w" : "wx";
+  await writeFile(files[0]!, text, { flag, mode: 0o644 });
+  await writeFile(files[1]!, envExampleOf(variables), { flag, mode: 0o644 });
+  return { files, requiredVariables: variables.filter((v) => v.required).map((v) => v.name) };
+}
