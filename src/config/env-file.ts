@@ -62,7 +62,7 @@ export async function applyEnvFile(
   names: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Promise<EnvFileUse | undefined> {
-  const file = path.join(dir, ENV_FILE_NAME);
+  const file = path.resolve(dir, ENV_FILE_NAME);
   const stats = await stat(file).catch(() => undefined);
   if (stats === undefined) return undefined;
   if (!stats.isFile())

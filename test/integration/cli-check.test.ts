@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { apiKeySchema } from "../../src/platform/api-key.js";
 import { STREAMS } from "../../src/streams/registry.js";
+import { checkItemsOf } from "../helpers/check-items.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { platform } from "./sandbox-client.js";
@@ -58,17 +59,6 @@ const it = fixtureTest.extend("setup", { scope: "file" }, async ({ rig }) => {
 });
 it.override({ sandboxOptions: { seed: 15, start: "2026-08-01", days: 3, accounts: 1, callsPerDay: 20 } });
 
-/** The lines of a check's output, keyed `subject: item` (the verdict line left out). */
-function itemsOf(stdout: string): Map<string, { status: string; detail: string }> {
-  const items = new Map<string, { status: string; detail: string }>();
-  for (const line of stdout.trim().split("\n")) {
-    const match =
-      /^(ok|warn|fail|unknown) +(account \S+|warehouse|dbt|config|environment): ([^:]+): (.*)$/.exec(line);
-    if (match) items.set(`${match[2]}: ${match[3]}`, { status: match[1]!, detail: match[4]! });
-  }
-  return items;
-}
-
 describe("telecom-etl check", () => {
   it("one line per item: the good account ok for every stream; the restricted key, the bad key and both unreachable hosts fail; exit 2", async ({
     setup,
@@ -78,7 +68,7 @@ describe("telecom-etl check", () => {
     const elapsed = Date.now() - started;
     expect(result.code, result.stdout + result.stderr.slice(-2000)).toBe(2);
     expect(result.stdout, result.stderr.slice(-2000)).not.toBe("");
-    const items = itemsOf(result.stdout);
+    const items = checkItemsOf(result.stdout);
     const lines = result.stdout.trim().split("\n");
     // Every line is an item, but the verdict.
     expect(items.size).toBe(lines.length - 1);
@@ -140,7 +130,7 @@ describe("telecom-etl check", () => {
     const env = { ...setup.env, TELECOM_ETL_BI_READER_PASSWORD: "right-password-15" };
     const migrate = await runCli(["migrate"], { env });
     expect(migrate.code, migrate.stderr).toBe(0);
-    const right = itemsOf(
+    const right = checkItemsOf(
       (await runCli(["check", "--accounts", "good", "--streams", "cdrs"], { env })).stdout,
     );
     expect(right.get("warehouse: BI role")?.detail).toMatch(
@@ -150,7 +140,7 @@ describe("telecom-etl check", () => {
       env: { ...env, TELECOM_ETL_BI_READER_PASSWORD: "wrong-password" },
     });
     expect(wrong.code).toBe(2);
-    expect(itemsOf(wrong.stdout).get("warehouse: BI role")).toEqual({
+    expect(checkItemsOf(wrong.stdout).get("warehouse: BI role")).toEqual({
       status: "fail",
       detail: expect.stringMatching(
         /^\S+_bi_reader refuses the password in TELECOM_ETL_BI_READER_PASSWORD: run telecom-etl migrate to set it/,
@@ -166,7 +156,7 @@ describe("telecom-etl check", () => {
     const result = await runCli(["check", "--accounts", "good", "--streams", "cdrs"], {
       env: { ...setup.env, DATABASE_URL: empty.url },
     });
-    const items = itemsOf(result.stdout);
+    const items = checkItemsOf(result.stdout);
     const names = MIGRATIONS.map((f) => f.replace(/\.sql$/, "")).sort();
     expect(items.get("warehouse: migrations")).toEqual({
       status: "warn",
@@ -183,13 +173,13 @@ describe("telecom-etl check", () => {
     const args = ["check", "--accounts", "good", "--streams", "cdrs"];
     const refused = await runCli(args, { env });
     expect(refused.code, refused.stdout).toBe(2);
-    const item = itemsOf(refused.stdout).get("environment: TELECOM_ETL_NOW");
+    const item = checkItemsOf(refused.stdout).get("environment: TELECOM_ETL_NOW");
     expect(item?.status).toBe("fail");
     const advised = /pass (--[a-z-]+)/.exec(item!.detail)?.[1];
     expect(advised, item!.detail).toBeDefined();
     const accepted = await runCli([...args.slice(0, 1), advised!, ...args.slice(1)], { env });
     expect(accepted.stderr).not.toMatch(/unknown option/);
-    expect(itemsOf(accepted.stdout).get("environment: TELECOM_ETL_NOW")).toBeUndefined();
+    expect(checkItemsOf(accepted.stdout).get("environment: TELECOM_ETL_NOW")).toBeUndefined();
     expect(accepted.code, accepted.stdout + accepted.stderr.slice(-1000)).toBe(0);
   });
 });
