@@ -28,6 +28,7 @@ const INSTALLED_CLONE = "/opt/telecom-etl/";
 const SYSTEM_TOOLS = new Set([
   "cd",
   "cp",
+  "install",
   "export",
   "eval",
   "mkdir",
