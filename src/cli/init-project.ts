@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { configFromFile, formatIssues } from "../config/config.js";
+import { configFromFile } from "../config/config.js";
 import type { ApiRevisionSetting } from "../config/config-file-schema.js";
 import { configFileSchema } from "../config/config-file-schema.js";
 import { apiKeyEnvOf, configTemplate, type TemplateAccount } from "../config/config-template.js";
@@ -37,6 +37,15 @@ export interface InitResult {
   readonly requiredVariables: readonly string[];
 }
 
+/** The flag that gave the setting at `path` of the config (`--account acme-EU`), else the path. */
+function flagOf(path: readonly PropertyKey[], answers: InitAnswers): string {
+  const [top, index, key] = path;
+  if (top !== "accounts" || typeof index !== "number") return path.join(".");
+  if (key === "name" || key === "api_key_env") return `--account ${answers.accounts[index]}`;
+  if (key === "base_url") return "--base-url";
+  return key === "api_revision" ? "--api-revision" : path.join(".");
+}
+
 /** The config text for `answers`, refused (one line per problem, naming the flag's setting) unless it loads. */
 function checkedConfig(answers: InitAnswers): { text: string; accounts: TemplateAccount[] } {
   const accounts = answers.accounts.map((name) => ({
@@ -47,7 +56,14 @@ function checkedConfig(answers: InitAnswers): { text: string; accounts: Template
   }));
   const text = configTemplate(accounts);
   const parsed = configFileSchema.safeParse(parseYaml(text));
-  if (!parsed.success) throw new UsageError(formatIssues("init", parsed.error.issues));
+  if (!parsed.success) {
+    throw new UsageError(
+      parsed.error.issues
+        .map((issue) => `init: ${flagOf(issue.path, answers)}: ${issue.message}`)
+        .filter((line, index, lines) => lines.indexOf(line) === index)
+        .join("\n"),
+    );
+  }
   // The checks loadConfig makes beyond the schema (duplicate names, sub-accounts), keys not needed yet.
   configFromFile(parsed.data, { source: undefined, requireAccounts: false }, {});
   return { text, accounts };
@@ -56,6 +72,9 @@ function checkedConfig(answers: InitAnswers): { text: string; accounts: Template
 /** Writes the project's config and `.env.example` into `answers.dir` (created when missing). */
 export async function initProject(answers: InitAnswers): Promise<InitResult> {
   if (answers.accounts.length === 0) throw new UsageError("init: no account; give one with --account NAME");
+  const twice = answers.accounts.find((name, index) => answers.accounts.indexOf(name) !== index);
+  if (twice !== undefined)
+    throw new UsageError(`init: --account ${twice} is given twice; name each account once`);
   const { text, accounts } = checkedConfig(answers);
   const variables = envVariablesOf(accounts);
   const files = [INIT_CONFIG_FILE, INIT_ENV_EXAMPLE_FILE].map((name) => path.join(answers.dir, name));

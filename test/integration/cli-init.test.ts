@@ -1,9 +1,10 @@
+import { spawn } from "node:child_process";
 import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { configFileSchema, loadConfig } from "../../src/config/config.js";
 import { checkItemsOf } from "../helpers/check-items.js";
-import { type CliResult, runCli } from "../helpers/cli.js";
+import { CLI_PATH, type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 
 /**
@@ -33,6 +34,38 @@ async function cli(args: readonly string[], options: Parameters<typeof runCli>[1
   const result = await runCli(args, options);
   outputs.push(result);
   return result;
+}
+
+/**
+ * Runs `init` on a pseudo-terminal (`script`), typing each answer once its question shows; resolves
+ * to the exit code and what the terminal showed.
+ */
+function initOnTerminal(
+  dir: string,
+  answers: readonly [string, string][],
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn("script", ["-qec", `${process.execPath} ${CLI_PATH} init --dir ${dir}`, "/dev/null"], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", TERM: "xterm" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  const pending = [...answers];
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    const next = pending[0];
+    if (next !== undefined && output.includes(next[0])) {
+      pending.shift();
+      child.stdin.write(`${next[1]}\r`);
+    }
+  });
+  // A question that never shows would leave it waiting for input: stop it, the assertions say why.
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
 }
 
 describe("telecom-etl init", () => {
@@ -168,6 +201,25 @@ describe("telecom-etl init", () => {
       `telecom-etl: .env: ${envFile} line ${line} is not NAME=value (nor a comment); fix or remove that line\n`,
     );
     await writeFile(envFile, good);
+  });
+
+  it("at a terminal it asks for the accounts and the base URL, and writes what was answered", async ({
+    rig,
+  }) => {
+    const dir = await mkdtemp("/tmp/telecom-etl-init-tty-");
+    const { code, output } = await initOnTerminal(dir, [
+      ["Account names (comma-separated) [main]: ", "acme, acme-eu"],
+      ["The platform's base URL (without /v1)", rig.sandbox.url],
+    ]);
+    expect(code, output).toBe(0);
+    const config = await loadConfig(
+      { file: path.join(dir, "telecom-etl.yaml") },
+      { ACME_API_KEY: "key-acme-123", ACME_EU_API_KEY: "key-acme-eu-456" },
+    );
+    expect(config.accounts.map((a) => [a.name, a.baseUrl, a.apiKeyEnv])).toEqual([
+      ["acme", rig.sandbox.url.replace(/\/+$/, ""), "ACME_API_KEY"],
+      ["acme-eu", rig.sandbox.url.replace(/\/+$/, ""), "ACME_EU_API_KEY"],
+    ]);
   });
 
   it("no secret of .env appears in any output of any command above", async ({ project }) => {
