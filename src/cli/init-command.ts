@@ -80,7 +80,7 @@ export function registerInitCommand(program: Command, runtime: Runtime): void {
     for (const file of result.files) process.stdout.write(`wrote ${file}\n`);
     const envFile = INIT_ENV_EXAMPLE_FILE.replace(/\.example$/, "");
     process.stdout.write(
-      `next: in ${answers.dir}, install -m 600 ${INIT_ENV_EXAMPLE_FILE} ${envFile} and set ${result.requiredVariables.join(", ")} in it${
+      `next: ${answers.dir === "." ? "" : `cd ${answers.dir}; `}install -m 600 ${INIT_ENV_EXAMPLE_FILE} ${envFile} and set ${result.requiredVariables.join(", ")} in it${
         answers.baseUrl === PLACEHOLDER_BASE_URL ? `; set each account's base_url in ${INIT_CONFIG_FILE}` : ""
       }; then run telecom-etl check\n`,
     );

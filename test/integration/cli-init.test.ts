@@ -88,7 +88,12 @@ describe("telecom-etl init", () => {
       { env: project.env, cwd: project.dir },
     );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.split("\n")[0]).toBe(`wrote ${project.dir}/telecom-etl.yaml`);
+    expect(result.stdout.split("\n")).toEqual([
+      `wrote ${project.dir}/telecom-etl.yaml`,
+      `wrote ${project.dir}/.env.example`,
+      `next: cd ${project.dir}; install -m 600 .env.example .env and set GOOD_API_KEY in it; then run telecom-etl check`,
+      "",
+    ]);
     const file = path.join(project.dir, "telecom-etl.yaml");
     const config = await loadConfig({ file }, { GOOD_API_KEY: project.key });
     expect(config.accounts.map((a) => [a.name, a.baseUrl, a.apiKeyEnv, a.apiRevision])).toEqual([
