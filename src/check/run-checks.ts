@@ -4,6 +4,7 @@
  * role), dbt (installed, profile). Read-only: nothing is migrated, created or loaded.
  */
 import type { EtlConfig } from "../config/config.js";
+import type { EnvFileUse } from "../config/env-file.js";
 import { describeError, UsageError } from "../core/errors.js";
 import type { KnownSecrets } from "../core/known-secrets.js";
 import type { Clock } from "../core/ports.js";
@@ -28,6 +29,15 @@ export interface CheckDeps {
   readonly report: (items: readonly CheckItem[]) => void;
 }
 
+/** Which variables the `.env` beside the config gave, and which of its lines it did not take (names only). */
+function envFileItem(use: EnvFileUse): CheckItem {
+  const gave = use.loaded.length ? use.loaded.join(", ") : "nothing";
+  const ignored = use.ignored.length
+    ? `; not taken: ${use.ignored.join(", ")} (the config does not refer to them, or the environment sets them)`
+    : "";
+  return { subject: "environment", item: ".env", status: "ok", detail: `${use.path} gave ${gave}${ignored}` };
+}
+
 /** Runs every check of the selected accounts (all when absent) and streams; returns every item. */
 export async function runChecks(
   deps: CheckDeps,
@@ -45,6 +55,7 @@ export async function runChecks(
     if (!(error instanceof UsageError)) throw error;
     report([{ subject: "environment", item: "TELECOM_ETL_NOW", status: "fail", detail: error.message }]);
   }
+  if (deps.config.envFile !== undefined) report([envFileItem(deps.config.envFile)]);
   const accounts = deps.config.accounts.filter(
     (a) => selection.accounts === undefined || selection.accounts.includes(a.name),
   );

@@ -158,6 +158,10 @@ describe("telecom-etl init", () => {
       [...items].filter(([, item]) => item.status === "fail"),
       check.stderr.slice(-1500),
     ).toEqual([]);
+    expect(items.get("environment: .env")).toEqual({
+      status: "ok",
+      detail: `${envFile} gave GOOD_API_KEY, DATABASE_URL, TELECOM_ETL_BI_READER_PASSWORD`,
+    });
     expect(items.get("account good: key")?.status).toBe("ok");
     expect(items.get("account good: stream cdrs")?.status).toBe("ok");
     // The BI password came from .env, to migrate (which set it) and to check (which logged in with it).
