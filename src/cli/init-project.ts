@@ -5,7 +5,7 @@
  * without `--force`.
  */
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { configFromFile } from "../config/config.js";
@@ -69,6 +69,27 @@ function checkedConfig(answers: InitAnswers): { text: string; accounts: Template
   return { text, accounts };
 }
 
+/** Creates `answers.dir` and writes `files` into it; what the system refuses is one line naming the folder. */
+async function writeFiles(answers: InitAnswers, files: readonly [string, string][]): Promise<void> {
+  if ((await stat(answers.dir).catch(() => undefined))?.isDirectory() === false)
+    throw new UsageError(`init: --dir ${answers.dir} is a file, not a folder; choose another --dir`);
+  try {
+    await mkdir(answers.dir, { recursive: true });
+    for (const [file, text] of files)
+      await writeFile(file, text, { flag: answers.force ? "w" : "wx", mode: 0o644 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    const why =
+      code === "EEXIST"
+        ? "a file appeared there meanwhile"
+        : "no permission, a read-only file system, or a file in its path";
+    throw new UsageError(
+      `init: cannot write into --dir ${answers.dir} (${code}: ${why}); choose another --dir`,
+    );
+  }
+}
+
 /** Writes the project's config and `.env.example` into `answers.dir` (created when missing). */
 export async function initProject(answers: InitAnswers): Promise<InitResult> {
   if (answers.accounts.length === 0) throw new UsageError("init: no account; give one with --account NAME");
@@ -84,9 +105,9 @@ export async function initProject(answers: InitAnswers): Promise<InitResult> {
       `init: ${existing.join(" and ")} already exist${existing.length === 1 ? "s" : ""}; pass --force to overwrite, or --dir to write elsewhere`,
     );
   }
-  await mkdir(answers.dir, { recursive: true });
-  const flag = answers.force ? "w" : "wx";
-  await writeFile(files[0]!, text, { flag, mode: 0o644 });
-  await writeFile(files[1]!, envExampleOf(variables), { flag, mode: 0o644 });
+  await writeFiles(answers, [
+    [files[0]!, text],
+    [files[1]!, envExampleOf(variables)],
+  ]);
   return { files, requiredVariables: variables.filter((v) => v.required).map((v) => v.name) };
 }

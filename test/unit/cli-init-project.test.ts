@@ -56,6 +56,18 @@ describe("initProject", () => {
     );
   });
 
+  it("a --dir that is a file, or under one, is one line naming it", async () => {
+    const given = await answers();
+    await initProject(given);
+    const file = path.join(given.dir, "telecom-etl.yaml");
+    expect(await refusal({ ...given, dir: file })).toBe(
+      `init: --dir ${file} is a file, not a folder; choose another --dir`,
+    );
+    expect(await refusal({ ...given, dir: path.join(file, "sub") })).toBe(
+      `init: cannot write into --dir ${file}/sub (ENOTDIR: no permission, a read-only file system, or a file in its path); choose another --dir`,
+    );
+  });
+
   it("an existing file is refused, unchanged, unless force", async () => {
     const given = await answers();
     await initProject(given);
