@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { FileDurationsReporter } from "./test/helpers/file-durations-reporter.js";
 
 /**
  * Two projects: `unit` (pure, no I/O beyond memory) and `integration` (a real Postgres, the sandbox
@@ -8,7 +9,7 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
-    reporters: ["default"],
+    reporters: ["default", new FileDurationsReporter()],
     projects: [
       {
         test: {

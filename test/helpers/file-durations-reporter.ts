@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Reporter, TestModule } from "vitest/node";
+import type { Reporter, TestModule, Vitest } from "vitest/node";
 
 /** One test file's time in a run, as {@link FileDurationsReporter} writes it. */
 export interface FileDuration {
@@ -14,24 +14,54 @@ export interface FileDuration {
 /** Where the reporter writes, unless FILE_DURATIONS_OUTPUT names another file. */
 export const FILE_DURATIONS_FILE = ".make/vitest-file-durations.json";
 
+/** How many of the slowest files the reporter lists at the end of a run. */
+export const SLOWEST_FILES_SHOWN = 10;
+
+/** Each module's duration: import, tests and hooks, its file fixtures' set-up and teardown included. */
+export function fileDurations(testModules: ReadonlyArray<TestModule>): FileDuration[] {
+  return testModules.map((module) => {
+    const diagnostic = module.diagnostic();
+    return {
+      file: module.relativeModuleId,
+      ms: Math.round(diagnostic.prepareDuration + diagnostic.collectDuration + diagnostic.duration),
+      tests: [...module.children.allTests()].length,
+    };
+  });
+}
+
+/** The lines listing the `count` slowest of `files`, slowest first, under a heading line. */
+export function slowestFilesLines(files: readonly FileDuration[], count = SLOWEST_FILES_SHOWN): string[] {
+  const slowest = [...files].sort((a, b) => b.ms - a.ms).slice(0, count);
+  return [
+    `slowest ${slowest.length} of ${files.length} test files (import, tests and hooks):`,
+    ...slowest.map(
+      ({ file, ms, tests }) =>
+        `${(ms / 1000).toFixed(1).padStart(7)} s  ${file} (${tests} test${tests === 1 ? "" : "s"})`,
+    ),
+  ];
+}
+
 /**
- * Writes each test file's duration (import, tests and hooks, its file fixtures' set-up and teardown
- * included) to a JSON array, for scripts/run-tests.sh to list the slowest. The JSON reporter's
- * per-file times are only the span of the file's tests. A default export because vitest loads a
- * reporter named on its command line (`--reporter=<path>`) by it.
+ * Ends every run (vitest.config.ts names it after the default reporter) with the 10 slowest test
+ * files, and writes each file's duration to a JSON array (FILE_DURATIONS_OUTPUT, else
+ * {@link FILE_DURATIONS_FILE}). The JSON reporter's per-file times are only the span of the file's
+ * tests. A default export too, because vitest loads a reporter named on its command line
+ * (`--reporter=<path>`, as scripts/run-tests.sh does) by it.
  */
-export default class FileDurationsReporter implements Reporter {
+export class FileDurationsReporter implements Reporter {
+  private log: (line: string) => void = (line) => console.log(line);
+
+  onInit(vitest: Vitest): void {
+    this.log = (line) => vitest.logger.log(line);
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const files: FileDuration[] = testModules.map((module) => {
-      const diagnostic = module.diagnostic();
-      return {
-        file: module.relativeModuleId,
-        ms: Math.round(diagnostic.prepareDuration + diagnostic.collectDuration + diagnostic.duration),
-        tests: [...module.children.allTests()].length,
-      };
-    });
+    const files = fileDurations(testModules);
     const output = process.env.FILE_DURATIONS_OUTPUT ?? FILE_DURATIONS_FILE;
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, `${JSON.stringify(files, null, 1)}\n`);
+    for (const line of slowestFilesLines(files)) this.log(line);
   }
 }
+
+export default FileDurationsReporter;
