@@ -6,7 +6,7 @@ import { pino } from "pino";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import type { Publication } from "../../src/transform/publish-marts.js";
-import { WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
+import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import type { Database } from "../../src/warehouse/connection/database.js";
 import { expect } from "../helpers/fixtures.js";
@@ -82,6 +82,31 @@ export async function buildMarts(
       compiledSelect: (model) => targetFile("compiled", model),
     });
     return publication;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `dbt build` in place (no write–audit–publish) of the models that read the landing tables of
+ * `streams` (`@source:platform.<stream>`: them, what is built from them and what that needs), with
+ * the data tests whose every parent is built and without dbt's unit tests; fails the test when dbt
+ * fails and returns dbt's counts line. What is left out has no row to build in a world loaded with
+ * `streams` only. The unit tests check the models' logic on fixed inputs, the same in every world:
+ * marts-campaigns-truth's `transform --unit-tests` runs them.
+ */
+export async function buildMartsOf(databaseUrl: string, streams: readonly string[]): Promise<string> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "marts-of-dbt-"));
+  try {
+    const select = streams.map((stream) => `@source:platform.${stream}`);
+    const dbt = await runDbt({
+      databaseUrl,
+      log: pino({ level: "silent" }),
+      workDir,
+      args: ["build", "--select", ...select, "--indirect-selection", "cautious", ...WITHOUT_UNIT_TESTS],
+    });
+    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
+    return dbt.summary;
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
-import { pino } from "pino";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
-import { runDbt } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { buildMartsOf } from "./marts-build.js";
 import { runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
 
 /**
@@ -139,23 +135,11 @@ async function rows<T>(warehouse: Warehouse, query: ReturnType<typeof sql<T>>): 
 
 async function loadAndBuild(sandbox: RunningSandbox, warehouse: Warehouse, databaseUrl: string) {
   const base = sandboxConfig(sandbox, { transcriptionMaxAgeDays: 60 });
-  const config = {
-    ...base,
-    accounts: base.accounts.map((a) => ({
-      ...a,
-      streams: ["cdrs", "sip_trunks", "numbers", "transcriptions", "recordings"],
-    })),
-  };
+  const streams = ["cdrs", "sip_trunks", "numbers", "transcriptions", "recordings"];
+  const config = { ...base, accounts: base.accounts.map((a) => ({ ...a, streams })) };
   const run = await runAt(warehouse, config, sandbox, { command: "run" });
   expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
-  const workDir = await mkdtemp(path.join(tmpdir(), "marts-calls-dbt-"));
-  try {
-    const dbt = await runDbt({ databaseUrl, log: pino({ level: "silent" }), workDir });
-    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
-    return dbt.summary;
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  return buildMartsOf(databaseUrl, streams);
 }
 
 describe("call marts against the sandbox's truth", () => {

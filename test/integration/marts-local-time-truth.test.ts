@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rm } from "node:fs/promises";
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { pino } from "pino";
@@ -9,10 +7,10 @@ import type { EtlConfig } from "../../src/config/config.js";
 import { accountTimeZones } from "../../src/core/account-time-zone.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
-import { runDbt } from "../../src/transform/run-dbt.js";
 import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { buildMartsOf } from "./marts-build.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 
 /**
@@ -29,6 +27,8 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 const START = "2026-08-01";
 const DAYS = 6;
 const DAY_MS = 86_400_000;
+/** The streams loaded, and the landing tables the marts are built from. */
+const STREAMS = ["cdrs", "sip_trunks", "messages"];
 type Json = Record<string, unknown>;
 
 it.override({
@@ -120,13 +120,7 @@ async function rows<T>(warehouse: Warehouse, query: ReturnType<typeof sql<T>>): 
 
 async function build(warehouse: Warehouse, databaseUrl: string, config: EtlConfig): Promise<void> {
   await recordAccountTimeZones(warehouse.db, accountTimeZones(config.accounts));
-  const workDir = await mkdtemp(path.join(tmpdir(), "marts-local-dbt-"));
-  try {
-    const dbt = await runDbt({ databaseUrl, log: pino({ level: "silent" }), workDir });
-    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  await buildMartsOf(databaseUrl, STREAMS);
 }
 
 function zonedConfig(sandbox: RunningSandbox, zones: readonly string[]): EtlConfig {
@@ -135,7 +129,7 @@ function zonedConfig(sandbox: RunningSandbox, zones: readonly string[]): EtlConf
     ...base,
     accounts: base.accounts.map((a, i) => ({
       ...a,
-      streams: ["cdrs", "sip_trunks", "messages"],
+      streams: STREAMS,
       timeZone: zones[i]!,
     })),
   };

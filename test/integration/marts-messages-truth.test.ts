@@ -1,15 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rm } from "node:fs/promises";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { onTestFinished } from "vitest";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
-import { runDbt } from "../../src/transform/run-dbt.js";
 import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/admin/bi-reader-role.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { buildMartsOf } from "./marts-build.js";
 import { runAt, sandboxConfig, setSandboxClock, truthRecords } from "./pipeline-harness.js";
 
 /**
@@ -121,20 +119,11 @@ async function asBi<T>(warehouse: Warehouse, databaseUrl: string, query: ReturnT
 
 async function loadAndBuild(sandbox: RunningSandbox, warehouse: Warehouse, databaseUrl: string) {
   const base = sandboxConfig(sandbox);
-  const config = {
-    ...base,
-    accounts: base.accounts.map((a) => ({ ...a, streams: ["messages", "cdrs", "sip_trunks", "numbers"] })),
-  };
+  const streams = ["messages", "cdrs", "sip_trunks", "numbers"];
+  const config = { ...base, accounts: base.accounts.map((a) => ({ ...a, streams })) };
   const run = await runAt(warehouse, config, sandbox, { command: "run" });
   expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
-  const workDir = await mkdtemp(path.join(tmpdir(), "marts-messages-dbt-"));
-  try {
-    const dbt = await runDbt({ databaseUrl, log: pino({ level: "silent" }), workDir });
-    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
-    return dbt.summary;
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  return buildMartsOf(databaseUrl, streams);
 }
 
 it.override({
