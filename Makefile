@@ -35,12 +35,14 @@ SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfi
 # The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: help setup demo check unit test typecheck lint format docs db-types pack other-nodes chromium bench bench-gate clean python-lock seeds
+.PHONY: help setup demo check unit test test-load test-marts typecheck lint format docs db-types pack other-nodes chromium bench bench-gate clean python-lock seeds
 
 help:
 	@echo "make demo   set up, then load the sandbox into the embedded warehouse and build the marts"
 	@echo "make check  typecheck, lint and the unit tests (no Postgres, no dbt): the tier to run while editing"
 	@echo "make test   set up, then typecheck, lint, unit + integration tests (real Postgres, sandbox, dbt, headless Chromium), Node 22/24 checks"
+	@echo "make test-load   the integration tests of the loader, sandbox, CLI and warehouse (real Postgres, sandbox): after a change to src/"
+	@echo "make test-marts  the integration tests of the dbt models and marts (real Postgres, sandbox, dbt): after a change to dbt/"
 	@echo "make bench  set up, then run the benchmarks and print their figures"
 	@echo "make docs   write docs/reference/'s generated blocks (streams, commands' help, config keys, exit codes, etl tables) from the code"
 	@echo "make db-types  write the etl tables' Kysely types from the migrated schema (npm run db:types)"
@@ -155,6 +157,18 @@ LOAD_GATE := node dist/bench/load-gate.js
 test: setup typecheck lint other-nodes chromium
 	CHROMIUM_PATH=$(CHROMIUM) bash scripts/run-tests.sh
 	$(LOAD_GATE)
+
+# The two integration tiers, each a part of what `make test` runs (README, "Tests and benchmarks"):
+# the marts tier is the files named for the marts, dbt and the semantic layer, the load tier every
+# other integration file (a few of its CLI tests run a nightly, whose dbt build is part of it).
+MARTS_TESTS := marts- dbt- semantic-layer-
+INTEGRATION := npx vitest run --project integration
+
+test-load: setup chromium
+	CHROMIUM_PATH=$(CHROMIUM) $(INTEGRATION) $(foreach p,$(MARTS_TESTS),--exclude 'test/integration/$(p)*')
+
+test-marts: setup
+	$(INTEGRATION) $(foreach p,$(MARTS_TESTS),test/integration/$(p))
 
 bench: setup
 	npm run --silent bench
