@@ -7,6 +7,7 @@ import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runDbt } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { buildMartsOf } from "./marts-build.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 
 /**
@@ -207,19 +208,11 @@ describe("missing charges against the sandbox's truth", () => {
     timeout: 400_000,
   }, async ({ sandbox, database, launchSandbox }) => {
     const base = sandboxConfig(sandbox);
-    const config = {
-      ...base,
-      accounts: base.accounts.map((a) => ({ ...a, streams: ["cdrs"] })),
-    };
+    const streams = ["cdrs"];
+    const config = { ...base, accounts: base.accounts.map((a) => ({ ...a, streams })) };
     const run = await runAt(database.warehouse, config, sandbox, { command: "run" });
     expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
-    const workDir = await mkdtemp(path.join(tmpdir(), "marts-missing-dbt-"));
-    try {
-      const dbt = await runDbt({ databaseUrl: database.url, log: pino({ level: "silent" }), workDir });
-      expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
-    } finally {
-      await rm(workDir, { recursive: true, force: true });
-    }
+    await buildMartsOf(database.url, streams);
     const warehouse = database.warehouse;
 
     const cdrs = await truthCdrs(sandbox);

@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
-import { pino } from "pino";
-import { runDbt } from "../../src/transform/run-dbt.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
+import { buildMartsOf } from "./marts-build.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 
 /**
@@ -33,16 +29,6 @@ it.override({
 const micros = (value: unknown): number =>
   value === null || value === undefined ? 0 : Math.round(Number(value) * 1e6);
 
-async function build(databaseUrl: string): Promise<void> {
-  const workDir = await mkdtemp(path.join(tmpdir(), "marts-numbers-dbt-"));
-  try {
-    const dbt = await runDbt({ databaseUrl, log: pino({ level: "silent" }), workDir });
-    expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
-}
-
 async function numberFees(warehouse: Warehouse): Promise<Map<number, number>> {
   const found = await sql<{ invoice_id: number; usd: string }>`
     SELECT invoice_id::int8::float8 AS invoice_id, usage_usd::text AS usd
@@ -56,13 +42,11 @@ describe("number fees against the sandbox's truth, with inventory history", () =
     timeout: 300_000,
   }, async ({ sandbox, database }) => {
     const base = sandboxConfig(sandbox);
-    const config = {
-      ...base,
-      accounts: base.accounts.map((a) => ({ ...a, streams: ["numbers", "invoices"] })),
-    };
+    const streams = ["numbers", "invoices"];
+    const config = { ...base, accounts: base.accounts.map((a) => ({ ...a, streams })) };
     const run = await runAt(database.warehouse, config, sandbox, { command: "run" });
     expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
-    await build(database.url);
+    await buildMartsOf(database.url, streams);
 
     const numbers = await truthRecords(sandbox, "numbers", ACCOUNT);
     const invoices = await truthRecords(sandbox, "invoices", ACCOUNT);
@@ -86,7 +70,7 @@ describe("number fees against the sandbox's truth, with inventory history", () =
     await sql`DELETE FROM platform.numbers WHERE _account = ${ACCOUNT} AND id = ${Number(released.id)}`.execute(
       database.warehouse.db,
     );
-    await build(database.url);
+    await buildMartsOf(database.url, streams);
 
     const versions = await sql<{ closed: boolean }>`
       SELECT dbt_valid_to IS NOT NULL AS closed FROM analytics_snapshots.snap_numbers
