@@ -1,6 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -33,6 +33,9 @@ const DBT_CORE = /^dbt-core==([^\s\\]+)/m.exec(
 
 interface Installed {
   readonly folder: string;
+  readonly prefix: string;
+  /** The environment every command gets (the key and warehouse included, for the first tests). */
+  readonly base: Record<string, string>;
   readonly files: readonly string[];
   /** Runs the installed `telecom-etl` in the user's folder, with a minimal environment plus `env`. */
   readonly cli: (
@@ -81,7 +84,13 @@ const it = fixtureTest.extend("installed", { scope: "file" }, async ({ rig }, { 
       }),
       timeoutMs,
     );
-  return { folder, files: tarball!.files.map((f) => f.path), cli } satisfies Installed as Installed;
+  return {
+    folder,
+    prefix,
+    base,
+    files: tarball!.files.map((f) => f.path),
+    cli,
+  } satisfies Installed as Installed;
 });
 it.override({ sandboxOptions: { seed: 36, start: "2026-08-01", days: 2, accounts: 1, callsPerDay: 10 } });
 
@@ -136,5 +145,42 @@ describe("the packed product (npm pack, npm install -g)", () => {
     );
     expect(after.stdout).toMatch(/^ok +dbt: profile: /m);
     expect(after.stdout).toMatch(/^ok +account acme: stream cdrs: /m);
+  });
+
+  it("a first night from a new folder: init, .env, check, nightly and report exit 0", async ({
+    installed,
+    rig,
+  }) => {
+    const project = path.join(installed.folder, "first-night");
+    const { DATABASE_URL, ACME_API_KEY, ...rest } = installed.base;
+    const inProject = (args: readonly string[], timeoutMs = 600_000) =>
+      collect(
+        spawn(path.join(installed.prefix, "bin", "telecom-etl"), args, {
+          cwd: project,
+          env: rest,
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
+        timeoutMs,
+      );
+    await mkdir(project);
+    const init = await inProject(["init", "--account", "acme", "--base-url", rig.sandbox.url]);
+    expect(init.code, init.stderr).toBe(0);
+    await writeFile(
+      path.join(project, ".env"),
+      `ACME_API_KEY=${ACME_API_KEY}\nDATABASE_URL=${DATABASE_URL}\n`,
+      {
+        mode: 0o600,
+      },
+    );
+    const check = await inProject(["check"]);
+    expect(check.code, check.stdout + check.stderr.slice(-2000)).toBe(0);
+    const nightly = await inProject(["nightly"]);
+    expect(nightly.code, nightly.stderr.slice(-3000)).toBe(0);
+    const report = await inProject(["report", "--out", path.join(project, "night.html")]);
+    expect(report.code, report.stderr.slice(-2000)).toBe(0);
+    const page = await readFile(path.join(project, "night.html"), "utf8");
+    expect(page).toMatch(/<svg/);
+    for (const output of [init, check, nightly, report])
+      expect(output.stdout + output.stderr).not.toContain(ACME_API_KEY);
   });
 });
