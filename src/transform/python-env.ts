@@ -29,24 +29,42 @@ function lockDigest(root: string): string {
     .digest("hex");
 }
 
+/** Where the environment is, and (for a package) the lock digest its stamp must hold. */
+interface PythonEnv {
+  readonly folder: string;
+  /** The lock's digest; undefined in a clone, whose `.venv` make keeps in step with the lock. */
+  readonly digest: string | undefined;
+}
+
+/** The environment of the program at `root`: a clone's `.venv`; a package's `<state>/python-<lock digest>`. */
+function pythonEnvOf(root: string): PythonEnv {
+  if (installationKind(root) === "clone") return { folder: path.join(root, ".venv"), digest: undefined };
+  const digest = lockDigest(root);
+  return { folder: path.join(stateFolder(root), `python-${digest.slice(0, 12)}`), digest };
+}
+
+/** Whether `env` is complete: it has dbt, and a package's also has the lock's stamp. */
+function isReady({ folder, digest }: PythonEnv): boolean {
+  if (!existsSync(path.join(folder, "bin", "dbt"))) return false;
+  if (digest === undefined) return true;
+  const stamp = path.join(folder, STAMP);
+  return existsSync(stamp) && readFileSync(stamp, "utf8").trim() === digest;
+}
+
 /** The environment's folder: a clone's `.venv`; a package's `<state>/python-<lock digest>`. */
 export function pythonEnvFolder(root: string = programFolder()): string {
-  if (installationKind(root) === "clone") return path.join(root, ".venv");
-  return path.join(stateFolder(root), `python-${lockDigest(root).slice(0, 12)}`);
+  return pythonEnvOf(root).folder;
 }
 
 /** Whether the environment is complete: a clone's has dbt; a package's also has the lock's stamp. */
 export function pythonEnvReady(root: string = programFolder()): boolean {
-  const folder = pythonEnvFolder(root);
-  if (!existsSync(path.join(folder, "bin", "dbt"))) return false;
-  if (installationKind(root) === "clone") return true;
-  const stamp = path.join(folder, STAMP);
-  return existsSync(stamp) && readFileSync(stamp, "utf8").trim() === lockDigest(root);
+  return isReady(pythonEnvOf(root));
 }
 
 /** The environment's `tool` (`dbt`, `mf`) when the environment is ready; undefined otherwise. */
 export function pythonEnvTool(tool: string, root: string = programFolder()): string | undefined {
-  return pythonEnvReady(root) ? path.join(pythonEnvFolder(root), "bin", tool) : undefined;
+  const env = pythonEnvOf(root);
+  return isReady(env) ? path.join(env.folder, "bin", tool) : undefined;
 }
 
 /** The last line a failed command printed, for a one-line message. */
@@ -73,8 +91,9 @@ export async function createPythonEnv(options: {
   readonly force?: boolean;
 }): Promise<string> {
   const root = options.root ?? programFolder();
-  const folder = pythonEnvFolder(root);
-  if (options.force !== true && pythonEnvReady(root)) return folder;
+  const env = pythonEnvOf(root);
+  const { folder } = env;
+  if (options.force !== true && isReady(env)) return folder;
   const python = options.python ?? (process.env.PYTHON || "python3");
   const started = Date.now();
   options.log.info(
@@ -105,8 +124,7 @@ export async function createPythonEnv(options: {
       `installing dbt from ${lockFile(root)} failed (${lastLine(error)}): check the network or a pip index (PIP_INDEX_URL), then run ${setupCommand(root)} again`,
     );
   }
-  if (installationKind(root) === "package")
-    await writeFile(path.join(folder, STAMP), `${lockDigest(root)}\n`);
+  if (env.digest !== undefined) await writeFile(path.join(folder, STAMP), `${env.digest}\n`);
   options.log.info(
     { folder, seconds: Math.round((Date.now() - started) / 1000) },
     "dbt's Python environment is ready",
