@@ -20,6 +20,9 @@ export interface EnvFileUse {
   readonly ignored: readonly string[];
 }
 
+/** The largest env file read: a few variables take a few hundred bytes; anything past this is not one. */
+export const MAX_ENV_FILE_BYTES = 64 * 1024;
+
 const ASSIGNMENT = /^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=(.*)$/;
 
 /**
@@ -68,6 +71,11 @@ export async function applyEnvFile(
   if (!stats.isFile())
     throw new UsageError(`${ENV_FILE_NAME}: ${file} is not a file; remove it or make it one`);
   refuseOpenMode(file, stats.mode);
+  if (stats.size > MAX_ENV_FILE_BYTES) {
+    throw new UsageError(
+      `${ENV_FILE_NAME}: ${file} is ${stats.size} bytes, more than the ${MAX_ENV_FILE_BYTES} an env file may have; keep only NAME=value lines in it`,
+    );
+  }
   let text: string;
   try {
     text = await readFile(file, "utf8");

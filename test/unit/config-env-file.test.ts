@@ -8,10 +8,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig, redactedConfig } from "../../src/config/config.js";
-import { applyEnvFile, malformedEnvLine } from "../../src/config/env-file.js";
+import { applyEnvFile, MAX_ENV_FILE_BYTES, malformedEnvLine } from "../../src/config/env-file.js";
 import { UsageError } from "../../src/core/errors.js";
 
 const SECRET = "s3cret-Key-0f-acme-9a8b7c";
+/** `ACME_KEY=<secret>\n`, the first line of the oversized file. */
+const ACME_LINE = `ACME_KEY=${SECRET}\n`;
 
 /** A folder with `telecom-etl.yaml` naming ACME_KEY and a `.env` of `text`, mode `mode`. */
 async function project(text: string, mode = 0o600): Promise<{ dir: string; file: string }> {
@@ -58,6 +60,15 @@ describe("the .env beside the config", () => {
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe(
       `.env: ${dir}/.env has mode 0644: other users can read the secrets in it; run chmod 600 ${dir}/.env`,
+    );
+  });
+
+  it("a file past MAX_ENV_FILE_BYTES is refused in one line before it is read", async () => {
+    const { dir } = await project(`${ACME_LINE}# ${"x".repeat(MAX_ENV_FILE_BYTES)}\n`);
+    const refusal = applyEnvFile(dir, ["ACME_KEY"], {});
+    await expect(refusal).rejects.toThrow(UsageError);
+    await expect(refusal).rejects.toThrow(
+      `.env: ${dir}/.env is ${MAX_ENV_FILE_BYTES + ACME_LINE.length + 3} bytes, more than the ${MAX_ENV_FILE_BYTES} an env file may have; keep only NAME=value lines in it`,
     );
   });
 
