@@ -249,15 +249,16 @@ export async function runSlice(env: SliceEnvironment, job: StreamJob, planned: P
     // The read counts as made at the earlier of the run's clock and the platform's (without the
     // platform's clock, the run's clock less the missing-clock margin).
     const readAt = env.clockWatch.readInstant(platformClock, startedAt.getTime(), job.account.name);
-    const requests = extracted.requests;
+    // The raw rows are passed, never bound to a name of this function: `extracted` alone holds
+    // them, so they go when it is cleared below.
     const contract = await prepareContract(
       env.warehouse,
       job.stream,
       job.settings.schemaContract,
       { runId: env.runId, account: job.account.name, window: sliceLabel(planned.slice) },
-      () => requests.flatMap((part) => part.rows),
+      extracted.requests,
     );
-    const read = parseRead(env, job, planned, requests, contract);
+    const read = parseRead(env, job, planned, extracted.requests, contract);
     // The raw rows are not needed any more: let them go before the load holds its own copy.
     extracted = undefined;
     const facts = { http, rowsFetched, startedAt, readAt, answerQuality };

@@ -31,20 +31,24 @@ export interface SliceContract {
 const NO_COLUMNS: ReadonlyMap<string, EvolvedColumnType> = new Map();
 
 /**
- * The contract of a slice of `stream` whose raw rows are `rawRows`: under `evolve`, the recorded
- * columns, plus the ones these rows ask for, added first (see addEvolvedColumns).
+ * The contract of a slice of `stream` whose requests read `requests` (raw rows): under `evolve`,
+ * the recorded columns, plus the ones these rows ask for, added first (see addEvolvedColumns).
  */
 export async function prepareContract(
   warehouse: Warehouse,
   stream: StreamDefinition,
   contract: SchemaContract | undefined,
   place: ChangePlace,
-  rawRows: () => readonly unknown[],
+  requests: readonly { readonly rows: readonly unknown[] }[],
 ): Promise<SliceContract> {
   if (contract !== "evolve") return { contract, evolved: NO_COLUMNS, added: [], loadStream: stream };
   let recorded = await listSchemaChanges(warehouse.db, { stream: stream.name });
   let added: readonly SchemaChange[] = [];
-  const wanted = columnsToAdd(stream, rawRows(), evolvedOf(recorded));
+  const wanted = columnsToAdd(
+    stream,
+    requests.flatMap((part) => part.rows),
+    evolvedOf(recorded),
+  );
   if (wanted.length > 0) {
     ({ recorded, added } = await addEvolvedColumns(
       warehouse.db,
