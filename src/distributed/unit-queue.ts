@@ -7,7 +7,7 @@
  * failed for good.
  */
 import { createHash } from "node:crypto";
-import { PgBoss } from "pg-boss";
+import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { DistributedConfig } from "../config/config.js";
 import { describeError } from "../core/errors.js";
@@ -63,6 +63,8 @@ export async function openUnitQueue(
   options: { log: Logger; schemaVersion: string; instanceName: string },
 ): Promise<UnitQueue> {
   const checkSeconds = Math.max(1, Math.floor(settings.heartbeatSeconds / 2));
+  // Loaded here, not at the CLI's start: only distributed runs use it (14 MB of every process's RSS).
+  const { PgBoss } = await import("pg-boss");
   const boss = new PgBoss({
     connectionString: warehouse.url,
     schema: QUEUE_SCHEMA,

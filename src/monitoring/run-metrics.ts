@@ -5,7 +5,6 @@
  * the freshness of every (account, stream), and the unknown fields per stream. Every metric is a
  * gauge: a one-shot command's figures describe its run, not a counter's life.
  */
-import { Gauge, Registry } from "prom-client";
 import type { StreamFreshness } from "../warehouse/state/stream-freshness.js";
 import type { RunEnd } from "./run-end.js";
 
@@ -26,6 +25,8 @@ type StreamLabels = "account" | "stream";
 
 /** Renders the metrics of one run (see the module comment). */
 export async function renderRunMetrics(input: MetricsInput): Promise<string> {
+  // Loaded here, not at the CLI's start: only a run with metrics configured renders them.
+  const { Gauge, Registry } = await import("prom-client");
   const registry = new Registry();
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Gauge<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
