@@ -42,6 +42,8 @@ const STREAMS = ["cdrs", "sip_trunks", "messages", "short_link_metrics", "transc
 const LOADED = [...STREAMS, "numbers"];
 /** The local daily reports (and the ranges they are flagged by) whose build time is reported. */
 const LOCAL_MODELS = /_daily_local$|^int_stream_ranges_loaded$/;
+/** Their UTC twins, timed beside them. */
+const UTC_TWINS = /^rpt_(call_kpis|messages|campaign|sentiment|usage)_daily$/;
 type Json = Record<string, unknown>;
 
 it.override({
@@ -139,9 +141,11 @@ async function rows<T>(warehouse: Warehouse, query: ReturnType<typeof sql<T>>): 
   return (await query.execute(warehouse.db)).rows;
 }
 
-/** Seconds dbt spent on each model matching LOCAL_MODELS, and on the whole build. */
+/** Seconds dbt spent on each model matching LOCAL_MODELS, on their data tests, their UTC twins, and the whole build. */
 interface BuildTimes {
   readonly local: Map<string, number>;
+  readonly localTestSeconds: number;
+  readonly twinSeconds: number;
   readonly totalSeconds: number;
 }
 
@@ -166,11 +170,17 @@ async function build(warehouse: Warehouse, databaseUrl: string, config: EtlConfi
       results: { unique_id: string; execution_time: number }[];
     };
     const local = new Map<string, number>();
+    let localTestSeconds = 0;
+    let twinSeconds = 0;
     for (const r of results.results) {
       const name = r.unique_id.split(".").at(-1)!;
       if (r.unique_id.startsWith("model.") && LOCAL_MODELS.test(name)) local.set(name, r.execution_time);
+      if (r.unique_id.startsWith("model.") && UTC_TWINS.test(name)) twinSeconds += r.execution_time;
+      if (r.unique_id.startsWith("test.") && /_daily_local|int_stream_ranges_loaded/.test(r.unique_id)) {
+        localTestSeconds += r.execution_time;
+      }
     }
-    return { local, totalSeconds: results.elapsed_time };
+    return { local, localTestSeconds, twinSeconds, totalSeconds: results.elapsed_time };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
@@ -504,6 +514,20 @@ describe("local time and account concurrency against the sandbox's truth", () =>
     const localSeconds = [...built.local.values()].reduce((a, b) => a + b, 0);
     expect(built.local.size).toBe(6);
     figures.push(
+      `data tests of the local reports ${built.localTestSeconds.toFixed(2)} s; the UTC twins (5 reports) ${built.twinSeconds.toFixed(2)} s`,
+    );
+    // The new reports have their grain as primary key (sentiment's grain has nulls: none).
+    const keys = await rows(
+      warehouse,
+      sql<{ name: string }>`SELECT conrelid::regclass::text AS name FROM pg_catalog.pg_constraint
+        WHERE contype = 'p' AND conrelid::regclass::text LIKE 'analytics_marts.rpt_%_daily_local' ORDER BY 1`,
+    );
+    expect(keys.map((k) => k.name)).toEqual([
+      "analytics_marts.rpt_campaign_daily_local",
+      "analytics_marts.rpt_messages_daily_local",
+      "analytics_marts.rpt_usage_daily_local",
+    ]);
+    figures.push(
       `dbt build ${built.totalSeconds.toFixed(1)} s, of which the local reports and the read ranges ${localSeconds.toFixed(2)} s: ${seconds.join(", ")}`,
     );
     console.log(`local time figures:\n  ${figures.join("\n  ")}`);
@@ -558,7 +582,7 @@ describe("local time and account concurrency against the sandbox's truth", () =>
     const moved = zonedConfig(sandbox, [zones[0], "Europe/Berlin", zones[2]]);
     const rebuilt = await build(warehouse, database.url, moved);
     console.log(
-      `incremental build after the zone change: ${rebuilt.totalSeconds.toFixed(1)} s, local reports ${[...rebuilt.local].map(([m, s]) => `${m} ${s.toFixed(2)} s`).join(", ")}`,
+      `incremental build after the zone change: ${rebuilt.totalSeconds.toFixed(1)} s, local reports ${[...rebuilt.local].map(([m, s]) => `${m} ${s.toFixed(2)} s`).join(", ")}, their tests ${rebuilt.localTestSeconds.toFixed(2)} s, the UTC twins ${rebuilt.twinSeconds.toFixed(2)} s`,
     );
     const { legs, messages } = truth.get(second!.name)!;
     const mart = await martLocalDayTotals(warehouse, second!.name);
