@@ -13,8 +13,9 @@
 {#- Clicks, distinct clickers and converted clickers at `grain` (a list of columns) of
     fct_link_clicks, optionally only rows where `where` holds. Counted in two hash aggregations
     (per clicker, then per grain) instead of count(distinct), which sorts every click by its text
-    keys. A click without a phone is a click, not a clicker. -#}
-{% macro campaign_click_aggregates(grain, where='true') -%}
+    keys). A click without a phone is a click, not a clicker. `relation`: fct_link_clicks, or a CTE
+    of its rows with more columns (rpt_campaign_daily_local's local click day). -#}
+{% macro campaign_click_aggregates(grain, where='true', relation=none) -%}
     select
         {{ grain | join(', ') }},
         sum(clicks)                                         as clicks,
@@ -26,7 +27,7 @@
             clicker_phone,
             count(*)            as clicks,
             bool_or(is_converted) as is_converted
-        from {{ ref('fct_link_clicks') }}
+        from {{ relation if relation is not none else ref('fct_link_clicks') }}
         where {{ where }}
         group by {{ grain | join(', ') }}, clicker_phone
     ) as per_clicker

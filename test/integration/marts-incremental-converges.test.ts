@@ -28,6 +28,10 @@ const INCREMENTAL_MARTS: Readonly<Record<string, string>> = {
   rpt_campaign_totals: "account, campaign",
   rpt_usage_daily: "usage_date, account, product",
   rpt_call_kpis_daily_local: "call_local_date, account, direction, destination_country, placing_trunk_name",
+  rpt_messages_daily_local:
+    "submitted_local_date, account, country_iso2, carrier, status, direction, kind, channel",
+  rpt_campaign_daily_local: "activity_local_date, account, campaign",
+  rpt_usage_daily_local: "usage_local_date, account, product",
   rpt_account_concurrency_daily: "call_date, account",
   fct_messages: "account, message_id",
   rpt_messages_daily: "submitted_date, account, country_iso2, carrier, status, direction, kind, channel",

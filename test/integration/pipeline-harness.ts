@@ -11,6 +11,7 @@ import type { SharedRateBuckets } from "../../src/api/shared-token-bucket.js";
 import { defaultFileSettings, type EtlConfig } from "../../src/config/config.js";
 import type { KnownSecrets } from "../../src/core/known-secrets.js";
 import type { Logger } from "../../src/core/log.js";
+import type { Clock } from "../../src/core/ports.js";
 import { Secret } from "../../src/core/secret.js";
 import { readStreamProgress } from "../../src/pipeline/plan/read-progress.js";
 import {
@@ -98,6 +99,8 @@ export async function runAt(
     progress?: ProgressReporter;
     secrets?: KnownSecrets;
     sharedRateBuckets?: SharedRateBuckets;
+    /** The run's clock (default the machine's): slices' started_at and every read's instant. */
+    clock?: Clock;
   } = {},
 ): Promise<PipelineResult> {
   return runPipeline(
@@ -111,6 +114,7 @@ export async function runAt(
       ...(options.progress === undefined ? {} : { progress: options.progress }),
       ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
       ...(options.sharedRateBuckets === undefined ? {} : { sharedRateBuckets: options.sharedRateBuckets }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     },
     request,
   );

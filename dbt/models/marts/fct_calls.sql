@@ -94,7 +94,7 @@ built as (
         l.call_date,
         extract(hour from l.called_at at time zone 'UTC')::integer              as call_hour,
         coalesce(tz.time_zone, 'UTC')                                           as time_zone,
-        (l.called_at at time zone coalesce(tz.time_zone, 'UTC'))::date          as call_local_date,
+        {{ local_date('l.called_at', 'tz.time_zone') }}          as call_local_date,
         extract(hour from l.called_at at time zone coalesce(tz.time_zone, 'UTC'))::integer
                                                                                 as call_local_hour,
         l.called_at + make_interval(secs => l.duration_seconds)                 as ended_at,

@@ -10,6 +10,9 @@
 -- after fct_calls' latest UTC day. It reads the legs of those local days by the call_date index
 -- (one UTC day earlier). When an account's time zone changed since its last build (macro
 -- time_zones_changed_since), every day is re-built. `--full-refresh` rebuilds every day.
+-- is_partial_local_day: the local day is only partly inside the UTC range the cdrs stream was read
+-- for (int_stream_ranges_loaded, macro is_partial_local_day); the last local day's flag is
+-- re-computed by every build (it is in the window), the first day's only by a `--full-refresh`.
 {{
     config(
         materialized='incremental',
@@ -22,7 +25,7 @@
 }}
 {%- set rebuild_all = is_incremental() and time_zones_changed_since(this) -%}
 {%- if is_incremental() and not rebuild_all -%}
-{%- set window_start = settle_window_start(this, 'call_local_date', days=var('settle_days', 3) + 2, requires=['partial_cost_legs']) -%}
+{%- set window_start = settle_window_start(this, 'call_local_date', days=var('settle_days', 3) + 2, requires=['partial_cost_legs', 'is_partial_local_day']) -%}
 {%- endif %}
 with calls as (
     select
@@ -34,15 +37,22 @@ with calls as (
       and call_date >= {{ window_start }} - 1
       and call_local_date >= {{ window_start }}
     {% endif %}
+),
+days as (
+    select
+        call_local_date,
+        account,
+        time_zone,
+        direction,
+        destination_country,
+        placing_trunk_name,
+        {{ call_kpi_measures() | indent(8) | trim }}
+    from calls
+    group by 1, 2, 3, 4, 5, 6
 )
 select
-    call_local_date,
-    account,
-    time_zone,
-    direction,
-    destination_country,
-    placing_trunk_name,
-    {{ call_kpi_measures() | indent(4) | trim }},
-    '{{ run_started_at.isoformat() }}'::timestamptz                             as built_at
-from calls
-group by 1, 2, 3, 4, 5, 6
+    d.*,
+    {{ is_partial_local_day('d.call_local_date', 'd.time_zone') }} as is_partial_local_day,
+    '{{ run_started_at.isoformat() }}'::timestamptz                 as built_at
+from days as d
+left join ({{ loaded_ranges_of(['cdrs']) }}) as loaded using (account)

@@ -45,7 +45,7 @@ select
     submitted_at,
     submitted_date,
     coalesce(tz.time_zone, 'UTC')                                         as time_zone,
-    (submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::date       as submitted_local_date,
+    {{ local_date('submitted_at', 'tz.time_zone') }}       as submitted_local_date,
     extract(hour from submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::integer
                                                                           as submitted_local_hour,
     sent_at,

@@ -82,7 +82,7 @@ select
     m.submitted_date,
     extract(hour from m.submitted_at at time zone 'UTC')::integer  as submitted_hour,
     coalesce(tz.time_zone, 'UTC')                                  as time_zone,
-    (m.submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::date as submitted_local_date,
+    {{ local_date('m.submitted_at', 'tz.time_zone') }} as submitted_local_date,
     extract(hour from m.submitted_at at time zone coalesce(tz.time_zone, 'UTC'))::integer
                                                                    as submitted_local_hour,
     m.sent_at,

@@ -22,14 +22,7 @@ select
     direction,
     kind,
     channel,
-    count(*)::integer                                              as messages,
-    count(*) filter (where is_delivered)::integer                  as delivered_messages,
-    {{ ratio('count(*) filter (where is_delivered)', 'count(*)', 4) }} as all_messages_delivery_rate,
-    sum(segments)::integer                                         as segments,
-    sum(charge_usd)                                                as charge_usd,
-    sum(coalesce(carrier_fees_usd, 0))                             as carrier_fees_usd,
-    sum(cost_usd)                                                  as cost_usd,
-    count(*) filter (where is_carrier_fees_missing)::integer       as carrier_fees_missing_messages
+    {{ message_measures() | indent(4) | trim }}
 from {{ ref('fct_messages') }}
 {% if is_incremental() %}
 where submitted_date >= {{ settle_window_start(this, 'submitted_date', requires=['all_messages_delivery_rate']) }}
