@@ -42,6 +42,8 @@ export async function startMetricflowProcess(options: {
   env: NodeJS.ProcessEnv;
 }): Promise<MetricflowProcess> {
   const child = spawn(options.python, [options.script], { cwd: options.cwd, env: options.env });
+  // A write after the process died fails with EPIPE: the pending read reports why it died.
+  child.stdin.on("error", () => undefined);
   const stderr: string[] = [];
   createInterface({ input: child.stderr }).on("line", (line) => {
     const text = stripVTControlCharacters(line).trim();
@@ -78,6 +80,8 @@ function replyQueue(child: ChildProcessWithoutNullStreams, why: () => string) {
   const waiting: { resolve: (value: unknown) => void; reject: (error: Error) => void }[] = [];
   let ended: Error | undefined;
   createInterface({ input: child.stdout }).on("line", (line) => {
+    // Only the server's JSON lines; anything a library prints to the descriptor itself is noise.
+    if (!line.startsWith("{")) return;
     const value: unknown = JSON.parse(line);
     const next = waiting.shift();
     if (next) next.resolve(value);

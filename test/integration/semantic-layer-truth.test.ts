@@ -27,7 +27,7 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  * the world is one where summing a distinct count would be wrong, so the check means something.
  *
  * Issue 35, item 4: the dimension semantic models and the new metrics, each against the truth
- * alone: calls by the placing trunk's label and by local hour, numbers held and their MRC,
+ * alone: calls by the placing trunk's label and by local hour, numbers held and their MRC, opt-outs,
  * sentiment by side (agent turns are the even ones, the generator's rule), usage spend of calls per
  * day, the peak per carrying trunk per day, and the non-additive rules asked by week: a trunk's
  * peak is its largest daily peak, Erlangs are the mean of the days' Erlangs, not their sum. The
@@ -168,7 +168,15 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
       ...base,
       accounts: base.accounts.map((a) => ({
         ...a,
-        streams: ["cdrs", "sip_trunks", "numbers", "transcriptions", "messages", "short_link_metrics"],
+        streams: [
+          "cdrs",
+          "sip_trunks",
+          "numbers",
+          "transcriptions",
+          "messages",
+          "short_link_metrics",
+          "message_opt_outs",
+        ],
       })),
     };
     const run = await runAt(database.warehouse, config, sandbox, { command: "run" });
@@ -205,6 +213,9 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
         `warm ${warmSeconds.map((x) => x.toFixed(3)).join(", ")} (median ${median(warmSeconds).toFixed(3)})`,
     );
     expect(median(warmSeconds)).toBeLessThan(median(mfSeconds) / 2);
+    // A refused query is an answer: the session names why and keeps answering.
+    await expect(session.query({ metrics: ["no_such_metric"] })).rejects.toThrow(/^mf query failed: ./);
+    expect((await session.query(timed)).rows.length).toBeGreaterThan(0);
     const ask = (metrics: string[], groupBy: string[] = [], where?: string) =>
       session.query({ metrics, groupBy, ...(where === undefined ? {} : { where }) });
 
@@ -296,6 +307,17 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     const perDay = await ask(["unique_clickers"], ["metric_time__day"]);
     const summedDays = perDay.rows.reduce((s, r) => s + Number(r.unique_clickers), 0);
     expect(summedDays).toBeGreaterThan(everyone);
+
+    // Opt-outs over the whole world: each once, those of every sender apart, over delivered messages.
+    const optOuts = await truthRecords(sandbox, "message_opt_outs", ACCOUNT, RANGE);
+    expect(optOuts.length).toBeGreaterThan(0);
+    const [opted] = (await ask(["opt_outs", "all_sender_opt_outs", "opt_out_rate"])).rows;
+    expect(Number(opted?.opt_outs)).toBe(optOuts.length);
+    expect(Number(opted?.all_sender_opt_outs)).toBe(
+      optOuts.filter((o) => (o.sender_id ?? null) === null).length,
+    );
+    const deliveredTotal = [...delivered.values()].reduce((a, b) => a + b, 0);
+    expect(Number(opted?.opt_out_rate)).toBeCloseTo(optOuts.length / deliveredTotal, 12);
 
     // Calls by the placing trunk's label (dimension model placing_trunks) and by local hour (the
     // account is in UTC here: its local hour is the UTC hour), and the account's time zone.
