@@ -13,6 +13,7 @@ import {
   semanticLayerFolder,
 } from "../../src/transform/query-metrics.js";
 import { dbtEnvironment, projectRoot } from "../../src/transform/run-dbt.js";
+import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
@@ -35,6 +36,7 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  */
 const START = "2026-08-01";
 const ACCOUNT = "master";
+const ZONE = "Asia/Kolkata";
 const RANGE = { from: START, to: "2026-08-06" } as const;
 type Json = Record<string, unknown>;
 
@@ -182,6 +184,8 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     const run = await runAt(database.warehouse, config, sandbox, { command: "run" });
     expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
     // Built in the build schema and published, as every night: the time spine must survive that.
+    // The account's zone (as a config's `timezone` records it): its local hours are 5:30 off UTC.
+    await recordAccountTimeZones(database.warehouse.db, [{ account: ACCOUNT, timeZone: ZONE }]);
     const transform = await runCli(["transform"], {
       env: { DATABASE_URL: database.url },
       timeoutMs: 300_000,
@@ -320,7 +324,7 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     expect(Number(opted?.opt_out_rate)).toBeCloseTo(optOuts.length / deliveredTotal, 12);
 
     // Calls by the placing trunk's label (dimension model placing_trunks) and by local hour (the
-    // account is in UTC here: its local hour is the UTC hour), and the account's time zone.
+    // account is in Asia/Kolkata: a local hour is not a UTC hour), and the account's time zone.
     const trunks = await truthRecords(sandbox, "sip_trunks", ACCOUNT);
     const labelOf = new Map(trunks.map((t) => [String(t.name), String(t.label ?? "")]));
     const byLabel = countBy(
@@ -336,9 +340,9 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
           .map((r) => [r.placing_trunk__trunk_label, Number(r.calls)]),
       ),
     ).toEqual(byLabel);
-    const byHour = countBy(roots, (c) => String(new Date(instantMs(c.date)).getUTCHours()));
+    const byHour = countBy(roots, (c) => String(DateTime.fromMillis(instantMs(c.date), { zone: ZONE }).hour));
     const hourly = await ask(["calls"], ["call_leg__call_local_hour", "account__time_zone"]);
-    expect(new Set(hourly.rows.map((r) => r.account__time_zone))).toEqual(new Set(["UTC"]));
+    expect(new Set(hourly.rows.map((r) => r.account__time_zone))).toEqual(new Set([ZONE]));
     expect(
       new Map(hourly.rows.map((r) => [String(Number(r.call_leg__call_local_hour)), Number(r.calls)])),
     ).toEqual(byHour);
