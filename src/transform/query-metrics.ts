@@ -1,21 +1,21 @@
 /**
- * The semantic layer's metrics (dbt/models/marts/semantic/*.yml) asked of MetricFlow (`mf query`,
- * from the `dbt-metricflow` package in the project's venv) against one warehouse's published marts.
+ * The semantic layer's metrics (dbt/models/marts/semantic/*.yml) asked of MetricFlow (the
+ * `dbt-metricflow` package in the project's venv, kept running by metricflow-process.ts) against
+ * one warehouse's published marts.
  *
  * `mf` reads the semantic manifest from `<project dir>/target/semantic_manifest.json` only, and
  * that manifest names every mart with the warehouse's database (`"db"."analytics_marts"."fct_calls"`):
  * so each warehouse gets a project folder of its own, `.telecom-etl/dbt/<warehouse>/semantic-layer/`
  * (the project's dbt_project.yml linked in, its `target/` written by `dbt parse` with the marts'
- * published schema), and `mf` runs there with the loader's DBT_* connection variables.
+ * published schema), and MetricFlow runs there with the loader's DBT_* connection variables.
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, symlink } from "node:fs/promises";
+import { mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
-import { stripVTControlCharacters } from "node:util";
 import { UsageError } from "../core/errors.js";
 import { setupCommand } from "../core/installation.js";
 import type { Logger } from "../core/log.js";
+import { startMetricflowProcess } from "./metricflow-process.js";
 import { pythonEnvTool } from "./python-env.js";
 import { type DbtResult, dbtEnvironment, dbtWorkFolder, projectRoot, runDbt } from "./run-dbt.js";
 
@@ -28,7 +28,7 @@ export interface MetricsQuery {
   readonly order?: readonly string[];
 }
 
-/** MetricFlow's answer: its columns in order and one record per row (values as `mf` wrote them). */
+/** MetricFlow's answer: its columns in order and one record per row (values as `mf query --csv` writes them). */
 export interface MetricsAnswer {
   readonly columns: readonly string[];
   readonly rows: readonly Record<string, string>[];
@@ -71,31 +71,38 @@ export async function parseSemanticLayer(options: {
   });
 }
 
-/**
- * Asks MetricFlow for `query` against the warehouse's published marts (parse first with
- * {@link parseSemanticLayer}). Throws UsageError when `mf` is not installed, MetricsQueryError when
- * MetricFlow refuses the query (an unknown metric, a group-by no metric has) or cannot run it.
- */
-export async function queryMetrics(options: {
-  databaseUrl: string;
-  query: MetricsQuery;
-  biReaderRole?: string | undefined;
-  signal?: AbortSignal | undefined;
-}): Promise<MetricsAnswer> {
-  const root = projectRoot();
+/** A MetricFlow kept running for one warehouse: each query answers without `mf`'s start-up. */
+export interface MetricsSession {
+  /** Asks for `query`; throws MetricsQueryError when MetricFlow refuses it or cannot run it. */
+  readonly query: (query: MetricsQuery) => Promise<MetricsAnswer>;
+  /** Ends the MetricFlow process (the manifest it loaded is the one parsed before it started). */
+  readonly close: () => Promise<void>;
+}
+
+/** dbt's Python beside `mf` ($MF_BIN's folder, else the project's environment); undefined when not installed. */
+function metricflowPython(root: string): string | undefined {
   const mf = metricflowExecutable(root);
-  if (mf === undefined) {
+  return mf === undefined ? undefined : path.join(path.dirname(mf), "python");
+}
+
+/**
+ * Starts a MetricFlow process for the warehouse's published marts (parse first with
+ * {@link parseSemanticLayer}): MetricFlow and the semantic manifest are loaded once (the 4–7 s
+ * every `mf query` spends), then each query is the query's own time. Throws UsageError when
+ * MetricFlow is not installed, MetricsQueryError when it cannot start (no manifest, say).
+ */
+export async function openMetricsSession(options: {
+  databaseUrl: string;
+  biReaderRole?: string | undefined;
+}): Promise<MetricsSession> {
+  const root = projectRoot();
+  const python = metricflowPython(root);
+  if (python === undefined) {
     throw new UsageError(
       `MetricFlow is not installed: run ${setupCommand(root)} (installs dbt-metricflow with dbt)`,
     );
   }
   const folder = semanticLayerFolder(options.databaseUrl);
-  const csv = path.join(folder, `answer-${process.pid}-${Date.now()}.csv`);
-  const { query } = options;
-  const args = ["query", "--quiet", "--metrics", query.metrics.join(","), "--csv", csv];
-  if (query.groupBy && query.groupBy.length > 0) args.push("--group-by", query.groupBy.join(","));
-  if (query.where !== undefined) args.push("--where", query.where);
-  if (query.order && query.order.length > 0) args.push("--order", query.order.join(","));
   const env = {
     ...process.env,
     ...dbtEnvironment(options.databaseUrl, undefined, options.biReaderRole),
@@ -105,77 +112,38 @@ export async function queryMetrics(options: {
     DBT_PROJECT_DIR: folder,
     DBT_SEND_ANONYMOUS_USAGE_STATS: "false",
   };
-  try {
-    const { code, output } = await run(mf, args, folder, env, options.signal);
-    if (code !== 0 || !existsSync(csv)) {
-      throw new MetricsQueryError(`mf query failed: ${lastMeaningfulLine(output)}`);
-    }
-    return parseCsv(await readFile(csv, "utf8"));
-  } finally {
-    await rm(csv, { force: true });
-  }
-}
-
-function run(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal | undefined,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], signal });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on("close", (code) => resolve({ code, output }));
-    child.on("error", (error) => resolve({ code: null, output: `${output}\n${error.message}` }));
+  const script = path.join(root, "dbt", "python", "metricflow_server.py");
+  const server = await startMetricflowProcess({ python, script, cwd: folder, env }).catch((error: Error) => {
+    throw new MetricsQueryError(`MetricFlow did not start: ${error.message}`);
   });
-}
-
-/** MetricFlow's reason, without its spinner frames and blank lines (the last lines say why). */
-function lastMeaningfulLine(output: string): string {
-  const lines = output
-    .split(/\r?\n/)
-    .map((line) => stripVTControlCharacters(line).trim())
-    .filter((line) => line !== "" && !/Initiating query|^[-\s]+$/.test(line));
-  return lines.slice(-3).join(" ") || "no output";
-}
-
-/** RFC 4180 CSV (what Python's csv module writes) as columns and records. */
-export function parseCsv(text: string): MetricsAnswer {
-  const records: string[][] = [];
-  let field = "";
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      record.push(field);
-      field = "";
-    } else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && text[i + 1] === "\n") i++;
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = "";
-    } else field += ch;
-  }
-  if (field !== "" || record.length > 0) records.push([...record, field]);
-  const [columns = [], ...body] = records;
-  return {
-    columns,
-    rows: body.map((values) => Object.fromEntries(columns.map((c, i) => [c, values[i] ?? ""]))),
+  const query = async (query: MetricsQuery): Promise<MetricsAnswer> => {
+    const reply = await server.ask(query).catch((error: Error) => ({ error: error.message }));
+    if ("error" in reply) throw new MetricsQueryError(`mf query failed: ${reply.error}`);
+    const { columns } = reply;
+    return {
+      columns,
+      rows: reply.rows.map((values) => Object.fromEntries(columns.map((c, i) => [c, values[i] ?? ""]))),
+    };
   };
+  return { query, close: server.close };
+}
+
+/**
+ * Asks MetricFlow for one `query` against the warehouse's published marts (parse first with
+ * {@link parseSemanticLayer}), in a MetricFlow process of its own (start-up included: for several
+ * queries, {@link openMetricsSession}). Throws UsageError when MetricFlow is not installed,
+ * MetricsQueryError when MetricFlow refuses the query (an unknown metric, a group-by no metric
+ * has) or cannot run it.
+ */
+export async function queryMetrics(options: {
+  databaseUrl: string;
+  query: MetricsQuery;
+  biReaderRole?: string | undefined;
+}): Promise<MetricsAnswer> {
+  const session = await openMetricsSession(options);
+  try {
+    return await session.query(options.query);
+  } finally {
+    await session.close();
+  }
 }

@@ -34,6 +34,8 @@ const NOT_COMPARABLE: Record<string, string> = {
     "a trunk's peak per UTC hour; the metric is an account's per day",
   "clicks rpt_campaign_click_mix":
     "per (dimension, value): a click counts once in each dimension; the metric has no such grain",
+  "ledger_usd fct_invoices_reconciled":
+    "per invoice × product over the invoiced period; the metric is per UTC day and ledger product",
   "unique_clickers rpt_campaign_click_mix":
     "per (dimension, value): a distinct count the metric has no grain for",
 };

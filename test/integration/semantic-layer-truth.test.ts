@@ -1,7 +1,19 @@
+import { spawnSync } from "node:child_process";
 import { rm } from "node:fs/promises";
+import path from "node:path";
+import { DateTime } from "luxon";
 import { pino } from "pino";
 import { onTestFinished } from "vitest";
-import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
+import {
+  type MetricsQuery,
+  metricflowExecutable,
+  openMetricsSession,
+  parseSemanticLayer,
+  queryMetrics,
+  semanticLayerFolder,
+} from "../../src/transform/query-metrics.js";
+import { dbtEnvironment, projectRoot } from "../../src/transform/run-dbt.js";
+import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
@@ -14,9 +26,17 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  * each answer equals what this file computes from the sandbox's truth export alone (never from the
  * marts). Unique clickers over the whole world is also less than the sum of the per-day answers:
  * the world is one where summing a distinct count would be wrong, so the check means something.
+ *
+ * Issue 35, item 4: the dimension semantic models and the new metrics, each against the truth
+ * alone: calls by the placing trunk's label and by local hour, numbers held and their MRC, opt-outs,
+ * sentiment by side (agent turns are the even ones, the generator's rule), usage spend of calls per
+ * day, the peak per carrying trunk per day, and the non-additive rules asked by week: a trunk's
+ * peak is its largest daily peak, Erlangs are the mean of the days' Erlangs, not their sum. The
+ * queries go through one MetricFlow session; `mf query`'s start-up and a warm query are timed.
  */
 const START = "2026-08-01";
 const ACCOUNT = "master";
+const ZONE = "Asia/Kolkata";
 const RANGE = { from: START, to: "2026-08-06" } as const;
 type Json = Record<string, unknown>;
 
@@ -47,21 +67,125 @@ function countBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, nu
   return out;
 }
 
+const DAY_MS = 86_400_000;
+const micros = (value: unknown): number =>
+  value === null || value === undefined ? 0 : Math.round(Number(value) * 1e6);
+const instantMs = (value: unknown): number => {
+  const text = String(value).replace(" ", "T");
+  return Date.parse(/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`);
+};
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+const isoWeek = (day: string): string => DateTime.fromISO(day, { zone: "utc" }).startOf("week").toISODate()!;
+
+/** A truth CDR as a channel occupancy: [start, end) on its carrying trunk (`(none)` without one). */
+interface Leg {
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly trunk: string;
+}
+
+function legsOf(cdrs: readonly Json[], trunkNames: ReadonlySet<string>): Leg[] {
+  return cdrs.map((cdr) => {
+    const startMs = instantMs(cdr.date);
+    const sipTrunk = (cdr.sip_trunk as string | null | undefined) ?? null;
+    const destination = (cdr.destination as string | null | undefined) ?? null;
+    return {
+      startMs,
+      endMs: startMs + Number(cdr.duration) * 1000,
+      trunk: sipTrunk ?? (destination !== null && trunkNames.has(destination) ? destination : "(none)"),
+    };
+  });
+}
+
+/**
+ * Per UTC day: the most legs in progress at one instant (an end sorts before a start at the same
+ * instant; legs without talk time occupy nothing; legs carried in over midnight count), and the
+ * day's talk seconds.
+ */
+function sweepByDay(legs: readonly Leg[]): Map<string, { peak: number; talkSeconds: number }> {
+  const talking = legs.filter((l) => l.endMs > l.startMs);
+  const events = talking.flatMap((l): [number, number][] => [
+    [l.startMs, 1],
+    [l.endMs, -1],
+  ]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = new Map<string, { peak: number; talkSeconds: number }>();
+  const dayOf = (day: string) => {
+    let row = out.get(day);
+    if (row === undefined) {
+      const dayStart = Date.parse(`${day}T00:00:00Z`);
+      row = {
+        peak: talking.filter((l) => l.startMs < dayStart && l.endMs > dayStart).length,
+        talkSeconds: 0,
+      };
+      out.set(day, row);
+    }
+    return row;
+  };
+  const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  for (const l of talking) {
+    for (let d = Math.floor(l.startMs / DAY_MS) * DAY_MS; d < l.endMs; d += DAY_MS) {
+      dayOf(dayText(d)).talkSeconds += (Math.min(l.endMs, d + DAY_MS) - Math.max(l.startMs, d)) / 1000;
+    }
+  }
+  let level = 0;
+  for (const [at, delta] of events) {
+    level += delta;
+    if (delta === 1) dayOf(dayText(at)).peak = Math.max(dayOf(dayText(at)).peak, level);
+  }
+  return out;
+}
+
+/** A turn's sentiment as a 1–5 score (the data model's rule); undefined when unscored. */
+const TURN_SCORES: Record<string, number> = { positive: 5, neutral: 3, mixed: 3, negative: 1 };
+
+/** Seconds `mf query` (the command line) takes for `query`, start-up included. */
+function mfCommandSeconds(databaseUrl: string, query: MetricsQuery): number {
+  const root = projectRoot();
+  const started = performance.now();
+  const done = spawnSync(
+    metricflowExecutable(root)!,
+    ["query", "--quiet", "--metrics", query.metrics.join(","), "--group-by", (query.groupBy ?? []).join(",")],
+    {
+      cwd: semanticLayerFolder(databaseUrl),
+      env: {
+        ...process.env,
+        ...dbtEnvironment(databaseUrl),
+        DBT_MARTS_BUILD_SCHEMA: "",
+        DBT_PROFILES_DIR: path.join(root, "dbt"),
+        DBT_PROJECT_DIR: semanticLayerFolder(databaseUrl),
+      },
+    },
+  );
+  if (done.status !== 0) throw new Error(`mf query: ${String(done.stderr).slice(-500)}`);
+  return (performance.now() - started) / 1000;
+}
+
 describe("semantic layer: MetricFlow's answers against the sandbox's truth", () => {
   it("calls and ASR per day, sentiment per day, messages and unique clickers per campaign and in total", {
-    timeout: 400_000,
+    timeout: 500_000,
   }, async ({ sandbox, database }) => {
     const base = sandboxConfig(sandbox, { transcriptionMaxAgeDays: 60 });
     const config = {
       ...base,
       accounts: base.accounts.map((a) => ({
         ...a,
-        streams: ["cdrs", "sip_trunks", "numbers", "transcriptions", "messages", "short_link_metrics"],
+        streams: [
+          "cdrs",
+          "sip_trunks",
+          "numbers",
+          "transcriptions",
+          "messages",
+          "short_link_metrics",
+          "message_opt_outs",
+        ],
       })),
     };
     const run = await runAt(database.warehouse, config, sandbox, { command: "run" });
     expect(run.streams.filter((s) => s.errors.length > 0)).toEqual([]);
     // Built in the build schema and published, as every night: the time spine must survive that.
+    // The account's zone (as a config's `timezone` records it): its local hours are 5:30 off UTC.
+    await recordAccountTimeZones(database.warehouse.db, [{ account: ACCOUNT, timeZone: ZONE }]);
     const transform = await runCli(["transform"], {
       env: { DATABASE_URL: database.url },
       timeoutMs: 300_000,
@@ -71,8 +195,33 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     onTestFinished(() => rm(semanticLayerFolder(database.url), { recursive: true, force: true }));
     const parsed = await parseSemanticLayer({ databaseUrl: database.url, log: pino({ level: "silent" }) });
     expect(parsed.ok, parsed.tail.join("\n")).toBe(true);
-    const ask = (metrics: string[], groupBy: string[] = []) =>
-      queryMetrics({ databaseUrl: database.url, query: { metrics, groupBy } });
+    // Start-up: `mf query` by the command line against one warm session (median of 3 each).
+    const timed: MetricsQuery = { metrics: ["calls"], groupBy: ["metric_time__day"] };
+    const mfSeconds = [0, 1, 2].map(() => mfCommandSeconds(database.url, timed));
+    let started = performance.now();
+    await queryMetrics({ databaseUrl: database.url, query: timed });
+    const oneShotSeconds = (performance.now() - started) / 1000;
+    started = performance.now();
+    const session = await openMetricsSession({ databaseUrl: database.url });
+    onTestFinished(() => session.close());
+    const sessionStartSeconds = (performance.now() - started) / 1000;
+    const warmSeconds: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      started = performance.now();
+      await session.query(timed);
+      if (i > 0) warmSeconds.push((performance.now() - started) / 1000);
+    }
+    console.info(
+      `MetricFlow seconds: mf query ${mfSeconds.map((x) => x.toFixed(2)).join(", ")} (median ${median(mfSeconds).toFixed(2)}); ` +
+        `one query in its own process ${oneShotSeconds.toFixed(2)}; session start ${sessionStartSeconds.toFixed(2)}; ` +
+        `warm ${warmSeconds.map((x) => x.toFixed(3)).join(", ")} (median ${median(warmSeconds).toFixed(3)})`,
+    );
+    expect(median(warmSeconds)).toBeLessThan(median(mfSeconds) / 2);
+    // A refused query is an answer: the session names why and keeps answering.
+    await expect(session.query({ metrics: ["no_such_metric"] })).rejects.toThrow(/^mf query failed: ./);
+    expect((await session.query(timed)).rows.length).toBeGreaterThan(0);
+    const ask = (metrics: string[], groupBy: string[] = [], where?: string) =>
+      session.query({ metrics, groupBy, ...(where === undefined ? {} : { where }) });
 
     // Calls (root attempts) and ASR per UTC day.
     const cdrs = await truthRecords(sandbox, "cdrs", ACCOUNT, RANGE);
@@ -162,5 +311,133 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
     const perDay = await ask(["unique_clickers"], ["metric_time__day"]);
     const summedDays = perDay.rows.reduce((s, r) => s + Number(r.unique_clickers), 0);
     expect(summedDays).toBeGreaterThan(everyone);
+
+    // Opt-outs over the whole world: each once, those of every sender apart, over delivered messages.
+    const optOuts = await truthRecords(sandbox, "message_opt_outs", ACCOUNT, RANGE);
+    expect(optOuts.length).toBeGreaterThan(0);
+    const [opted] = (await ask(["opt_outs", "all_sender_opt_outs", "opt_out_rate"])).rows;
+    expect(Number(opted?.opt_outs)).toBe(optOuts.length);
+    expect(Number(opted?.all_sender_opt_outs)).toBe(
+      optOuts.filter((o) => (o.sender_id ?? null) === null).length,
+    );
+    const deliveredTotal = [...delivered.values()].reduce((a, b) => a + b, 0);
+    expect(Number(opted?.opt_out_rate)).toBeCloseTo(optOuts.length / deliveredTotal, 12);
+
+    // Calls by the placing trunk's label (dimension model placing_trunks) and by local hour (the
+    // account is in Asia/Kolkata: a local hour is not a UTC hour), and the account's time zone.
+    const trunks = await truthRecords(sandbox, "sip_trunks", ACCOUNT);
+    const labelOf = new Map(trunks.map((t) => [String(t.name), String(t.label ?? "")]));
+    const byLabel = countBy(
+      roots.filter((c) => typeof c.sip_trunk === "string" && (labelOf.get(c.sip_trunk) ?? "") !== ""),
+      (c) => labelOf.get(String(c.sip_trunk))!,
+    );
+    expect(byLabel.size).toBeGreaterThanOrEqual(1);
+    const labelled = await ask(["calls"], ["placing_trunk__trunk_label"]);
+    expect(
+      new Map(
+        labelled.rows
+          .filter((r) => r.placing_trunk__trunk_label !== "")
+          .map((r) => [r.placing_trunk__trunk_label, Number(r.calls)]),
+      ),
+    ).toEqual(byLabel);
+    const byHour = countBy(roots, (c) => String(DateTime.fromMillis(instantMs(c.date), { zone: ZONE }).hour));
+    const hourly = await ask(["calls"], ["call_leg__call_local_hour", "account__time_zone"]);
+    expect(new Set(hourly.rows.map((r) => r.account__time_zone))).toEqual(new Set([ZONE]));
+    expect(
+      new Map(hourly.rows.map((r) => [String(Number(r.call_leg__call_local_hour)), Number(r.calls)])),
+    ).toEqual(byHour);
+
+    // Numbers held and their monthly fees (MRC), from the numbers list.
+    const numbers = await truthRecords(sandbox, "numbers", ACCOUNT);
+    expect(numbers.length).toBeGreaterThan(0);
+    const [held] = (await ask(["numbers_held", "number_mrc_usd"], ["account"])).rows;
+    expect(Number(held?.numbers_held)).toBe(numbers.length);
+    expect(micros(held?.number_mrc_usd)).toBe(numbers.reduce((sum, n) => sum + micros(n.monthly_fee), 0));
+
+    // Sentiment by side per call day: the account's side speaks the even turns, the caller the odd.
+    const sides = new Map<string, { agent: [number, number]; customer: [number, number] }>();
+    for (const t of transcriptions) {
+      const turns = (t.turns ?? []) as Json[];
+      const day = callDay.get(String(t.request_id ?? t.call_uuid));
+      if (day === undefined || turns.length === 0) continue;
+      const row = sides.get(day) ?? { agent: [0, 0], customer: [0, 0] };
+      turns.forEach((turn, i) => {
+        const score = TURN_SCORES[String(turn.sentiment)];
+        if (score === undefined) return;
+        const side = i % 2 === 0 ? row.agent : row.customer;
+        side[0] += score;
+        side[1] += 1;
+      });
+      sides.set(day, row);
+    }
+    expect(sides.size).toBeGreaterThan(0);
+    const bySide = await ask(
+      ["agent_scored_turns", "agent_avg_turn_score", "customer_scored_turns", "customer_avg_turn_score"],
+      ["metric_time__day"],
+    );
+    expect(new Set(bySide.rows.map((r) => mfDay(r.metric_time__day)))).toEqual(new Set(sides.keys()));
+    for (const r of bySide.rows) {
+      const e = sides.get(mfDay(r.metric_time__day))!;
+      expect(Number(r.agent_scored_turns)).toBe(e.agent[1]);
+      expect(Number(r.customer_scored_turns)).toBe(e.customer[1]);
+      expect(Number(r.agent_avg_turn_score)).toBeCloseTo(e.agent[0] / e.agent[1], 9);
+      expect(Number(r.customer_avg_turn_score)).toBeCloseTo(e.customer[0] / e.customer[1], 9);
+    }
+
+    // Usage spend of calls per UTC day: the legs' charges.
+    const charges = new Map<string, number>();
+    for (const c of cdrs) charges.set(utcDay(c.date), (charges.get(utcDay(c.date)) ?? 0) + micros(c.charge));
+    const usage = await ask(
+      ["usage_spend_usd"],
+      ["metric_time__day"],
+      "{{ Dimension('usage_row__product') }} = 'calls'",
+    );
+    expect(new Map(usage.rows.map((r) => [mfDay(r.metric_time__day), micros(r.usage_spend_usd)]))).toEqual(
+      charges,
+    );
+
+    // Peak per carrying trunk per day, and by week its largest daily peak; Erlangs by week are the
+    // mean of the days' Erlangs (days with traffic), never their sum.
+    const legs = legsOf(cdrs, new Set(labelOf.keys()));
+    const trunkPeaks = new Map<string, number>();
+    const trunkWeekPeaks = new Map<string, number>();
+    for (const trunk of new Set(legs.map((l) => l.trunk).filter((t) => t !== "(none)"))) {
+      for (const [day, r] of sweepByDay(legs.filter((l) => l.trunk === trunk))) {
+        trunkPeaks.set(`${ACCOUNT}:${trunk} ${day}`, r.peak);
+        const week = `${ACCOUNT}:${trunk} ${isoWeek(day)}`;
+        trunkWeekPeaks.set(week, Math.max(trunkWeekPeaks.get(week) ?? 0, r.peak));
+      }
+    }
+    const peakOf = (rows: readonly Record<string, string>[], time: string) =>
+      new Map(
+        rows
+          .filter((r) => r.carrying_trunk !== "")
+          .map((r) => [`${r.carrying_trunk} ${mfDay(r[time])}`, Number(r.trunk_peak_concurrent_legs)]),
+      );
+    expect(trunkPeaks.size).toBeGreaterThan(0);
+    const trunkDaily = await ask(["trunk_peak_concurrent_legs"], ["metric_time__day", "carrying_trunk"]);
+    expect(peakOf(trunkDaily.rows, "metric_time__day")).toEqual(trunkPeaks);
+    const trunkWeekly = await ask(["trunk_peak_concurrent_legs"], ["metric_time__week", "carrying_trunk"]);
+    expect(peakOf(trunkWeekly.rows, "metric_time__week")).toEqual(trunkWeekPeaks);
+    const weeks = new Map<string, number[]>();
+    for (const [day, r] of sweepByDay(legs))
+      weeks.set(isoWeek(day), [...(weeks.get(isoWeek(day)) ?? []), r.talkSeconds / 86_400]);
+    const erlangs = await ask(["erlangs"], ["metric_time__week"]);
+    expect(new Set(erlangs.rows.map((r) => mfDay(r.metric_time__week)))).toEqual(new Set(weeks.keys()));
+    for (const r of erlangs.rows) {
+      const days = weeks.get(mfDay(r.metric_time__week))!;
+      const sum = days.reduce((a, b) => a + b, 0);
+      expect(Number(r.erlangs)).toBeCloseTo(sum / days.length, 9);
+      if (days.length > 1) expect(Number(r.erlangs)).toBeLessThan(sum);
+    }
+    expect([...weeks.values()].some((days) => days.length > 1)).toBe(true);
+    console.info(
+      `Erlangs by week, mean of the days (sum of the days): ${erlangs.rows
+        .map((r) => {
+          const days = weeks.get(mfDay(r.metric_time__week))!;
+          return `${mfDay(r.metric_time__week)} ${Number(r.erlangs).toFixed(4)} (${days.reduce((a, b) => a + b, 0).toFixed(4)})`;
+        })
+        .join(", ")}; trunk-days compared ${trunkPeaks.size}, trunk-weeks ${trunkWeekPeaks.size}`,
+    );
   });
 });
