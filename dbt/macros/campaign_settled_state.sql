@@ -37,7 +37,9 @@
     the campaign measures of the messages where `messages_where` holds, the clicks where
     `clicks_where` holds, and the distinct messages with an attributed click among the clicks where
     `attributed_where` holds. Rows to be rolled up by campaign_phone_rollup: a phone has up to
-    three (messages, clicks, attributed messages). -#}
+    three (messages, clicks, attributed messages). is_converted: the phone's first callback was
+    credited to a click of the campaign (fct_link_clicks.is_first_conversion); callbacks: those
+    credited to its clicks of the campaign. -#}
 {% macro campaign_phone_rows(messages_where, clicks_where, attributed_where) -%}
     select
         account, campaign, recipient_phone as phone,
@@ -52,7 +54,8 @@
         null::timestamptz                       as last_click_at,
         null::bigint                            as clicks,
         null::boolean                           as is_converted,
-        null::bigint                            as clicked_messages
+        null::bigint                            as clicked_messages,
+        null::bigint                            as callbacks
     from {{ ref('fct_campaign_messages') }}
     where {{ messages_where }}
     group by 1, 2, 3
@@ -60,7 +63,7 @@
     select
         account, campaign, clicker_phone,
         null, null, null, null, null, null, null,
-        min(clicked_at), max(clicked_at), count(*), bool_or(is_converted), null
+        min(clicked_at), max(clicked_at), count(*), bool_or(is_first_conversion), null, sum(callbacks)
     from {{ ref('fct_link_clicks') }}
     where {{ clicks_where }}
     group by 1, 2, 3
@@ -68,7 +71,7 @@
     select
         account, campaign, clicker_phone,
         null, null, null, null, null, null, null, null, null, null, null,
-        count(distinct attributed_message_id)
+        count(distinct attributed_message_id), null
     from {{ ref('fct_link_clicks') }}
     where is_attributed and {{ attributed_where }}
     group by 1, 2, 3
@@ -90,7 +93,8 @@
         max(last_click_at)              as last_click_at,
         sum(clicks)::bigint             as clicks,
         bool_or(is_converted)           as is_converted,
-        sum(clicked_messages)::bigint   as clicked_messages
+        sum(clicked_messages)::bigint   as clicked_messages,
+        sum(callbacks)::bigint          as callbacks
     from {{ rows }}
     group by 1, 2, 3
 {%- endmacro %}

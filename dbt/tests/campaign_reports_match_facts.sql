@@ -5,7 +5,8 @@
 --     report's messages, deliveries, cost and clicks equal the facts' counts of that day (older
 --     days were compared by the build that wrote them and have not changed since);
 --   * per account × campaign, over the whole life: the totals report equals the sum of the daily
---     report, and its unique clickers are the distinct clicking phones: after a `--full-refresh`
+--     report (converted clickers and callbacks too: each is credited once, so they add up over
+--     days), and its unique clickers are the distinct clicking phones: after a `--full-refresh`
 --     every campaign, counting the phones of every click; after a nightly build the campaigns with
 --     a message or click from that first day (the ones the totals re-built; the others have not
 --     changed), counting the clicking phones of the settled state (int_campaign_phones_settled)
@@ -66,7 +67,8 @@ live_campaigns as (
 
 daily_sums as (
     select account, campaign, sum(messages_sent) as messages_sent, sum(messages_delivered) as messages_delivered,
-           sum(cost_usd) as cost_usd, sum(clicks) as clicks
+           sum(cost_usd) as cost_usd, sum(clicks) as clicks, sum(converted_clickers) as converted_clickers,
+           sum(callbacks) as callbacks
     from {{ ref('rpt_campaign_daily') }}
     {%- if not whole_life %}
     where (account, campaign) in (select account, campaign from live_campaigns)
@@ -114,6 +116,8 @@ life_mismatches as (
        or coalesce(d.messages_delivered, 0) is distinct from coalesce(t.messages_delivered, 0)
        or coalesce(d.cost_usd, 0) is distinct from coalesce(t.cost_usd, 0)
        or coalesce(d.clicks, 0) is distinct from coalesce(t.clicks, 0)
+       or coalesce(d.converted_clickers, 0) is distinct from coalesce(t.converted_clickers, 0)
+       or coalesce(d.callbacks, 0) is distinct from coalesce(t.callbacks, 0)
        or coalesce(c.unique_clickers, 0) is distinct from coalesce(t.unique_clickers, 0)
 )
 

@@ -27,8 +27,12 @@ it.override({
 });
 
 const MARTS = "analytics_marts";
-/** The campaign state and the reports built from it, each with the key it is read in order of. */
+/**
+ * The clicks (their callbacks and first conversions depend on clicks of days before a nightly's
+ * window), the campaign state and the reports built from it, each with the key it is read in order of.
+ */
 const CAMPAIGN_MARTS: Readonly<Record<string, string>> = {
+  fct_link_clicks: "account, click_date, click_ordinal",
   int_campaign_phones_settled: "account, campaign, phone",
   int_campaign_click_values_settled: "account, campaign, phone, dimension, value",
   rpt_campaign_totals: "account, campaign",
@@ -87,18 +91,18 @@ async function totalsFromFactsAndReport(
       FROM analytics_marts.fct_campaign_messages GROUP BY 1, 2),
     clicks AS (
       SELECT account, campaign, count(*) AS clicks, count(DISTINCT clicker_phone) AS clickers,
-             count(DISTINCT clicker_phone) FILTER (WHERE is_converted) AS converted,
+             count(*) FILTER (WHERE is_first_conversion) AS converted, sum(callbacks) AS callbacks,
              count(DISTINCT attributed_message_id) FILTER (WHERE is_attributed) AS clicked
       FROM analytics_marts.fct_link_clicks GROUP BY 1, 2)
     SELECT concat_ws(' ', account, campaign, coalesce(sent, 0), coalesce(delivered, 0), coalesce(recipients, 0),
                      coalesce(cost, 0), coalesce(clicks, 0), coalesce(clickers, 0), coalesce(converted, 0),
-                     coalesce(clicked, 0)) AS line
+                     coalesce(clicked, 0), coalesce(callbacks, 0)) AS line
     FROM messages FULL JOIN clicks USING (account, campaign) ORDER BY account, campaign`.execute(
     warehouse.db,
   );
   const report = await sql<{ line: string }>`
     SELECT concat_ws(' ', account, campaign, messages_sent, messages_delivered, delivered_recipients, cost_usd,
-                     clicks, unique_clickers, converted_clickers, clicked_messages) AS line
+                     clicks, unique_clickers, converted_clickers, clicked_messages, callbacks) AS line
     FROM analytics_marts.rpt_campaign_totals ORDER BY account, campaign`.execute(warehouse.db);
   // The click mix: clicks and distinct clickers per operating system, browser and language.
   const mixFacts = await sql<{ line: string }>`

@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { sql } from "kysely";
 import { pino } from "pino";
 import type { EtlConfig } from "../../src/config/config.js";
 import { runPipeline } from "../../src/pipeline/run/run-pipeline.js";
 import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import { runCli } from "../helpers/cli.js";
 import { test as base, describe, expect } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
@@ -13,8 +17,9 @@ import { readmeExampleQueries } from "./readme-queries.js";
  * Issue 9, campaign / billing / validation marts: a two-month sandbox world is loaded the way a
  * nightly would (each validation read on the day it is made, then everything once settled), dbt
  * builds the marts, and their figures equal what this file computes from the sandbox's truth
- * export alone: messages per campaign, unique clickers over a campaign's life, click-to-call
- * conversions, invoice variances (exactly the seeded discrepancies, to the cent), validations.
+ * export alone: messages per campaign, unique clickers over a campaign's life, callbacks and
+ * converted clickers by the stated attribution rule (issue 35 item 6), invoice variances (exactly
+ * the seeded discrepancies, to the cent), validations.
  */
 const START = "2026-07-01";
 const NOW = "2026-09-05T00:00:00Z";
@@ -162,6 +167,96 @@ it.override({
   sandboxOptions: { seed: 13, start: START, days: 62, callsPerDay: 20, accounts: 2, now: NOW, port: 0 },
 });
 
+/** How a callback is credited (dbt var callback_attribution): the latest click before it or the earliest in the window. */
+type CallbackRule = "last_click" | "first_click";
+
+/** Per campaign: the callbacks credited to its clicks, and the clickers whose first callback went to it. */
+interface CampaignCallbacks {
+  readonly callbacks: number;
+  readonly converted: number;
+}
+
+/**
+ * The stated rule applied to the truth alone: a callback is an answered call the account received
+ * (the truth's `direction`) from a clicker's phone, at or after one of its clicks and less than
+ * 24 h after it; it is credited to exactly one of those clicks (the latest or the earliest, by
+ * `rule`); a clicker converts in the campaign its first callback is credited to. Also the
+ * (clicker, campaign) pairs with a credited callback: what converted clickers would sum to over
+ * campaigns if a clicker counted in each campaign a callback of theirs went to.
+ */
+function creditCallbacks(
+  clicks: readonly Json[],
+  cdrs: readonly Json[],
+  rule: CallbackRule,
+): { perCampaign: Map<string, CampaignCallbacks>; convertedPhones: number; pairs: number } {
+  const byPhone = groupBy(
+    clicks.map((c) => ({
+      phone: digits(c.phone),
+      at: instant(c.created_at),
+      campaign: String(c.utm_campaign),
+    })),
+    (c) => c.phone,
+    (g) => g.sort((a, b) => a.at - b.at),
+  );
+  const credited = cdrs
+    .filter((c) => c.direction === "received" && c.disposition === "answered")
+    .map((c) => ({ phone: digits(c.from), at: instant(c.date) }))
+    .sort((a, b) => a.at - b.at)
+    .flatMap((call) => {
+      const inWindow = (byPhone.get(call.phone) ?? []).filter(
+        (k) => k.at <= call.at && call.at < k.at + WINDOW_MS,
+      );
+      const click = rule === "last_click" ? inWindow.at(-1) : inWindow[0];
+      return click === undefined ? [] : [{ phone: call.phone, campaign: click.campaign }];
+    });
+  const firstCampaign = new Map<string, string>();
+  for (const c of credited) if (!firstCampaign.has(c.phone)) firstCampaign.set(c.phone, c.campaign);
+  const campaigns = new Set(credited.map((c) => c.campaign));
+  const perCampaign = new Map(
+    [...campaigns].map((campaign) => [
+      campaign,
+      {
+        callbacks: credited.filter((c) => c.campaign === campaign).length,
+        converted: [...firstCampaign.values()].filter((f) => f === campaign).length,
+      },
+    ]),
+  );
+  const pairs = new Set(credited.map((c) => `${c.phone}|${c.campaign}`)).size;
+  return { perCampaign, convertedPhones: firstCampaign.size, pairs };
+}
+
+/** Callbacks and converted clickers per account × campaign in rpt_campaign_totals, and the rule it states. */
+async function martCallbacks(database: TestDatabase) {
+  const { rows } = await sql<{ line: string }>`
+    SELECT concat_ws(' ', account, campaign, callbacks, converted_clickers, callback_attribution_rule,
+                     conversion_window_hours) AS line
+    FROM analytics_marts.rpt_campaign_totals WHERE clicks > 0 ORDER BY account, campaign`.execute(
+    database.warehouse.db,
+  );
+  return rows.map((r) => r.line);
+}
+
+/** What martCallbacks must read when the truth is credited by `rule`. */
+function expectedCallbacks(
+  truth: { accounts: string[]; clicks: Map<string, Json[]>; cdrs: Map<string, Json[]> },
+  rule: CallbackRule,
+) {
+  return truth.accounts.flatMap((account) => {
+    const { perCampaign } = creditCallbacks(
+      truth.clicks.get(account) ?? [],
+      truth.cdrs.get(account) ?? [],
+      rule,
+    );
+    const campaigns = [
+      ...new Set((truth.clicks.get(account) ?? []).map((c) => String(c.utm_campaign))),
+    ].sort();
+    return campaigns.map((campaign) => {
+      const c = perCampaign.get(campaign);
+      return `${account} ${campaign} ${c?.callbacks ?? 0} ${c?.converted ?? 0} ${rule} 24`;
+    });
+  });
+}
+
 /** Rows grouped by a key, each group reduced. */
 function groupBy<T, R>(
   rows: readonly T[],
@@ -186,8 +281,9 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
       clicks: number;
       unique_clickers: number;
       converted_clickers: number;
+      callbacks: number;
     }>`SELECT account, campaign, messages_sent::int, messages_delivered::int, clicks::int,
-          unique_clickers::int, converted_clickers::int
+          unique_clickers::int, converted_clickers::int, callbacks::int
        FROM analytics_marts.rpt_campaign_totals ORDER BY account, campaign`.execute(database.warehouse.db);
 
     const expected: Json[] = [];
@@ -201,16 +297,16 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
         (m) => String(m.tag),
         (g) => ({ sent: g.length, delivered: g.filter((m) => m.status === "delivered").length }),
       );
-      const answered = (truth.cdrs.get(account) ?? [])
-        .filter((c) => c.disposition === "answered")
-        .flatMap((c) => [digits(c.from), digits(c.to)].map((phone) => ({ phone, at: instant(c.date) })));
-      const converts = (click: Json) =>
-        answered.some(
-          (c) =>
-            c.phone === digits(click.phone) &&
-            c.at >= instant(click.created_at) &&
-            c.at < instant(click.created_at) + WINDOW_MS,
-        );
+      const credit = creditCallbacks(
+        truth.clicks.get(account) ?? [],
+        truth.cdrs.get(account) ?? [],
+        "last_click",
+      );
+      // Each clicker converts once, so the campaigns' converted clickers sum to the distinct ones,
+      // in a world where crediting every campaign a phone clicked would sum to more.
+      const perCampaign = [...credit.perCampaign.values()];
+      expect(perCampaign.reduce((s, c) => s + c.converted, 0)).toBe(credit.convertedPhones);
+      expect(credit.pairs, account).toBeGreaterThan(credit.convertedPhones);
       const clicks = groupBy(
         truth.clicks.get(account) ?? [],
         (c) => String(c.utm_campaign),
@@ -222,11 +318,7 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
           );
           const unique = new Set(g.map((c) => digits(c.phone))).size;
           if ([...daily.values()].reduce((s, n) => s + n, 0) > unique) summedDailyExceedsLife = true;
-          return {
-            clicks: g.length,
-            unique,
-            converted: new Set(g.filter(converts).map((c) => digits(c.phone))).size,
-          };
+          return { clicks: g.length, unique };
         },
       );
       for (const campaign of new Set([...messages.keys(), ...clicks.keys()])) {
@@ -237,7 +329,8 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
           messages_delivered: messages.get(campaign)?.delivered ?? 0,
           clicks: clicks.get(campaign)?.clicks ?? 0,
           unique_clickers: clicks.get(campaign)?.unique ?? 0,
-          converted_clickers: clicks.get(campaign)?.converted ?? 0,
+          converted_clickers: credit.perCampaign.get(campaign)?.converted ?? 0,
+          callbacks: credit.perCampaign.get(campaign)?.callbacks ?? 0,
         });
       }
     }
@@ -254,6 +347,15 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
     );
     const life = expected.reduce((s, e) => s + Number(e.unique_clickers), 0);
     expect(daily.rows[0]!.n).toBeGreaterThan(life);
+    // Converted clickers and callbacks are credited once: the days add up to the whole lives.
+    const credited = await sql<{ converted: number; callbacks: number }>`
+      SELECT sum(converted_clickers)::int AS converted, sum(callbacks)::int AS callbacks
+      FROM analytics_marts.rpt_campaign_daily`.execute(database.warehouse.db);
+    expect(credited.rows[0]).toEqual({
+      converted: expected.reduce((s, e) => s + Number(e.converted_clickers), 0),
+      callbacks: expected.reduce((s, e) => s + Number(e.callbacks), 0),
+    });
+    expect(await martCallbacks(database)).toEqual(expectedCallbacks(truth, "last_click"));
   });
 
   it("invoices: exactly the seeded discrepancies are flagged, each off by its exact delta", async ({
@@ -470,5 +572,39 @@ describe("campaign, invoice and validation marts against the sandbox truth", () 
     expect(failures).toEqual([]);
     // Not every question has an answer in this small world (no missing charges, say), most do.
     expect(answered).toBeGreaterThanOrEqual(5);
+  });
+
+  it("var callback_attribution first_click: the marts give the truth's first-click figures", {
+    timeout: 300_000,
+  }, async ({ built, truth, database }) => {
+    expect(built).toBe(true);
+    const firstClick = expectedCallbacks(truth, "first_click");
+    // The world is one where the rule matters, or the check proves nothing.
+    expect(firstClick).not.toEqual(
+      expectedCallbacks(truth, "last_click").map((l) => l.replace("last_click", "first_click")),
+    );
+    const workDir = await mkdtemp(path.join(tmpdir(), "marts-first-click-"));
+    try {
+      const dbt = await runDbt({
+        databaseUrl: database.url,
+        log: pino({ level: "silent" }),
+        workDir,
+        args: [
+          "build",
+          "--select",
+          "fct_link_clicks+",
+          "--full-refresh",
+          "--vars",
+          "{callback_attribution: first_click}",
+          "--indirect-selection",
+          "cautious",
+          ...WITHOUT_UNIT_TESTS,
+        ],
+      });
+      expect(dbt.ok, dbt.tail.join("\n")).toBe(true);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+    expect(await martCallbacks(database)).toEqual(firstClick);
   });
 });

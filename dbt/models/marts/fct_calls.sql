@@ -108,7 +108,7 @@ built as (
         l.billed_minutes,
         l.destination,
         dc.calling_code                                                         as destination_calling_code,
-        coalesce(dc.country_name, '(unknown)')                                  as destination_country,
+        dc.country_name                                                         as destination_country,
         dc.country_iso2                                                         as destination_country_iso2,
         l.sip_trunk                                                             as placing_trunk_name,
         -- The trunk that carried the leg: its own for a placed leg, the trunk a received call was

@@ -51,7 +51,7 @@ local_clicks as (
 ),
 
 clicks as (
-    select account, campaign, activity_local_date, clicks, unique_clickers, converted_clickers
+    select account, campaign, activity_local_date, clicks, unique_clickers, converted_clickers, callbacks
     from (
         {{ campaign_click_aggregates(['account', 'campaign', 'activity_local_date'], relation='local_clicks',
                                      where=('activity_local_date >= ' ~ window_start) if is_incremental() and not rebuild_all else 'true')

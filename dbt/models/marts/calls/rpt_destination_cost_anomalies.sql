@@ -7,7 +7,8 @@
 -- per day, far fewer rows than fct_calls). cost_usd is the known cost: legs sent without their
 -- charge (macro charge_is_missing) are counted in missing_charge_count and estimated in
 -- estimated_missing_charge_usd beside it, so a day that looks cheap because charges are missing
--- says so.
+-- says so. Legs to a number no numbering-plan prefix matches (destination_country null) are one
+-- destination of their own: the spine joins its days null-safely.
 --
 -- Incremental (delete+insert by call_date): a build re-builds the days from macro
 -- settle_window_start (its latest day − var settle_days), every day whose cost or trailing window
@@ -92,7 +93,10 @@ filled as (
         coalesce(d.missing_charge_count, 0)         as missing_charge_count,
         coalesce(d.estimated_missing_charge_usd, 0) as estimated_missing_charge_usd
     from spine as sp
-    left join daily as d using (account, destination_country, call_date)
+    left join daily as d
+        on d.account = sp.account
+       and d.destination_country is not distinct from sp.destination_country
+       and d.call_date = sp.call_date
 ),
 with_history as (
     select

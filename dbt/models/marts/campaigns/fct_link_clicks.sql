@@ -1,17 +1,28 @@
 -- One row per short-link click. The clicker is identified by the click's `phone` (the recipient of
--- the campaign message whose link was opened). A click converts when that phone has an answered
--- call (from or to it) starting within `click_to_call_window_hours` (dbt var, default 24) after the
--- click. A click is attributed to the latest message of its campaign sent to the clicker's phone
--- at or before the click and less than `click_attribution_window_hours` (dbt var, default 168 = 7
--- days) before it; the message's CTR counts the messages with an attributed click.
+-- the campaign message whose link was opened). A callback is an answered INBOUND call (fct_calls
+-- direction 'received': the clicker called the account) from the clicker's phone starting at or
+-- after one of its clicks and less than `click_to_call_window_hours` (dbt var, default 24) after
+-- it. Each callback is credited to exactly one click of its phone, of any campaign: the latest
+-- before the call (dbt var `callback_attribution`, default last_click) or the earliest within
+-- the window (first_click). A click converts when a callback is credited to it; the click holding
+-- a clicker's first callback (per account) is where the clicker converted (is_first_conversion:
+-- one click per converted clicker, so converted clickers add up over campaigns and days). A click
+-- is attributed to the latest message of its campaign sent to the clicker's phone at or before
+-- the click and less than `click_attribution_window_hours` (dbt var, default 168 = 7 days) before
+-- it; the message's CTR counts the messages with an attributed click.
 --
 -- Incremental (delete+insert by click_date): a build re-builds the click days from macro
 -- settle_window_start (the latest click day built here − var settle_days), the days whose clicks or
--- answered calls can still change; `--full-refresh` rebuilds every day. Answered calls come from
--- fct_calls, read by its call_date index. Partitioned by month of click_date (macros
--- month_partitions); a click's key holds its day, so it never moves to another month.
+-- callbacks can still change; `--full-refresh` rebuilds every day (and applies changed vars to past
+-- clicks). Callbacks come from fct_calls, read by its call_date index; a callback of the window can
+-- be credited to a click of the window's days before (first_click), read from this table. Every
+-- callback credited to a click before the window precedes those credited to the window's clicks,
+-- so a clicker converted before the window has a converted click there. Partitioned by month of
+-- click_date (macros month_partitions); a click's key holds its day, so it never moves to another
+-- month.
 {%- set window_hours = var('click_to_call_window_hours', 24) %}
 {%- set attribution_hours = var('click_attribution_window_hours', 168) %}
+{%- set rule = callback_attribution_rule() %}
 {{
     config(
         materialized='incremental',
@@ -19,7 +30,7 @@
         incremental_strategy='month_partitioned_delete_insert',
         partitioned_by_month=('click_date' if var('partition_facts', true) else none),
         on_schema_change='sync_all_columns',
-        indexes=[{'columns': ['click_date']}],
+        indexes=[{'columns': ['click_date']}, {'columns': ['clicker_phone']}],
         post_hook=[
             {'sql': "{{ primary_key(this, ['account', 'click_date', 'click_ordinal']) }}", 'transaction': false},
             {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
@@ -27,7 +38,7 @@
     )
 }}
 {%- if is_incremental() %}
-{%- set window_start = settle_window_start(this, 'click_date', requires=['is_attributed']) %}
+{%- set window_start = settle_window_start(this, 'click_date', requires=['is_attributed', 'is_first_conversion']) %}
 {%- endif %}
 with clicks as (
     select
@@ -50,39 +61,63 @@ with clicks as (
     {% endif %}
 ),
 
-answered_calls as materialized (
-    -- The answered legs that can convert this build's clicks: from fct_calls (built first), read by
-    -- its call_date index from the window's first day, none before the first click.
-    select account, from_number, to_number, called_at, call_uuid
+callbacks as materialized (
+    -- The callbacks that can be credited to this build's clicks: answered inbound legs from
+    -- fct_calls (built first), read by its call_date index from the window's first day.
+    select account, {{ phone_digits('from_number') }} as phone, called_at, call_uuid
     from {{ ref('fct_calls') }}
-    where is_answered
+    where direction = 'received'
+      and is_answered
       and called_at >= (select min(clicked_at) from clicks)
       {% if is_incremental() %}
       and call_date >= {{ window_start }}
       {% endif %}
 ),
 
-answered_calls_by_phone as (
-    select account, {{ phone_digits('from_number') }} as phone, called_at, call_uuid
-    from answered_calls
+candidate_clicks as (
+    -- The clicks a callback can be credited to: this build's, and (incremental) the built ones of
+    -- the callback window's days before them.
+    select account, click_date, click_ordinal, clicked_at, clicker_phone from clicks
+    {% if is_incremental() %}
     union all
-    select account, {{ phone_digits('to_number') }}, called_at, call_uuid
-    from answered_calls
+    select account, click_date, click_ordinal, clicked_at, clicker_phone
+    from {{ this }}
+    where click_date >= {{ window_start }} - {{ callback_window_days() }} and click_date < {{ window_start }}
+    {% endif %}
 ),
 
-first_calls as (
-    select
-        c.account,
-        c.click_date,
-        c.click_ordinal,
-        min(k.called_at) as first_call_at
-    from clicks as c
-    join answered_calls_by_phone as k
-        on k.account = c.account
-       and k.phone = c.clicker_phone
+credited as (
+    -- Each callback credited to exactly one click of its phone within the window before it.
+    select distinct on (k.account, k.call_uuid)
+        c.account, c.click_date, c.click_ordinal, c.clicker_phone, k.called_at
+    from callbacks as k
+    join candidate_clicks as c
+        on c.account = k.account
+       and c.clicker_phone = k.phone
        and k.called_at >= c.clicked_at
        and k.called_at < c.clicked_at + interval '1 hour' * {{ window_hours }}
+    order by k.account, k.call_uuid, {{ callback_credit_order('c') }}
+),
+
+click_callbacks as (
+    select account, click_date, click_ordinal, count(*) as callbacks, min(called_at) as first_callback_at
+    from credited
     group by 1, 2, 3
+),
+
+first_conversions as (
+    -- The click holding each clicker's first callback, unless the clicker converted before this
+    -- build's days (incremental: a converted click there).
+    select distinct on (r.account, r.clicker_phone) r.account, r.click_date, r.click_ordinal
+    from credited as r
+    {% if is_incremental() %}
+    where not exists (
+        select 1 from {{ this }} as t
+        where t.account = r.account and t.clicker_phone = r.clicker_phone
+          and t.click_date < {{ window_start }} and t.is_converted
+    )
+    {% endif %}
+    order by r.account, r.clicker_phone, r.called_at, r.click_date, r.click_ordinal
 ),
 
 campaign_messages as materialized (
@@ -116,12 +151,16 @@ select
     a.submitted_at                                               as attributed_message_at,
     a.message_id is not null                                     as is_attributed,
     {{ attribution_hours }}                                      as attribution_window_hours,
-    f.first_call_at                                              as converted_call_at,
-    f.first_call_at is not null                                  as is_converted,
-    round(extract(epoch from f.first_call_at - c.clicked_at) / 60, 2) as minutes_to_call,
-    {{ window_hours }}                                           as conversion_window_hours
+    k.first_callback_at                                          as converted_call_at,
+    k.first_callback_at is not null                              as is_converted,
+    round(extract(epoch from k.first_callback_at - c.clicked_at) / 60, 2) as minutes_to_call,
+    {{ window_hours }}                                           as conversion_window_hours,
+    coalesce(k.callbacks, 0)::integer                            as callbacks,
+    f.click_ordinal is not null                                  as is_first_conversion,
+    '{{ rule }}'::text                                           as callback_attribution_rule
 from clicks as c
-left join first_calls as f using (account, click_date, click_ordinal)
+left join click_callbacks as k using (account, click_date, click_ordinal)
+left join first_conversions as f using (account, click_date, click_ordinal)
 left join attributions as a using (account, click_date, click_ordinal)
 {% if not is_incremental() and not config.get('partitioned_by_month') %}
 -- In click_date order (as fct_calls, by call_date): a window of the last days is the table's last

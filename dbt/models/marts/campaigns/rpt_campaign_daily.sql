@@ -22,7 +22,7 @@
     to 1970: least() skips its null. -#}
 {%- set window_start -%}
     coalesce(least({{ settle_window_start(this, 'activity_date', filter='messages_sent > 0', null_when_empty=true) }},
-                   {{ settle_window_start(this, 'activity_date', filter='clicks > 0', null_when_empty=true) }}),
+                   {{ settle_window_start(this, 'activity_date', filter='clicks > 0', null_when_empty=true, requires=['callbacks']) }}),
              '1970-01-01'::date)
 {%- endset %}
 {%- endif %}
@@ -36,7 +36,7 @@ with messages as (
 ),
 
 clicks as (
-    select account, campaign, click_date as activity_date, clicks, unique_clickers, converted_clickers
+    select account, campaign, click_date as activity_date, clicks, unique_clickers, converted_clickers, callbacks
     from (
         {{ campaign_click_aggregates(['account', 'campaign', 'click_date'],
                                      where=('click_date >= ' ~ window_start) if is_incremental() else 'true')

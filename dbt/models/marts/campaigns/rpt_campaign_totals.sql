@@ -1,6 +1,8 @@
 -- One row per account × campaign over the campaign's whole life. unique_clickers is the distinct
 -- count of clicking phones over every click of the campaign (not a sum of daily counts); CTR is
 -- unique clickers / delivered messages; conversion rate is converted clickers / unique clickers.
+-- A converted clicker counts in the campaign its first callback was credited to (fct_link_clicks
+-- is_first_conversion), so converted_clickers and callbacks add up over an account's campaigns.
 -- attributed_ctr_per_message = messages with an attributed click (fct_link_clicks.attributed_message_id) /
 -- delivered messages; CTR per recipient = unique clickers / distinct delivered recipients.
 --
@@ -24,8 +26,8 @@
 }}
 {%- if is_incremental() %}
 {%- set window_start -%}
-    coalesce(least({{ settle_window_start(this, "(last_message_at at time zone 'UTC')::date", null_when_empty=true, requires=['attributed_ctr_per_message']) }},
-                   {{ settle_window_start(this, "(last_click_at at time zone 'UTC')::date", null_when_empty=true, requires=['attributed_ctr_per_message']) }}),
+    coalesce(least({{ settle_window_start(this, "(last_message_at at time zone 'UTC')::date", null_when_empty=true, requires=['attributed_ctr_per_message', 'callbacks']) }},
+                   {{ settle_window_start(this, "(last_click_at at time zone 'UTC')::date", null_when_empty=true, requires=['attributed_ctr_per_message', 'callbacks']) }}),
              '1970-01-01'::date)
 {%- endset %}
 {%- endif %}
@@ -44,7 +46,7 @@ phone_rows as (
     select
         account, campaign, phone, first_message_at, last_message_at, messages_sent, messages_delivered,
         segments, cost_usd, is_delivered_recipient, first_click_at, last_click_at, clicks, is_converted,
-        clicked_messages
+        clicked_messages, callbacks
     from {{ ref('int_campaign_phones_settled') }}
     {%- if is_incremental() %}
     where (account, campaign) in (select account, campaign from live_campaigns)
@@ -80,6 +82,7 @@ campaigns as (
         sum(clicks)::numeric                                                        as clicks,
         case when count(clicks) > 0 then count(phone) filter (where clicks > 0) end as unique_clickers,
         case when count(clicks) > 0 then count(phone) filter (where is_converted) end as converted_clickers,
+        sum(callbacks)::bigint                                                      as callbacks,
         nullif(sum(clicked_messages), 0)::bigint                                    as clicked_messages
     from phones
     {%- if is_incremental() %}

@@ -60,7 +60,10 @@ ledger as (
     select
         i.account,
         i.invoice_id,
-        l.product,
+        -- The one "no value" label kept (decision 0098): product is this mart's key (primary key
+        -- account × invoice_id × product), so lines of a type code the seed does not know (null
+        -- product in the ledger marts) are the product row `unknown`.
+        coalesce(l.product, 'unknown')                                    as product,
         sum(l.ledger_usd)                                                 as ledger_usd,
         sum(l.charged_usd)                                                as charged_usd,
         sum(l.credited_usd)                                               as credited_usd,

@@ -1,5 +1,5 @@
--- One row per billing ledger line: the product it bills (ledger_transaction_types seed; codes the
--- seed does not know are `unknown`, kept) and the direction of the money. The amount stays signed
+-- One row per billing ledger line: the product it bills (ledger_transaction_types seed; null for a
+-- code the seed does not know, the line kept) and the direction of the money. The amount stays signed
 -- as the platform sends it; charge_usd and credit_usd split it so BI can sum either side.
 --
 -- Incremental (delete+insert by transaction_date), like fct_messages: a build re-builds the days
@@ -47,7 +47,7 @@ select
     date_trunc('month', l.transaction_date)::date                        as transaction_month,
     l.type_code,
     t.type_name,
-    coalesce(t.product, 'unknown')                                       as product,
+    t.product                                                            as product,
     t.product in ('{{ usage_products() | join("', '") }}')
         and t.product is not null                                        as is_usage_product,
     case when l.amount_usd < 0 then 'charge' when l.amount_usd > 0 then 'credit' else 'none' end

@@ -72,12 +72,10 @@ select
     m.mcc,
     m.mnc,
     n.country_iso2                                                 as network_country_iso2,
-    case
-        when n.mcc is null then 'unknown'
-        else coalesce(n.carrier_name, n.operator_name, 'unknown')
-    end                                                            as carrier,
+    -- "No value" is NULL (decision 0098): no network, or one the seed does not hold.
+    coalesce(n.carrier_name, n.operator_name)                      as carrier,
     m.number_country_iso2,
-    coalesce(n.country_iso2, m.number_country_iso2, 'unknown')    as country_iso2,
+    coalesce(n.country_iso2, m.number_country_iso2)                as country_iso2,
     m.submitted_at,
     m.submitted_date,
     extract(hour from m.submitted_at at time zone 'UTC')::integer  as submitted_hour,

@@ -12,9 +12,12 @@
 -- their date indexes, and re-writes each touched campaign's rows (its old rows plus the folded
 -- days, rolled up by phone): a nightly reads one day of facts and the live campaigns' phones, not
 -- their whole lives. The boundary only moves forward; `--full-refresh` folds every settled day.
--- Configured for its folder (dbt_project.yml, marts.campaigns.state).
+-- Configured for its folder (dbt_project.yml, marts.campaigns.state). A state built before the
+-- callback columns (callbacks; is_converted then counted every campaign a clicker called after) is
+-- folded again from every settled day.
 {%- set boundary = campaign_settle_boundary() %}
-{%- set previous = settled_before(this) if is_incremental() else "'1970-01-01'::date" %}
+{%- set continues = is_incremental() and (not execute or 'callbacks' in (adapter.get_columns_in_relation(this) | map(attribute='name') | list)) %}
+{%- set previous = settled_before(this) if continues else "'1970-01-01'::date" %}
 with folded as (
     {{ campaign_phone_rows(
         messages_where='submitted_date >= ' ~ previous ~ ' and submitted_date < ' ~ boundary,
@@ -26,13 +29,13 @@ with folded as (
 
 state_rows as (
     select * from folded
-    {%- if is_incremental() %}
+    {%- if continues %}
     union all
     -- The touched campaigns' state so far (their rows are re-written whole).
     select
         account, campaign, phone, first_message_at, last_message_at, messages_sent, messages_delivered,
         segments, cost_usd, is_delivered_recipient, first_click_at, last_click_at, clicks, is_converted,
-        clicked_messages
+        clicked_messages, callbacks
     from {{ this }}
     where (account, campaign) in (select account, campaign from folded)
     {%- endif %}
