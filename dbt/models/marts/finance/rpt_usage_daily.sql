@@ -38,18 +38,18 @@ with calls as (
 transcriptions as (
     -- A call's legs share its uuid: the call is found by fct_calls' key index, either direction.
     select
-        t._account                                                                   as account,
+        t.account,
         coalesce(
             (select min(c.call_date)
              from {{ ref('fct_calls') }} as c
-             where c.account = t._account
+             where c.account = t.account
                and c.direction in ('placed', 'received')
                and c.call_uuid = coalesce(t.call_uuid, t.request_id)),
-            (t.call_date at time zone 'UTC')::date,
-            (t.transcription_date at time zone 'UTC')::date
+            (t.call_at at time zone 'UTC')::date,
+            (t.transcribed_at at time zone 'UTC')::date
         )                                                                            as usage_date,
-        t.charge::numeric                                                            as charge_usd
-    from {{ source('platform', 'transcriptions') }} as t
+        t.charge_usd::numeric                                                        as charge_usd
+    from {{ ref('stg_platform__transcriptions') }} as t
 ),
 
 validations as (
