@@ -3,7 +3,7 @@
     dated written once for rpt_usage_daily (UTC days, `usage_date`) and rpt_usage_daily_local
     (`local`: account-local days, `usage_local_date`, in the zone of stg_etl__account_time_zones):
       calls, forward_fees  fct_calls charge_usd / forward_fee_usd by call_date (call_local_date)
-      transcriptions       platform.transcriptions charge, dated by the transcribed call's day in
+      transcriptions       stg_platform__transcriptions charge_usd, dated by the transcribed call's day in
                            fct_calls (the transcription's own call date, then its date, when the
                            call is not loaded)
       validations          stg_platform__validation_results charge_usd, by int_validations_dated
@@ -26,20 +26,20 @@ with calls as (
 transcriptions as (
     -- A call's legs share its uuid: the call is found by fct_calls' key index, either direction.
     select
-        t._account                                                                   as account,
+        t.account,
         coalesce(
             (select min(c.{{ 'call_local_date' if local else 'call_date' }})
              from {{ ref('fct_calls') }} as c
-             where c.account = t._account
+             where c.account = t.account
                and c.direction in ('placed', 'received')
                and c.call_uuid = coalesce(t.call_uuid, t.request_id)),
-            {{ local_date('t.call_date', zone) }},
-            {{ local_date('t.transcription_date', zone) }}
+            {{ local_date('t.call_at', zone) }},
+            {{ local_date('t.transcribed_at', zone) }}
         )                                                                            as {{ day }},
-        t.charge::numeric                                                            as charge_usd
-    from {{ source('platform', 'transcriptions') }} as t
+        t.charge_usd::numeric                                                        as charge_usd
+    from {{ ref('stg_platform__transcriptions') }} as t
     {% if local %}
-    left join {{ ref('stg_etl__account_time_zones') }} as z on z.account = t._account
+    left join {{ ref('stg_etl__account_time_zones') }} as z on z.account = t.account
     {% endif %}
 ),
 

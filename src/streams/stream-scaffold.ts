@@ -176,7 +176,7 @@ export function stagingYml(stream: StreamDefinition): string {
     "models:\n",
     `  - name: ${stagingModelName(stream)}\n`,
     `    description: "One row per row of ${stream.table.name} (${described}), columns as landed, ${metadata} renamed without their underscore."\n`,
-    "    data_tests:\n      - unique_combination_of_columns:\n          arguments:\n",
+    "    data_tests:\n      - dbt_utils.unique_combination_of_columns:\n          arguments:\n",
     `            combination_of_columns: [${key.map((k) => `"${k}"`).join(", ")}]\n`,
   ].join("");
 }

@@ -73,7 +73,7 @@ function metricOf(raw: Yaml): Metric {
 
 function grainOf(model: Yaml): readonly string[] | undefined {
   for (const test of list(model.data_tests)) {
-    const rules = (test.column_rules ?? test.unique_combination_of_columns) as Yaml | undefined;
+    const rules = (test.column_rules ?? test["dbt_utils.unique_combination_of_columns"]) as Yaml | undefined;
     const args = (rules?.arguments ?? {}) as Yaml;
     const grain = args.unique_combination ?? args.combination_of_columns;
     if (Array.isArray(grain)) return grain.map(String);

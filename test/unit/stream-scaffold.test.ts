@@ -93,11 +93,14 @@ describe("the stream scaffold", () => {
     for (const column of stream.columns) expect(sql).toContain(`    ${column.name}`);
     const yml = parse(stagingYml(stream)) as {
       sources: { name: string; tables: { name: string }[] }[];
-      models: { name: string; data_tests: { unique_combination_of_columns: { arguments: object } }[] }[];
+      models: {
+        name: string;
+        data_tests: { "dbt_utils.unique_combination_of_columns": { arguments: object } }[];
+      }[];
     };
     expect(yml.sources[0]?.tables.map((t) => t.name)).toEqual(["short_link_metrics"]);
     expect(yml.models[0]?.name).toBe("stg_platform__short_link_metrics");
-    expect(yml.models[0]?.data_tests[0]?.unique_combination_of_columns.arguments).toEqual({
+    expect(yml.models[0]?.data_tests[0]?.["dbt_utils.unique_combination_of_columns"].arguments).toEqual({
       combination_of_columns: primaryKeyOf(stream.table).map((c) => c.replace(/^_/, "")),
     });
   });

@@ -11,8 +11,8 @@ with first_loaded as (
 
 tracked as (
     select account, external_id as validation_token, first_seen_at
-    from {{ source('etl', 'tracked_requests') }}
-    where kind = 'validation'
+    from {{ ref('stg_etl__tracked_requests') }}
+    where request_kind = 'validation'
 )
 
 select

@@ -1,14 +1,14 @@
 -- Per account × stream × UTC day (of the windowed streams: cdrs, messages, short-link metrics, ...):
 -- is the day loaded, is it settled (read at least the settling delay after its end, so final), and
 -- may its figures still change. A day not settled may still gain late rows or changed charges: BI
--- should read it as provisional. The stream's latest run status comes from etl.run_streams.
+-- should read it as provisional. The stream's latest run status comes from etl.run_streams (stg_etl__run_streams).
 with latest_run as (
     select distinct on (account, stream)
         account,
         stream,
         run_id          as latest_run_id,
-        status          as latest_run_status
-    from {{ source('etl', 'run_streams') }}
+        run_status      as latest_run_status
+    from {{ ref('stg_etl__run_streams') }}
     order by account, stream, run_id desc
 )
 select

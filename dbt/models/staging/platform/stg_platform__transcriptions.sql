@@ -10,6 +10,7 @@ select
     duration                                        as duration_seconds,
     charge                                          as charge_usd,
     transcription_date                              as transcribed_at,
+    call_date                                       as call_at,
     score,
     summary,
     original_file,
