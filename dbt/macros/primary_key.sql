@@ -1,5 +1,6 @@
-{#- The primary key of a fact or dimension mart, for a post_hook run outside the model's
-    transaction: `{sql: "{{ primary_key(this, ['account', 'call_uuid']) }}", transaction: false}`.
+{#- The primary key of a fact, dimension or report mart, on the grain its yml's unique_combination
+    states (a report whose grain can hold NULL has none: its yml's meta no_primary_key says why), for
+    a post_hook run outside the model's transaction: `{sql: "{{ primary_key(this, ['account', 'call_uuid']) }}", transaction: false}`.
     BI tools (Metabase, Superset) read a table's grain and its joinable columns from the primary key,
     and the database then refuses a duplicate row (23505) instead of a test finding it after the
     fact. Idempotent: a table that has its primary key already (an incremental mart continuing from

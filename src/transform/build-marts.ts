@@ -10,6 +10,7 @@ import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 import type { Database } from "../warehouse/connection/database.js";
 import type { DbtNodeProgress } from "./dbt-events.js";
 import { incrementalMartsIn } from "./incremental-marts.js";
+import { foreignKeysIn } from "./mart-foreign-keys.js";
 import { discardMartsBuild, MARTS_BUILD_SCHEMA, type Publication, publishMarts } from "./publish-marts.js";
 import { type DbtResult, type DbtRunOptions, runDbt } from "./run-dbt.js";
 
@@ -109,6 +110,7 @@ export async function buildAndPublishMarts(
     keep,
     snapshotWaitMs: options.snapshotWaitMs,
     landingSeenBefore: options.landingSeenBefore,
+    foreignKeys: await foreignKeysIn(dbt.targetPath),
     log: options.log,
     biReaderRole: biReaderRoleFor(databaseOfUrl(warehouse.url), options.biReaderRole),
   });

@@ -17,6 +17,7 @@ import type { Logger } from "../core/log.js";
 import { fixedDelay, type RetryLoopPolicy, retryLoop } from "../core/retry.js";
 import { biReaderRoleFor, grantBiReaderRead } from "../warehouse/admin/bi-reader-role.js";
 import type { Database } from "../warehouse/connection/database.js";
+import { addForeignKeys, dropForeignKeysOf, type MartForeignKey } from "./mart-foreign-keys.js";
 import { waitForOlderSnapshots } from "./older-snapshots.js";
 
 /** The schema BI reads (dbt's `<target schema>_marts`, macro published_marts_schema). */
@@ -132,6 +133,11 @@ export interface PublishOptions {
    * the next transform looks for older landing changes made since (`old-landing-changes.ts`).
    */
   readonly landingSeenBefore?: Date | undefined;
+  /**
+   * The foreign keys the marts declare (`mart-foreign-keys.ts`), created in the published schema at
+   * the end of the publication where both marts are there and the key is not. Default: none.
+   */
+  readonly foreignKeys?: readonly MartForeignKey[] | undefined;
 }
 
 /**
@@ -142,7 +148,9 @@ export interface PublishOptions {
  * views to relations, not names). Dropping a replaced mart drops what depends on it (CASCADE, as
  * dbt's own rebuild does). A replaced table named in `keep` that nothing depends on is moved into
  * {@link KEPT_MARTS_SCHEMA} instead (replacing the one kept there); any other kept table of a built
- * mart is dropped (it is no longer the published one's predecessor). Returns undefined when the
+ * mart is dropped (it is no longer the published one's predecessor). The foreign keys from or to a
+ * replaced table are dropped first, and every declared one missing is created at the end, between
+ * published marts only (`mart-foreign-keys.ts`): a kept table carries none. Returns undefined when the
  * build schema holds nothing (a selection of staging models only). First waits, bounded, until no
  * session holds a snapshot from before the build (it would find the new marts and none of their
  * rows; see `older-snapshots.ts`). Retries while a query keeps a published mart locked; throws
@@ -194,6 +202,7 @@ async function publishOnce(
     const stale = kept.get(name);
     if (stale) await sql`DROP ${sql.raw(stale)} ${sql.id(KEPT_MARTS_SCHEMA, name)} CASCADE`.execute(trx);
     const old = current.get(name);
+    if (old === "TABLE") await dropForeignKeysOf(trx, published, name);
     const keep = old === "TABLE" && options.keep?.has(name) && !(await hasDependents(trx, published, name));
     if (keep) {
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(KEPT_MARTS_SCHEMA)}`.execute(trx);
@@ -214,6 +223,7 @@ async function publishOnce(
     }
   }
   await sql`DROP SCHEMA ${sql.id(MARTS_BUILD_SCHEMA)}`.execute(trx);
+  await addForeignKeys(trx, published, options.foreignKeys ?? [], options.log);
   await createPublicationView(trx);
   const role = options.biReaderRole ?? biReaderRoleFor(await currentDatabase(trx));
   await grantBiReaderRead(trx, role, published, [PUBLICATION_VIEW]);

@@ -25,6 +25,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['call_date']}, {'columns': ['account', 'call_date']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['call_date', 'account', 'destination_country']) }}", 'transaction': false}],
     )
 }}
 {%- set window_start = settle_window_start(this, 'call_date') if is_incremental() else none %}

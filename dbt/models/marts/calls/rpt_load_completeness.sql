@@ -2,6 +2,7 @@
 -- is the day loaded, is it settled (read at least the settling delay after its end, so final), and
 -- may its figures still change. A day not settled may still gain late rows or changed charges: BI
 -- should read it as provisional. The stream's latest run status comes from etl.run_streams (stg_etl__run_streams).
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'stream', 'window_date']) }}", 'transaction': false}]) }}
 with latest_run as (
     select distinct on (account, stream)
         account,

@@ -6,6 +6,7 @@
 -- clicker phone and value, the click days before its boundary) plus the clicks from that boundary
 -- on, read by fct_link_clicks' click_date index: bounded by the campaigns' clickers and a few
 -- weeks of clicks, not by every click ever made.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['account', 'campaign', 'dimension', 'value']) }}", 'transaction': false}]) }}
 {%- set settled = settled_before(ref('int_campaign_click_values_settled')) %}
 with clicks as (
     select account, campaign, phone, dimension, value, clicks

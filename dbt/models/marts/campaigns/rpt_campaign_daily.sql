@@ -15,6 +15,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['activity_date']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['activity_date', 'account', 'campaign']) }}", 'transaction': false}],
     )
 }}
 {%- if is_incremental() %}

@@ -22,6 +22,7 @@
         unique_key=['account', 'campaign'],
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
+        post_hook=[{'sql': "{{ primary_key(this, ['account', 'campaign']) }}", 'transaction': false}],
     )
 }}
 {%- if is_incremental() %}

@@ -14,6 +14,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['transaction_date']}, {'columns': ['ledger_account', 'transaction_date']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['transaction_date', 'ledger_account', 'product']) }}", 'transaction': false}],
     )
 }}
 select

@@ -18,6 +18,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['usage_date']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['usage_date', 'account', 'product']) }}", 'transaction': false}],
     )
 }}
 {%- set window_start = settle_window_start(this, 'usage_date', days=var('usage_rebuild_days', 10), requires=['missing_charge_count']) if is_incremental() else none %}

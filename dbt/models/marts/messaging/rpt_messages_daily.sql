@@ -11,6 +11,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}],
+        post_hook=[{'sql': "{{ primary_key(this, ['submitted_date', 'account', 'country_iso2', 'carrier', 'status', 'direction', 'kind', 'channel']) }}", 'transaction': false}],
     )
 }}
 select

@@ -1,6 +1,7 @@
 -- One row per UTC validation day × account: numbers validated and what the lookups found. Every
 -- rate's denominator is numbers_validated (stored, so BI can re-aggregate); cost per valid number
 -- is the day's validation charges over its valid numbers.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['validated_date', 'account']) }}", 'transaction': false}]) }}
 with counted as (
     select
         validated_date,

@@ -4,6 +4,7 @@
 -- have billed but sent no charge for (macro charge_is_missing) counts as an attempt with an unknown
 -- cost (missing_charge_count, estimated in estimated_missing_charge_usd), not as 0. A failed or
 -- unanswered call, billed 0 or null by design, costs 0 and is not missing.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, ['charge_date', 'account', 'channel', 'phone_number']) }}", 'transaction': false}]) }}
 with latest_verdicts as (
     select distinct on (account, phone)
         account, phone, validated_at, validated_date, is_valid, is_reachable
