@@ -1,8 +1,8 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { pino } from "pino";
 import type { EtlConfig } from "../../src/config/config.js";
 import { runPipeline } from "../../src/pipeline/run/run-pipeline.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runCli } from "../helpers/cli.js";
 import { test as base, describe, expect } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
