@@ -71,7 +71,7 @@ python-lock:
 
 $(STAMPS)/build: $(STAMPS)/npm $(SOURCES)
 	npm run build
-	@chmod +x dist/src/cli/bin.js packages/sandbox/dist/bin.js
+	@chmod +x dist/src/cli/bin.js
 	@touch $@
 
 $(BIOME):
