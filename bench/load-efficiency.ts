@@ -9,7 +9,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cdrSchema } from "@telecom-etl/platform/index.js";
+import { cdrSchema } from "@telecom-etl/platform";
 import { sql } from "kysely";
 import { silentLogger } from "../src/core/log.js";
 import { addDays, dayToMs } from "../src/core/utc-days.js";

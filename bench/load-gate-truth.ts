@@ -4,7 +4,7 @@
  * window and direction, and the platform's largest page.
  */
 
-import { CDR_TYPES, cdrSchema } from "@telecom-etl/platform/index.js";
+import { CDR_TYPES, cdrSchema } from "@telecom-etl/platform";
 import { addDays } from "../src/core/utc-days.js";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";

@@ -13,7 +13,7 @@
  * Usage: node dist/bench/partitioned-landing.js [--sizes 1000000,4000000,12000000] [--rows-per-window 1000]
  */
 import { parseArgs } from "node:util";
-import { cdrSchema } from "@telecom-etl/platform/index.js";
+import { cdrSchema } from "@telecom-etl/platform";
 import { sql } from "kysely";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";

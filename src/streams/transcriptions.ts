@@ -7,7 +7,7 @@ import {
   type Transcription,
   transcriptionSchema,
   transcriptionTurnSchema,
-} from "@telecom-etl/platform/index.js";
+} from "@telecom-etl/platform";
 import type { z } from "zod";
 import type { LookupItem } from "../core/slices.js";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";

@@ -1,4 +1,4 @@
-import { shortLinkMetricSchema } from "@telecom-etl/platform/index.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform";
 import { sql } from "kysely";
 import { KnownSecrets } from "../../src/core/known-secrets.js";
 import { silentLogger } from "../../src/core/log.js";

@@ -15,7 +15,7 @@ import {
 } from "@telecom-etl/platform/sip-trunk.js";
 import { subAccountSchema } from "@telecom-etl/platform/sub-account.js";
 import { tenDlcAppealSchema } from "@telecom-etl/platform/ten-dlc.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { parseMicros } from "@telecom-etl/sandbox/money.js";
 import { describe, expect } from "vitest";
 import { published } from "../helpers/catalogue-schemas.js";

@@ -3,7 +3,7 @@ import { cdrDetailSchema } from "@telecom-etl/platform/cdr.js";
 import { ERROR_MESSAGES, errorBodySchema, pendingBodySchema } from "@telecom-etl/platform/common.js";
 import { transcriptionSchema } from "@telecom-etl/platform/transcription.js";
 import { validationResponseSchema } from "@telecom-etl/platform/validation.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 async function get(sandbox: RunningSandbox, path: string): Promise<{ status: number; body: unknown }> {

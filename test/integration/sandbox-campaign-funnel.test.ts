@@ -1,7 +1,7 @@
 import { type Cdr, cdrDetailSchema, cdrSchema } from "@telecom-etl/platform/cdr.js";
 import { type Message, messageSchema } from "@telecom-etl/platform/message.js";
 import { type ShortLinkMetric, shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
 import { ndjson, platform, sandboxTest } from "./sandbox-client.js";
 

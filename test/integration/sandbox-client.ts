@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { request } from "node:http";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "@telecom-etl/sandbox/index.js";
+import { type RunningSandbox, type SandboxOptions, startSandbox } from "@telecom-etl/sandbox";
 import { test } from "vitest";
 
 /**

@@ -43,7 +43,7 @@ import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "@telecom-etl/platf
 import { transcriptionSchema } from "@telecom-etl/platform/transcription.js";
 import { numberValidationResultSchema, validationResponseSchema } from "@telecom-etl/platform/validation.js";
 import { widgetTokenSchema } from "@telecom-etl/platform/widget-token.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

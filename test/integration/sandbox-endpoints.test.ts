@@ -11,7 +11,7 @@ import { PLATFORM_ROUTES } from "@telecom-etl/platform/permissions.js";
 import { sipTrunkSchema } from "@telecom-etl/platform/sip-trunk.js";
 import { subAccountSchema } from "@telecom-etl/platform/sub-account.js";
 import { widgetTokenSchema } from "@telecom-etl/platform/widget-token.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { PLATFORM_HANDLERS } from "@telecom-etl/sandbox/routes/platform-handlers.js";
 import { published } from "../helpers/catalogue-schemas.js";
 

@@ -1,5 +1,5 @@
 import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
 import { messagesStream } from "../../src/streams/messages.js";
 import { recordingsStream } from "../../src/streams/recordings.js";

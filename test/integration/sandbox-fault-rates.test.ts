@@ -3,8 +3,8 @@ import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
 import { CDR_DISPOSITIONS, cdrSchema } from "@telecom-etl/platform/cdr.js";
 import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
 import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox";
 import { BUILT_IN_PROFILES, type FaultProfile } from "@telecom-etl/sandbox/faults/fault-profile.js";
-import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox/index.js";
 import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

@@ -9,7 +9,7 @@ import {
   messageSchema,
 } from "@telecom-etl/platform/message.js";
 import { PERMISSION_RESOURCES } from "@telecom-etl/platform/permissions.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
 import { answered } from "../helpers/catalogue-schemas.js";
 import { admin, exchangeDigest, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";

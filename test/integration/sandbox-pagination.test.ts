@@ -3,7 +3,7 @@ import { cdrSchema } from "@telecom-etl/platform/cdr.js";
 import { errorBodySchema } from "@telecom-etl/platform/common.js";
 import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
 import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
-import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox";
 import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

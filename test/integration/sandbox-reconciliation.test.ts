@@ -4,7 +4,7 @@ import { cdrSchema } from "@telecom-etl/platform/cdr.js";
 import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
 import { FINAL_MESSAGE_STATUSES, messageSchema } from "@telecom-etl/platform/message.js";
 import { validationResponseSchema } from "@telecom-etl/platform/validation.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

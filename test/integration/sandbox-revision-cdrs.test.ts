@@ -1,5 +1,5 @@
 import { cdrDetailSchema, cdrSchema } from "@telecom-etl/platform/cdr.js";
-import type { SandboxOptions } from "@telecom-etl/sandbox/index.js";
+import type { SandboxOptions } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
 import { exchangeDigest, listAllCdrs, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";
 

@@ -7,7 +7,7 @@ import { didSchema } from "@telecom-etl/platform/numbers.js";
 import { PLATFORM_ROUTES, type PlatformRoute, routesOf } from "@telecom-etl/platform/permissions.js";
 import { type Recording, recordingSchema } from "@telecom-etl/platform/recording.js";
 import { validationResponseSchema } from "@telecom-etl/platform/validation.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
 import { answered, published } from "../helpers/catalogue-schemas.js";
 import { admin, ndjson, platform, sandboxTest } from "./sandbox-client.js";

@@ -2,7 +2,7 @@ import { callTranscriptionSchema } from "@telecom-etl/platform/call-transcriptio
 import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
 import { type Cdr, cdrSchema } from "@telecom-etl/platform/cdr.js";
 import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
-import type { RunningSandbox } from "@telecom-etl/sandbox/index.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

@@ -1,4 +1,4 @@
-import { cdrSchema, invoiceSchema, shortLinkMetricSchema } from "@telecom-etl/platform/index.js";
+import { cdrSchema, invoiceSchema, shortLinkMetricSchema } from "@telecom-etl/platform";
 import { sql } from "kysely";
 import { SliceError } from "../../src/core/errors.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";

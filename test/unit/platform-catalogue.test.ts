@@ -9,7 +9,7 @@ import {
   routesOf,
   rowsOf,
   windowQuery,
-} from "@telecom-etl/platform/index.js";
+} from "@telecom-etl/platform";
 import { describe, expect, it } from "vitest";
 import { STREAMS } from "../../src/streams/registry.js";
 import type { RequestContext } from "../../src/streams/stream-definition.js";

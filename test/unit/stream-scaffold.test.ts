@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { CATALOGUE, catalogueEntries, SCAFFOLDED_RESOURCE_NAMES } from "@telecom-etl/platform/index.js";
+import { CATALOGUE, catalogueEntries, SCAFFOLDED_RESOURCE_NAMES } from "@telecom-etl/platform";
 import { defineResource } from "@telecom-etl/platform/resource.js";
 import { ROW_FAULTS } from "@telecom-etl/sandbox/faults/fault-profile.js";
 import { isRejected } from "@telecom-etl/sandbox/faults/row-faults.js";

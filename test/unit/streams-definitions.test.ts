@@ -1,4 +1,4 @@
-import { cdrSchema, shortLinkMetricSchema } from "@telecom-etl/platform/index.js";
+import { cdrSchema, shortLinkMetricSchema } from "@telecom-etl/platform";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/core/errors.js";
 import { lastDayOf, parseSliceLabel, sliceLabel } from "../../src/core/slices.js";

@@ -6,7 +6,7 @@
  * stores the record without its key).
  */
 
-import { CATALOGUE, resourcePath, subAccountSchema } from "@telecom-etl/platform/index.js";
+import { CATALOGUE, resourcePath, subAccountSchema } from "@telecom-etl/platform";
 import type { ApiClient } from "../../api/http-client.js";
 import { type AccountConfig, sourcesOf } from "../../config/config.js";
 import { AuthError, describeError, EtlError } from "../../core/errors.js";
