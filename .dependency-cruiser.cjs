@@ -3,8 +3,10 @@
  * (`npm run lint:layers`). Type-only imports count: a type pulled from a higher layer ties the
  * lower one to it as much as a value does. From the bottom up:
  *
+ *   platform    packages/platform  the platform's contract (npm workspace @telecom-etl/platform):
+ *                              catalogue, row schemas, revisions, exact JSON numbers; imports
+ *                              nothing of ours
  *   core        src/core       errors, log, ports, secrets, days, exit codes, retries
- *   platform    src/platform   the platform's contract: catalogue, row schemas, revisions
  *   api         src/api        HTTP client, pagination, retries, rate budgets
  *   warehouse   src/warehouse  Postgres, in layers of its own: connection (pool, embedded server,
  *                              migrations, landing tables' model) -> state (runs, windows, rejects)
@@ -18,13 +20,15 @@
  *   distributed, monitoring, report, check, demo   features over a run
  *   cli         src/cli        commands
  *
- * A layer imports only from the layers below it; the sandbox (src/sandbox) imports only core and
- * platform, and nothing but the CLI's `sandbox` command and the demo imports the sandbox. Any
+ * A layer imports only from the layers below it; the sandbox (packages/sandbox, the workspace
+ * @telecom-etl/sandbox) imports only the platform, and nothing of the loader (src/) but the CLI's
+ * `sandbox` command and the demo imports the sandbox. Imports of `@telecom-etl/x` resolve to
+ * packages/x/src through tsconfig.json's `paths`. Any
  * import against these rules fails the lint (test/unit/layers.test.ts shows it on fixtures).
  */
 const LAYERS = [
+  ["platform", "^packages/platform/"],
   ["core", "^src/core/"],
-  ["platform", "^src/platform/"],
   ["api", "^src/api/"],
   ["warehouse", "^src/warehouse/"],
   ["streams", "^src/streams/"],
@@ -65,30 +69,30 @@ module.exports = {
       name: "no-circular",
       comment: "no import cycle, type-only ones included",
       severity: "error",
-      from: { path: "^src/" },
+      from: { path: "^(src|packages)/" },
       to: { circular: true },
     },
     ...upward,
     {
-      name: "sandbox-on-contract-only",
-      comment: "the sandbox imports only core and the platform's contract",
+      name: "platform-on-nothing-of-ours",
+      comment: "the platform's contract imports nothing of the loader or the sandbox (zod only)",
       severity: "error",
-      from: { path: "^src/sandbox/" },
-      to: { path: "^src/", pathNot: ["^src/sandbox/", "^src/platform/", "^src/core/"] },
+      from: { path: "^packages/platform/" },
+      to: { path: "^(src|packages)/", pathNot: ["^packages/platform/"] },
     },
     {
-      name: "sandbox-without-config",
-      comment: "the sandbox has its own options, never the loader's config",
+      name: "sandbox-on-contract-only",
+      comment: "the sandbox imports only the platform's contract: nothing of the loader (src/)",
       severity: "error",
-      from: { path: "^src/sandbox/" },
-      to: { path: "^src/config/" },
+      from: { path: "^packages/sandbox/" },
+      to: { path: "^(src|packages)/", pathNot: ["^packages/sandbox/", "^packages/platform/"] },
     },
     {
       name: "product-without-sandbox",
-      comment: "only the CLI's sandbox command and the demo reach the sandbox",
+      comment: "only the CLI's sandbox command (loading it lazily, sandbox-module.ts) and the demo reach the sandbox",
       severity: "error",
-      from: { path: "^src/", pathNot: ["^src/sandbox/", "^src/cli/", "^src/demo/"] },
-      to: { path: "^src/sandbox/" },
+      from: { path: "^src/", pathNot: ["^src/cli/sandbox-(module|command)\\.ts$", "^src/demo/"] },
+      to: { path: "^packages/sandbox/" },
     },
   ],
   options: {

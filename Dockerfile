@@ -4,9 +4,13 @@
 # Build: docker build -t telecom-etl .   Run: docker run --rm -e DATABASE_URL=... telecom-etl run
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
+# The workspaces' package.json files first (npm ci links packages/platform and packages/sandbox).
 COPY package.json package-lock.json ./
+COPY packages/platform/package.json ./packages/platform/
+COPY packages/sandbox/package.json ./packages/sandbox/
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.base.json tsconfig.build.json ./
+COPY packages ./packages
 COPY src ./src
 COPY bench ./bench
 RUN npm run build
@@ -14,12 +18,16 @@ COPY sql ./sql
 COPY dbt ./dbt
 COPY docs ./docs
 COPY LICENSE NOTICE CHANGELOG.md README.md telecom-etl.example.yaml ./
-# The packed tarball, unpacked into /app with the production dependencies of the lock.
+# The packed tarball, unpacked into /app with the production dependencies of the lock. The lock
+# links @telecom-etl/platform to packages/platform, which /app has not: npm ci leaves a dangling
+# link there, so the tarball's bundled copy of the platform's contract is put back after it.
 RUN npm pack --pack-destination /tmp && mkdir /app \
     && tar -xzf /tmp/telecom-etl-*.tgz -C /app --strip-components=1 \
-    && cp package-lock.json /app/ && cd /app && npm ci --omit=dev --no-audit --no-fund && rm package-lock.json
+    && cp package-lock.json /app/ && cd /app && npm ci --omit=dev --no-audit --no-fund && rm package-lock.json \
+    && rm -rf node_modules/@telecom-etl \
+    && tar -xzf /tmp/telecom-etl-*.tgz -C /app --strip-components=1 package/node_modules/@telecom-etl
 
-# The simulator (the built clone, sandbox included): docker compose --profile sandbox up sandbox.
+# The simulator (the built clone, packages/sandbox included): docker compose --profile sandbox up sandbox.
 FROM build AS sandbox
 USER node
 

@@ -31,7 +31,8 @@ OTHER_NODES := $(filter-out $(NODE_MAJOR),22 24)
 # `npm ci` refuses in a lock file; so the pinned linter is installed beside the project instead.
 BIOME_VERSION := 2.6.8
 BIOME   := $(STAMPS)/biome/node_modules/@biomejs/biome/bin/biome
-SOURCES := $(shell find src bench sql -type f 2>/dev/null) tsconfig.json tsconfig.build.json
+SOURCES := $(shell find src bench sql packages/*/src -type f 2>/dev/null) packages/*/package.json packages/*/tsconfig.json \
+           tsconfig.json tsconfig.base.json tsconfig.build.json
 # The report's test opens the page in a real headless Chromium: Debian's `chromium` package.
 CHROMIUM ?= /usr/bin/chromium
 
@@ -191,4 +192,4 @@ seeds: $(RUNTIME_NODE)
 	rm -rf $(SEEDS_TMP)
 
 clean:
-	rm -rf dist $(STAMPS)
+	rm -rf dist packages/*/dist $(STAMPS)

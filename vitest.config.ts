@@ -1,5 +1,20 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { FileDurationsReporter } from "./test/helpers/file-durations-reporter.js";
+
+const packages = fileURLToPath(new URL("./packages/", import.meta.url));
+
+/**
+ * The workspace packages from their TypeScript sources, as tsconfig.json's `paths` does for the
+ * typecheck: tests need no build of packages/platform or packages/sandbox (`@telecom-etl/x/y.js` is
+ * packages/x/src/y.ts; `@telecom-etl/x` its index).
+ */
+const resolve = {
+  alias: [
+    { find: /^@telecom-etl\/(platform|sandbox)\/(.+)\.js$/, replacement: `${packages}$1/src/$2.ts` },
+    { find: /^@telecom-etl\/(platform|sandbox)$/, replacement: `${packages}$1/src/index.ts` },
+  ],
+};
 
 /**
  * Two projects: `unit` (pure, no I/O beyond memory) and `integration` (a real Postgres, the sandbox
@@ -12,6 +27,7 @@ export default defineConfig({
     reporters: ["default", new FileDurationsReporter()],
     projects: [
       {
+        resolve,
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
@@ -23,6 +39,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],

@@ -4,8 +4,8 @@
  * window and direction, and the platform's largest page.
  */
 
+import { CDR_TYPES, cdrSchema } from "@telecom-etl/platform";
 import { addDays } from "../src/core/utc-days.js";
-import { CDR_TYPES, cdrSchema } from "../src/platform/index.js";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";
 import type { ForkedSandbox } from "./e2e-harness.js";

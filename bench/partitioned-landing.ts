@@ -13,8 +13,8 @@
  * Usage: node dist/bench/partitioned-landing.js [--sizes 1000000,4000000,12000000] [--rows-per-window 1000]
  */
 import { parseArgs } from "node:util";
+import { cdrSchema } from "@telecom-etl/platform";
 import { sql } from "kysely";
-import { cdrSchema } from "../src/platform/index.js";
 import { cdrsStream } from "../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../src/streams/load-row.js";
 import type { StreamDefinition } from "../src/streams/stream-definition.js";

@@ -11,11 +11,11 @@
  * Usage: node dist/bench/rate-under-faults.js [--repetitions 3]
  */
 import { parseArgs } from "node:util";
+import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
 import type { EtlConfig } from "../src/config/config.js";
 import { silentLogger } from "../src/core/log.js";
 import { addDays } from "../src/core/utc-days.js";
 import { runPipeline } from "../src/pipeline/run/run-pipeline.js";
-import type { SandboxOptions } from "../src/sandbox/sandbox-options.js";
 import { benchConfig, type ForkedSandbox, forkSandbox, startBenchWarehouse } from "./e2e-harness.js";
 import { median } from "./median.js";
 

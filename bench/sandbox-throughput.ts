@@ -9,9 +9,9 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { Agent, get } from "node:http";
 import { fileURLToPath } from "node:url";
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import { startSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { addDays } from "../src/core/utc-days.js";
-import type { ApiRevision } from "../src/platform/api-revision.js";
-import { startSandbox } from "../src/sandbox/start-sandbox.js";
 
 const DAYS = 90;
 const CALLS_PER_DAY = 20_000;

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * `make lint`'s function-length check: no function of the loader (src/, except the sandbox, which
- * is the platform's simulator, not the product) is longer than 80 lines, counted from its first
+ * `make lint`'s function-length check: no function of the loader (src/) or of the platform's contract
+ * (packages/platform/src; not the sandbox, packages/sandbox, the platform's simulator, not the
+ * product) is longer than 80 lines, counted from its first
  * line to its last, nested functions each on their own. Exit 1 with one line per function over.
- * Usage: node scripts/check-function-length.mjs [FILE|DIR ...]   (default: src without src/sandbox)
+ * Usage: node scripts/check-function-length.mjs [FILE|DIR ...]   (default: src and packages/platform/src)
  * Why by hand: Biome (the linter) has no function-length rule, and a second linter for one rule is
  * heavier than reading the files with the TypeScript compiler the build already has.
  */
@@ -12,8 +13,8 @@ import path from "node:path";
 import ts from "typescript";
 
 const LIMIT = 80;
-const DEFAULT_ROOT = "src";
-const EXCLUDED = [path.join("src", "sandbox")];
+const DEFAULT_ROOTS = ["src", path.join("packages", "platform", "src")];
+const EXCLUDED = [path.join("packages", "sandbox")];
 
 /** Every .ts file under `target` (a file or a folder), the excluded folders left out. */
 function filesOf(target) {
@@ -60,7 +61,7 @@ function longFunctionsOf(file) {
 }
 
 const targets = process.argv.slice(2);
-const files = (targets.length > 0 ? targets : [DEFAULT_ROOT]).flatMap(filesOf);
+const files = (targets.length > 0 ? targets : DEFAULT_ROOTS).flatMap(filesOf);
 const long = files.flatMap(longFunctionsOf);
 if (long.length > 0) {
   for (const line of long) console.error(`${line} (limit ${LIMIT}): split it into named steps`);

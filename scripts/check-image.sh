@@ -14,7 +14,7 @@ docker build --quiet -t "$tag" . >/dev/null
 docker run --rm "$tag" --version
 user=$(docker run --rm --entrypoint id "$tag" -un)
 [ "$user" != "root" ] || { echo "check-image: the image runs as root" >&2; exit 1; }
-if docker run --rm --entrypoint sh "$tag" -c 'test -e dist/src/sandbox || test -e dist/bench'; then
+if docker run --rm --entrypoint sh "$tag" -c 'test -e node_modules/@telecom-etl/sandbox || test -e dist/bench'; then
   echo "check-image: the image ships the sandbox or the benchmarks" >&2
   exit 1
 fi

@@ -7,7 +7,7 @@
  * source and staging model, and the stream table of docs/reference/warehouse-tables.md (`make docs`). Run it again after changing
  * the declaration: the generated files follow (a new migration aside, which you write as a change).
  * `npm run scaffold:stream` without a name writes the registration modules of the streams already
- * scaffolded. Needs, by convention, src/platform/<kebab>.ts and src/sandbox/<kebab>-list.ts
+ * scaffolded. Needs, by convention, packages/platform/src/<kebab>.ts and packages/sandbox/src/<kebab>-list.ts
  * exporting <camel>Resource and <camel>List; the stream derives from the catalogue entry unless
  * src/streams/<kebab>.ts exports its own <camel>Stream.
  */
@@ -20,7 +20,7 @@ const name = process.argv[2];
 
 /** The streams scaffolded so far, as the generated catalogue module lists them. */
 function scaffolded() {
-  const text = readFileSync(at("src/platform/scaffolded-resources.ts"), "utf8");
+  const text = readFileSync(at("packages/platform/src/scaffolded-resources.ts"), "utf8");
   const list = /SCAFFOLDED_RESOURCE_NAMES = \[(.*)\] as const/.exec(text)?.[1] ?? "";
   return [...list.matchAll(/"([a-z0-9_]+)"/g)].map((m) => m[1]);
 }

@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
+import { parseJsonExact } from "@telecom-etl/platform/exact-number.js";
 import {
   type ErrorContext,
   RetryableError,
@@ -13,7 +14,6 @@ import {
   UnreachableHostError,
   UsageError,
 } from "../core/errors.js";
-import { parseJsonExact } from "../core/exact-number.js";
 import type { KnownSecrets } from "../core/known-secrets.js";
 import type { Logger } from "../core/log.js";
 import { type Clock, realSleep, type Sleep, systemClock } from "../core/ports.js";
@@ -110,7 +110,7 @@ export interface GetJsonOptions {
   readonly tally?: RequestTally;
   /**
    * Fields whose JSON numbers must stay exact (the ledger's `amount`): the body is parsed with
-   * `parseJsonExact`, which keeps them as their source text (see src/core/exact-number.ts).
+   * `parseJsonExact`, which keeps them as their source text (see packages/platform/src/exact-number.ts).
    */
   readonly exactNumbers?: readonly string[];
 }

@@ -20,8 +20,8 @@
  * page, 128 rows lost).
  */
 import { createHash } from "node:crypto";
+import type { Pagination } from "@telecom-etl/platform/common.js";
 import { type ErrorContext, SliceError } from "../core/errors.js";
-import type { Pagination } from "../platform/common.js";
 
 /** One page as the stream extracted it from a response body. */
 export interface Page {

@@ -5,6 +5,7 @@
  * Every outcome is an item; nothing here throws for what it finds.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
 import { type ApiClient, type ApiResponse, createApiClient } from "../api/http-client.js";
 import { RetriesExhaustedError } from "../api/retry-policy.js";
 import { type AccountConfig, type EtlConfig, keyProblem } from "../config/config.js";
@@ -21,7 +22,6 @@ import type { Clock } from "../core/ports.js";
 import { utcDayOf } from "../core/utc-days.js";
 import { type ProbeOutcome, revisionFromProbe, revisionProbe } from "../pipeline/clients/api-revision.js";
 import { parseDateHeader, SKEW_WARN_MS } from "../pipeline/extract/platform-clock.js";
-import type { ApiRevision } from "../platform/api-revision.js";
 import { getStream } from "../streams/registry.js";
 import type { StreamDefinition } from "../streams/stream-definition.js";
 import type { CheckItem, CheckStatus } from "./check-item.js";

@@ -6,11 +6,12 @@
  * asking one row where the answer is paged; a lookup asks about an id that does not exist, which a
  * key with the permission gets a 404 for and a key without it a 403.
  */
+
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import { resourcePath } from "@telecom-etl/platform/resource.js";
 import { type AccountConfig, sourcesOf } from "../config/config.js";
 import type { Slice } from "../core/slices.js";
 import { addDays } from "../core/utc-days.js";
-import type { ApiRevision } from "../platform/api-revision.js";
-import { resourcePath } from "../platform/resource.js";
 import type { StreamAnswer, StreamDefinition } from "../streams/stream-definition.js";
 
 /** The id a lookup probe asks about: no platform id looks like it, so a permitted key gets a 404. */

@@ -151,7 +151,7 @@ export function formatUnknownFields(fields: readonly UnknownField[]): string[] {
     );
   }
   lines.push(
-    "  map a field in src/platform/ (and its stream's columns) to make it a column; _extra keeps it meanwhile",
+    "  map a field in packages/platform/src/ (and its stream's columns) to make it a column; _extra keeps it meanwhile",
   );
   return lines;
 }

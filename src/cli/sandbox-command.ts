@@ -1,9 +1,9 @@
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { type Command, InvalidArgumentError } from "commander";
 import { UsageError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
-import type { ApiRevision } from "../platform/api-revision.js";
-import type { SandboxOptions } from "../sandbox/sandbox-options.js";
-import type { RunningSandbox } from "../sandbox/start-sandbox.js";
 import type { Runtime } from "./command-context.js";
 import { withExample } from "./global-options.js";
 import { loadSandbox, type SandboxModule } from "./sandbox-module.js";

@@ -2,8 +2,8 @@ import { UsageError } from "../core/errors.js";
 
 /** What the `sandbox` and `demo` commands use of the sandbox. */
 export interface SandboxModule {
-  readonly startSandbox: typeof import("../sandbox/start-sandbox.js").startSandbox;
-  readonly resolveSandboxOptions: typeof import("../sandbox/sandbox-options.js").resolveSandboxOptions;
+  readonly startSandbox: typeof import("@telecom-etl/sandbox/start-sandbox.js").startSandbox;
+  readonly resolveSandboxOptions: typeof import("@telecom-etl/sandbox/sandbox-options.js").resolveSandboxOptions;
 }
 
 /**
@@ -13,8 +13,8 @@ export interface SandboxModule {
 export async function loadSandbox(): Promise<SandboxModule> {
   try {
     const [{ startSandbox }, { resolveSandboxOptions }] = await Promise.all([
-      import("../sandbox/start-sandbox.js"),
-      import("../sandbox/sandbox-options.js"),
+      import("@telecom-etl/sandbox/start-sandbox.js"),
+      import("@telecom-etl/sandbox/sandbox-options.js"),
     ]);
     return { startSandbox, resolveSandboxOptions };
   } catch (error) {

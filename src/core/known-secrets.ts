@@ -13,7 +13,7 @@
  * separator (`apiKey`, `api-key`, `ACCESS_TOKEN`, `sip_password`), is masked whatever its value.
  */
 import { inspect } from "node:util";
-import { isRawJsonNumber } from "./exact-number.js";
+import { isRawJsonNumber } from "@telecom-etl/platform/exact-number.js";
 
 /** What a masked value reads as. */
 export const MASK = "***";

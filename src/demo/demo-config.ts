@@ -1,6 +1,6 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import type { AccountConfig, EtlConfig } from "../config/config.js";
 import { Secret } from "../core/secret.js";
-import type { RunningSandbox } from "../sandbox/start-sandbox.js";
 import { STREAMS } from "../streams/registry.js";
 import type { Warehouse } from "../warehouse/connection/connect-warehouse.js";
 import { trackIds } from "../warehouse/state/lookup-candidates.js";

@@ -1,4 +1,4 @@
-import { CATALOGUE, resourcePath, type TenDlcAppeal } from "../platform/index.js";
+import { CATALOGUE, resourcePath, type TenDlcAppeal } from "@telecom-etl/platform";
 import { columnsOf, type RowOf } from "./columns.js";
 import { answerOf } from "./resource-reading.js";
 import { defineStream, type RequestContext, type StreamRequest } from "./stream-definition.js";

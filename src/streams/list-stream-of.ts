@@ -1,5 +1,5 @@
+import { itemShape, type PlatformResource } from "@telecom-etl/platform/resource.js";
 import type { z } from "zod";
-import { itemShape, type PlatformResource } from "../platform/resource.js";
 import type { PgType } from "../warehouse/connection/landing-table.js";
 import type { StreamColumn } from "./columns.js";
 import { defineStream, type StreamDefinition } from "./stream-definition.js";

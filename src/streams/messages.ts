@@ -1,4 +1,4 @@
-import { CATALOGUE, MESSAGE_DIRECTIONS, type Message, resourcePath } from "../platform/index.js";
+import { CATALOGUE, MESSAGE_DIRECTIONS, type Message, resourcePath } from "@telecom-etl/platform";
 import { columnsOf, type RowOf } from "./columns.js";
 import { windowRequestQuery } from "./resource-reading.js";
 import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";

@@ -1,4 +1,4 @@
-import { CATALOGUE, type PurchasableNumber, resourcePath } from "../platform/index.js";
+import { CATALOGUE, type PurchasableNumber, resourcePath } from "@telecom-etl/platform";
 import { columnsOf, type RowOf } from "./columns.js";
 import { answerOf } from "./resource-reading.js";
 import { defineStream, type StreamRequest } from "./stream-definition.js";

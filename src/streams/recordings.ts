@@ -1,4 +1,4 @@
-import { CATALOGUE, type Recording } from "../platform/index.js";
+import { CATALOGUE, type Recording } from "@telecom-etl/platform";
 import { columnsOf, type RowOf } from "./columns.js";
 import { defineStream } from "./stream-definition.js";
 

@@ -1,4 +1,3 @@
-import { lastDayOf, type Slice, windowOf } from "../core/slices.js";
 import {
   answerSchema,
   type PlatformResource,
@@ -7,7 +6,8 @@ import {
   resourcePath,
   rowsOf,
   windowQuery,
-} from "../platform/resource.js";
+} from "@telecom-etl/platform/resource.js";
+import { lastDayOf, type Slice, windowOf } from "../core/slices.js";
 import type { AnswerCheck, RequestContext, Slicing, StreamAnswer, StreamRequest } from "./stream-requests.js";
 
 /**

@@ -6,7 +6,7 @@
  * Rows are made distinct once, by this identity, while they are extracted; the load trusts it.
  */
 import { createHash } from "node:crypto";
-import { sourceTextOf } from "../core/exact-number.js";
+import { sourceTextOf } from "@telecom-etl/platform/exact-number.js";
 import type { Implied } from "./columns.js";
 import type { StreamDefinition } from "./stream-definition.js";
 

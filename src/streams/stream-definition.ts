@@ -1,6 +1,6 @@
+import { isRevisionDependent, type PlatformResource } from "@telecom-etl/platform/resource.js";
 import type { z } from "zod";
 import type { Slice } from "../core/slices.js";
-import { isRevisionDependent, type PlatformResource } from "../platform/resource.js";
 import type { LandingColumn, LandingTable, WriteMode } from "../warehouse/connection/landing-table.js";
 import type { CandidateKind } from "../warehouse/state/lookup-candidates.js";
 import type { Implied, StreamColumn } from "./columns.js";
@@ -117,7 +117,7 @@ export interface TableSpec {
 export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   /** The stream's name, its key in the registry (`src/streams/registry.ts`). */
   readonly name: string;
-  /** The catalogue resource the stream reads (`src/platform/catalogue.ts`): its paths, envelope, window. */
+  /** The catalogue resource the stream reads (`packages/platform/src/catalogue.ts`): its paths, envelope, window. */
   readonly resource: PlatformResource;
   /** Permission a restricted key needs, as the platform names it (e.g. `billing:read`): the resource's. */
   readonly permission: string;
@@ -130,7 +130,7 @@ export interface StreamDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly answer: StreamAnswer;
   /** What to list first, when the stream's requests iterate over the platform's own ids. */
   readonly discovery?: Discovery;
-  /** Row schema from src/platform (loose about unknown fields, which land in `_extra`). */
+  /** Row schema from packages/platform/src (loose about unknown fields, which land in `_extra`). */
   readonly schema: Schema;
   /** The typed columns, declared once: name, PostgreSQL type, nullability, how to read them. */
   readonly columns: readonly StreamColumn<z.infer<Schema>>[];

@@ -3,9 +3,10 @@
  * context, and the shapes of an answer. Read by the stream declarations (stream-definition.ts)
  * and by the defaults they fall back on (resource-reading.ts).
  */
+
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import type { Pagination } from "@telecom-etl/platform/common.js";
 import type { z } from "zod";
-import type { ApiRevision } from "../platform/api-revision.js";
-import type { Pagination } from "../platform/common.js";
 import type { Implied } from "./columns.js";
 
 /** How a stream is cut into slices. */
@@ -70,7 +71,7 @@ export interface AnswerCheck<Envelope = unknown> {
 }
 
 /**
- * One page of a list answer as the stream reads it: the envelope's schema (from `src/platform`),
+ * One page of a list answer as the stream reads it: the envelope's schema (from `packages/platform/src`),
  * the rows in it (still unchecked: each is validated on its own) and its pagination.
  */
 export interface PagedAnswer<Envelope = unknown> {
@@ -81,7 +82,7 @@ export interface PagedAnswer<Envelope = unknown> {
   pagination(body: Envelope): Pagination | null;
   /**
    * Fields whose JSON numbers the body is parsed with exactly, as their source text (the ledger's
-   * `amount`, `balance_after`, int64 `id`; see src/core/exact-number.ts).
+   * `amount`, `balance_after`, int64 `id`; see packages/platform/src/exact-number.ts).
    */
   readonly exactNumbers?: readonly string[];
   /** Pages that are valid but worth an operator's eye, counted per slice. */

@@ -1,4 +1,4 @@
-import type { PlatformResource } from "../platform/resource.js";
+import type { PlatformResource } from "@telecom-etl/platform/resource.js";
 import { landingTableDdl } from "../warehouse/connection/landing-ddl.js";
 import {
   type LandingTable,
@@ -16,8 +16,8 @@ import type { StreamDefinition } from "./stream-definition.js";
  * item schema and catalogue entry, its sandbox list, its declaration) and what uses it.
  *
  * A scaffolded stream follows one naming convention, from its snake_case name (`message_opt_outs`):
- * `src/platform/message-opt-outs.ts` exports `messageOptOutsResource` (the catalogue entry) and
- * `src/sandbox/message-opt-outs-list.ts` exports `messageOptOutsList` (a `SANDBOX_LISTS` entry);
+ * `packages/platform/src/message-opt-outs.ts` exports `messageOptOutsResource` (the catalogue entry) and
+ * `packages/sandbox/src/message-opt-outs-list.ts` exports `messageOptOutsList` (a `SANDBOX_LISTS` entry);
  * the stream is derived from the catalogue entry (`listStreamOf`: its columns are the item's
  * fields) unless `src/streams/message-opt-outs.ts` declares it (`messageOptOutsStream`).
  */
@@ -38,9 +38,12 @@ export function generatedHeader(comment: "//" | "--" | "#", from: string): strin
 
 const HEADER = generatedHeader("//", "the streams it was run for");
 
-/** Import lines ordered by module (`../` before `./`), as biome's organizeImports keeps them. */
+/** Import lines ordered as biome's organizeImports keeps them: packages, then `../` before `./`. */
 function sortedImports(lines: readonly string[]): string {
-  const from = (line: string) => line.split('"')[1]!;
+  const from = (line: string) => {
+    const specifier = line.split('"')[1]!;
+    return `${specifier.startsWith(".") ? 1 : 0}${specifier}`;
+  };
   return [...lines].sort((a, b) => (from(a) < from(b) ? -1 : 1)).join("");
 }
 
@@ -53,7 +56,7 @@ function entries(names: readonly string[], entryOf: (name: string) => string): s
 const importsOf = (names: readonly string[], exportOf: (name: string) => string, suffix = "") =>
   names.map((n) => `import { ${exportOf(n)} } from "./${kebabOf(n)}${suffix}.js";\n`);
 
-/** src/platform/scaffolded-resources.ts: the catalogue entries, their modules re-exported, their names. */
+/** packages/platform/src/scaffolded-resources.ts: the catalogue entries, their modules re-exported, their names. */
 function resourcesModule(names: readonly string[]): string {
   const resource = (n: string) => `${camelOf(n)}Resource`;
   return [
@@ -68,7 +71,7 @@ function resourcesModule(names: readonly string[]): string {
   ].join("");
 }
 
-/** src/sandbox/scaffolded-lists.ts: each list's `SANDBOX_LISTS` entry. */
+/** packages/sandbox/src/scaffolded-lists.ts: each list's `SANDBOX_LISTS` entry. */
 function listsModule(names: readonly string[]): string {
   const list = (n: string) => `${camelOf(n)}List`;
   return [
@@ -91,7 +94,7 @@ function streamsModule(names: readonly string[], declared: readonly string[]): s
   return [
     HEADER,
     sortedImports([
-      ...(derives ? ['import { CATALOGUE } from "../platform/catalogue.js";\n'] : []),
+      ...(derives ? ['import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";\n'] : []),
       ...(derives ? ['import { listStreamOf } from "./list-stream-of.js";\n'] : []),
       ...importsOf(own, (n) => `${camelOf(n)}Stream`),
       'import type { StreamDefinition } from "./stream-definition.js";\n',
@@ -111,8 +114,8 @@ export function registrationFiles(
   declared: readonly string[],
 ): Readonly<Record<string, string>> {
   return {
-    "src/platform/scaffolded-resources.ts": resourcesModule(names),
-    "src/sandbox/scaffolded-lists.ts": listsModule(names),
+    "packages/platform/src/scaffolded-resources.ts": resourcesModule(names),
+    "packages/sandbox/src/scaffolded-lists.ts": listsModule(names),
     "src/streams/scaffolded-streams.ts": streamsModule(names, declared),
   };
 }

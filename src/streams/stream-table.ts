@@ -1,5 +1,5 @@
+import type { PlatformResource } from "@telecom-etl/platform/resource.js";
 import { blockBodyIn, withBlockBody } from "../core/generated-block.js";
-import type { PlatformResource } from "../platform/resource.js";
 import {
   type LandingTable,
   monthPartitionColumn,

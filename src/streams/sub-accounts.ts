@@ -1,4 +1,4 @@
-import { CATALOGUE, type SubAccount } from "../platform/index.js";
+import { CATALOGUE, type SubAccount } from "@telecom-etl/platform";
 import { columnsOf, type RowOf } from "./columns.js";
 import { defineStream } from "./stream-definition.js";
 

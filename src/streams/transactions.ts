@@ -1,4 +1,4 @@
-import { CATALOGUE, resourcePath, type Transaction } from "../platform/index.js";
+import { CATALOGUE, resourcePath, type Transaction } from "@telecom-etl/platform";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
 import { windowRequestQuery } from "./resource-reading.js";
 import { defineStream, type RequestContext, type Slice, type StreamRequest } from "./stream-definition.js";

@@ -1,5 +1,3 @@
-import type { z } from "zod";
-import type { LookupItem } from "../core/slices.js";
 import {
   CATALOGUE,
   type CallTranscription,
@@ -9,7 +7,9 @@ import {
   type Transcription,
   transcriptionSchema,
   transcriptionTurnSchema,
-} from "../platform/index.js";
+} from "@telecom-etl/platform";
+import type { z } from "zod";
+import type { LookupItem } from "../core/slices.js";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
 import { defineStream, type RequestContext, type StreamRequest } from "./stream-definition.js";
 

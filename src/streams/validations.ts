@@ -4,7 +4,7 @@ import {
   numberValidationResultSchema,
   resourcePath,
   type ValidationResponse,
-} from "../platform/index.js";
+} from "@telecom-etl/platform";
 import { columnsOf, type Implied, type RowOf } from "./columns.js";
 import { defineStream, type StreamRequest } from "./stream-definition.js";
 

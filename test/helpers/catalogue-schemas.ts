@@ -1,9 +1,9 @@
+import type { Pagination } from "@telecom-etl/platform/common.js";
+import { answerSchema, type PlatformResource, publishedSchema } from "@telecom-etl/platform/resource.js";
 import type { z } from "zod";
-import type { Pagination } from "../../src/platform/common.js";
-import { answerSchema, type PlatformResource, publishedSchema } from "../../src/platform/resource.js";
 
 /**
- * The catalogue's envelope schemas (`publishedSchema`, `answerSchema` of `src/platform/resource.ts`)
+ * The catalogue's envelope schemas (`publishedSchema`, `answerSchema` of `packages/platform/src/resource.ts`)
  * with the types of what they parse, for tests that read the parsed body. The schemas themselves
  * are the catalogue's, unchanged: only their static types are computed here from the entry's
  * literal envelope and item schema.

@@ -1,5 +1,5 @@
 /** Platform CDRs as a test writes them, and the load rows the loader makes of them. */
-import { cdrSchema } from "../../src/platform/index.js";
+import { cdrSchema } from "@telecom-etl/platform";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { type LoadRow, toLoadRow } from "../../src/streams/load-row.js";
 

@@ -1,6 +1,6 @@
 /**
  * Field lists copied by hand from platform-facts.md ("Lists and lookups the interface document does
- * not show"), not from the schemas in src/platform: the shape tests check the sandbox's answers
+ * not show"), not from the schemas in packages/platform/src: the shape tests check the sandbox's answers
  * against them, and the truth oracle knows which fields of a truth record are columns. A schema or a
  * sandbox that drifts from the facts fails a test that reads these.
  */

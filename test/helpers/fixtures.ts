@@ -26,9 +26,10 @@
  * sandbox) is a file fixture of its own: `const it = base.extend("env", { scope: "file" }, ({ rig }) => ...)`.
  * A test may rename what it takes: `async ({ sandbox: capped }) => ...`.
  */
+
+import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import { type RunningSandbox, startSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { test as base } from "vitest";
-import type { SandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
 import { type FaultRule, startFaultProxy } from "../integration/fault-proxy.js";
 import { createTestDatabase, type TestDatabase } from "./test-database.js";
 

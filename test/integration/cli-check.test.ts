@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
-import { apiKeySchema } from "../../src/platform/api-key.js";
+import { apiKeySchema } from "@telecom-etl/platform/api-key.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import { checkItemsOf } from "../helpers/check-items.js";
 import { runCli } from "../helpers/cli.js";

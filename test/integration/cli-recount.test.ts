@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SCAFFOLDED_RESOURCE_NAMES } from "../../src/platform/scaffolded-resources.js";
+import { SCAFFOLDED_RESOURCE_NAMES } from "@telecom-etl/platform/scaffolded-resources.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { cutListAfter, isCdrListOf, startFaultProxy } from "./fault-proxy.js";

@@ -1,9 +1,9 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
-import type { SandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { RetiredPartition } from "../../src/warehouse/admin/partition-retention.js";
 import { type CliOptions, operatorLines, runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";

@@ -1,9 +1,9 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { addDays } from "../../src/core/utc-days.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { StreamStatus } from "../../src/warehouse/state/stream-status.js";
 import { collect, runCli, spawnCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";

@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { type RecordingServer, startRecordingServer } from "../helpers/recording-server.js";

@@ -1,5 +1,5 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

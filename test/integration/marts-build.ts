@@ -1,9 +1,9 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { type Kysely, sql } from "kysely";
 import { pino } from "pino";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import type { Publication } from "../../src/transform/publish-marts.js";
 import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";

@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { pino } from "pino";
 import type { EtlConfig } from "../../src/config/config.js";
 import { runPipeline } from "../../src/pipeline/run/run-pipeline.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import { runCli } from "../helpers/cli.js";
 import { test as base, describe, expect } from "../helpers/fixtures.js";

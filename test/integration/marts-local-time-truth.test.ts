@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { pino } from "pino";
@@ -8,7 +9,6 @@ import { onTestFinished } from "vitest";
 import type { EtlConfig } from "../../src/config/config.js";
 import { accountTimeZones } from "../../src/core/account-time-zone.js";
 import type { Clock } from "../../src/core/ports.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
 import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";

@@ -1,8 +1,8 @@
 import { rm } from "node:fs/promises";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { onTestFinished } from "vitest";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src/transform/query-metrics.js";
 import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/admin/bi-reader-role.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";

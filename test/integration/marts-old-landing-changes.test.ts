@@ -1,5 +1,5 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";

@@ -1,9 +1,9 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import pg from "pg";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { olderSnapshots } from "../../src/transform/older-snapshots.js";
 import { biReaderRoleFor, databaseOfUrl } from "../../src/warehouse/admin/bi-reader-role.js";
 import { connectWarehouse } from "../../src/warehouse/connection/connect-warehouse.js";

@@ -95,7 +95,7 @@ const it = fixtureTest.extend("installed", { scope: "file" }, async ({ rig }, { 
 it.override({ sandboxOptions: { seed: 36, start: "2026-08-01", days: 2, accounts: 1, callsPerDay: 10 } });
 
 describe("the packed product (npm pack, npm install -g)", () => {
-  it("ships the loader, its migrations and dbt project; not the sandbox, the benchmarks or the tests", ({
+  it("ships the loader, its migrations, dbt project and the platform's contract; not the sandbox, the benchmarks or the tests", ({
     installed,
   }) => {
     const { files } = installed;
@@ -105,7 +105,18 @@ describe("the packed product (npm pack, npm install -g)", () => {
     expect(files).toContain("LICENSE");
     const migrations = readdirSync(path.join(ROOT, "sql/migrations")).map((f) => `sql/migrations/${f}`);
     expect(files.filter((f) => f.startsWith("sql/")).sort()).toEqual(migrations.sort());
-    expect(files.filter((f) => /^(dist\/src\/sandbox|dist\/bench|bench|test|src)\//.test(f))).toEqual([]);
+    expect(
+      files.filter((f) => /^(dist\/src\/sandbox|dist\/bench|bench|test|src|packages)\//.test(f)),
+    ).toEqual([]);
+    // The platform's contract is the one workspace package it bundles (built, without its sources),
+    // with zod, its one dependency, which npm bundles with it; the sandbox package (a dev
+    // dependency) is not there, nor any other dependency.
+    expect(files).toContain("node_modules/@telecom-etl/platform/dist/index.js");
+    expect(files).toContain("node_modules/@telecom-etl/platform/package.json");
+    expect(files.filter((f) => f.startsWith("node_modules/@telecom-etl/platform/src/"))).toEqual([]);
+    const bundled = new Set(files.filter((f) => f.startsWith("node_modules/")).map((f) => f.split("/")[1]));
+    expect([...bundled].sort()).toEqual(["@telecom-etl", "zod"]);
+    expect(files.filter((f) => /^node_modules\/@telecom-etl\/(?!platform\/)/.test(f))).toEqual([]);
   });
 
   it("prints its version, the warehouse schema and dbt's from any folder", async ({ installed }) => {

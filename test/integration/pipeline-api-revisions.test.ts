@@ -1,5 +1,5 @@
+import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
 import { sql } from "kysely";
-import type { SandboxOptions } from "../../src/sandbox/sandbox-options.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {
   capturingLogger,

@@ -1,6 +1,6 @@
 import zlib from "node:zlib";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import type { EtlConfig } from "../../src/config/config.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { type FaultRule, startFaultProxy } from "./fault-proxy.js";

@@ -1,6 +1,6 @@
+import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
-import type { SandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";
 import {

@@ -4,6 +4,8 @@
  * the library, the sandbox's truth export, and the landing tables read back in a form that compares
  * with the truth (see truth-oracle.ts: the expectation never goes through the loader's parsing).
  */
+
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { expect } from "vitest";
@@ -20,7 +22,6 @@ import {
   runPipeline,
 } from "../../src/pipeline/run/run-pipeline.js";
 import type { ProgressReporter } from "../../src/pipeline/run/run-progress.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { getStream, type StreamName } from "../../src/streams/registry.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { primaryKeyOf } from "../../src/warehouse/connection/landing-table.js";

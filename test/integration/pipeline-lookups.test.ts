@@ -1,6 +1,6 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import type { EtlConfig } from "../../src/config/config.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { trackIds } from "../../src/warehouse/state/lookup-candidates.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";

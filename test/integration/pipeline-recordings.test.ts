@@ -1,6 +1,6 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import type { EtlConfig } from "../../src/config/config.js";
 import { addDays, dayToMs } from "../../src/core/utc-days.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import {

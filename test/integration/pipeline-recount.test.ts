@@ -1,8 +1,8 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { formatRunDetail } from "../../src/cli/format-runs.js";
 import type { EtlConfig } from "../../src/config/config.js";
 import { readNightFacts } from "../../src/report/night-facts.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { readRuns, runWindowProblems } from "../../src/warehouse/state/run-history.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { cutListAfter, isCdrListOf, startFaultProxy } from "./fault-proxy.js";

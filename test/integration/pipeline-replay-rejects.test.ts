@@ -1,9 +1,9 @@
+import { shortLinkMetricSchema } from "@telecom-etl/platform";
 import { sql } from "kysely";
 import { KnownSecrets } from "../../src/core/known-secrets.js";
 import { silentLogger } from "../../src/core/log.js";
 import { parseRow } from "../../src/pipeline/extract/parse-rows.js";
 import { replayRejects } from "../../src/pipeline/run/replay-rejects.js";
-import { shortLinkMetricSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { toLoadRow } from "../../src/streams/load-row.js";
 import { landingTables } from "../../src/streams/registry.js";

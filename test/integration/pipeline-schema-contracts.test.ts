@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { runCli } from "../helpers/cli.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
@@ -183,7 +183,7 @@ describe("schema contracts on a platform that adds a field", () => {
       );
       expect(new Set(rejects.rows.map((r) => r.message))).toEqual(
         new Set([
-          `field "${FIELD}" is not in the schema of stream cdrs, whose schema_contract is freeze: map it in src/platform/, or set stream_options.cdrs.schema_contract to evolve or discard`,
+          `field "${FIELD}" is not in the schema of stream cdrs, whose schema_contract is freeze: map it in packages/platform/src/, or set stream_options.cdrs.schema_contract to evolve or discard`,
         ]),
       );
       // The first day (no field yet) loaded whole; nothing carries the field; no column was added.

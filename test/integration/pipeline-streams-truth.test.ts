@@ -1,8 +1,8 @@
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { LIST_STREAMS } from "@telecom-etl/sandbox/list-streams.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import type { EtlConfig } from "../../src/config/config.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { LIST_STREAMS } from "../../src/sandbox/list-streams.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { STREAM_NAMES, STREAMS } from "../../src/streams/registry.js";
 import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";

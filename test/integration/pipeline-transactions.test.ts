@@ -1,11 +1,11 @@
+import { parseJsonExact } from "@telecom-etl/platform/exact-number.js";
+import { TRANSACTION_EXACT_NUMBERS } from "@telecom-etl/platform/transaction.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { formatReject } from "../../src/cli/rejects-command.js";
 import type { AccountConfig, EtlConfig } from "../../src/config/config.js";
-import { parseJsonExact } from "../../src/core/exact-number.js";
 import { replayRejects } from "../../src/pipeline/run/replay-rejects.js";
-import { TRANSACTION_EXACT_NUMBERS } from "../../src/platform/transaction.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { listRejects } from "../../src/warehouse/state/rejects.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import type { TestDatabase } from "../helpers/test-database.js";

@@ -1,7 +1,7 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { sql } from "kysely";
 import type { EtlConfig } from "../../src/config/config.js";
 import { formatRunSummary } from "../../src/pipeline/run/format-summary.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { capturingLogger, runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 import { expectedFromTruth, landedRows } from "./truth-oracle.js";

@@ -1,19 +1,23 @@
-import { describe, expect } from "vitest";
-import { apiKeySchema } from "../../src/platform/api-key.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { ERROR_MESSAGES, paginationSchema } from "../../src/platform/common.js";
+import { apiKeySchema } from "@telecom-etl/platform/api-key.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { ERROR_MESSAGES, paginationSchema } from "@telecom-etl/platform/common.js";
 import {
   didSchema,
   docTypeSchema,
   type PurchasableNumber,
   purchasableNumberSchema,
-} from "../../src/platform/numbers.js";
-import { PERMISSION_RESOURCES, type Permission } from "../../src/platform/permissions.js";
-import { type SipTrunkSummary, sipTrunkSchema, sipTrunkSummarySchema } from "../../src/platform/sip-trunk.js";
-import { subAccountSchema } from "../../src/platform/sub-account.js";
-import { tenDlcAppealSchema } from "../../src/platform/ten-dlc.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
-import { parseMicros } from "../../src/sandbox/money.js";
+} from "@telecom-etl/platform/numbers.js";
+import { PERMISSION_RESOURCES, type Permission } from "@telecom-etl/platform/permissions.js";
+import {
+  type SipTrunkSummary,
+  sipTrunkSchema,
+  sipTrunkSummarySchema,
+} from "@telecom-etl/platform/sip-trunk.js";
+import { subAccountSchema } from "@telecom-etl/platform/sub-account.js";
+import { tenDlcAppealSchema } from "@telecom-etl/platform/ten-dlc.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
+import { parseMicros } from "@telecom-etl/sandbox/money.js";
+import { describe, expect } from "vitest";
 import { published } from "../helpers/catalogue-schemas.js";
 
 import { admin, exchangeDigest, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";

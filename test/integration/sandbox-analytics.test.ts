@@ -1,9 +1,9 @@
-import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
-import { cdrDetailSchema } from "../../src/platform/cdr.js";
-import { ERROR_MESSAGES, errorBodySchema, pendingBodySchema } from "../../src/platform/common.js";
-import { transcriptionSchema } from "../../src/platform/transcription.js";
-import { validationResponseSchema } from "../../src/platform/validation.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { callTranscriptionSchema } from "@telecom-etl/platform/call-transcription.js";
+import { cdrDetailSchema } from "@telecom-etl/platform/cdr.js";
+import { ERROR_MESSAGES, errorBodySchema, pendingBodySchema } from "@telecom-etl/platform/common.js";
+import { transcriptionSchema } from "@telecom-etl/platform/transcription.js";
+import { validationResponseSchema } from "@telecom-etl/platform/validation.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect, it } from "../helpers/fixtures.js";
 
 async function get(sandbox: RunningSandbox, path: string): Promise<{ status: number; body: unknown }> {

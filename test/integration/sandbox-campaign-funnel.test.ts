@@ -1,8 +1,8 @@
+import { type Cdr, cdrDetailSchema, cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { type Message, messageSchema } from "@telecom-etl/platform/message.js";
+import { type ShortLinkMetric, shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
-import { type Cdr, cdrDetailSchema, cdrSchema } from "../../src/platform/cdr.js";
-import { type Message, messageSchema } from "../../src/platform/message.js";
-import { type ShortLinkMetric, shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { ndjson, platform, sandboxTest } from "./sandbox-client.js";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { request } from "node:http";
+import { type RunningSandbox, type SandboxOptions, startSandbox } from "@telecom-etl/sandbox";
 import { test } from "vitest";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 
 /**
  * Shared set-up of the sandbox test files added with API revision 2026: sandboxes started once per

@@ -1,17 +1,17 @@
-import { parseJsonExact } from "../../src/core/exact-number.js";
-import { apiKeySchema } from "../../src/platform/api-key.js";
-import { callSchema, callWebhookSchema } from "../../src/platform/call.js";
-import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { cdrDetailSchema, cdrSchema } from "../../src/platform/cdr.js";
+import { apiKeySchema } from "@telecom-etl/platform/api-key.js";
+import { callSchema, callWebhookSchema } from "@telecom-etl/platform/call.js";
+import { callTranscriptionSchema } from "@telecom-etl/platform/call-transcription.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { cdrDetailSchema, cdrSchema } from "@telecom-etl/platform/cdr.js";
 import {
   ERROR_MESSAGES,
   paginationSchema,
   pendingBodySchema,
   successBodySchema,
-} from "../../src/platform/common.js";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { messageBodySchema, messageSchema } from "../../src/platform/message.js";
+} from "@telecom-etl/platform/common.js";
+import { parseJsonExact } from "@telecom-etl/platform/exact-number.js";
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { messageBodySchema, messageSchema } from "@telecom-etl/platform/message.js";
 import {
   cartResponseSchema,
   citySchema,
@@ -20,30 +20,30 @@ import {
   docTypeSchema,
   inboundCallDestinationSchema,
   purchasableNumberSchema,
-} from "../../src/platform/numbers.js";
+} from "@telecom-etl/platform/numbers.js";
 import {
   PERMISSION_RESOURCES,
   type Permission,
   type PermissionResource,
   type PLATFORM_ROUTES,
   routesOf,
-} from "../../src/platform/permissions.js";
-import { invalidRecordingFiltersSchema, recordingSchema } from "../../src/platform/recording.js";
-import type { PlatformResource } from "../../src/platform/resource.js";
-import { SCAFFOLDED_RESOURCES } from "../../src/platform/scaffolded-resources.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import { hostRequestSchema, sipTrunkSchema, sipTrunkSummarySchema } from "../../src/platform/sip-trunk.js";
-import { subAccountSchema } from "../../src/platform/sub-account.js";
+} from "@telecom-etl/platform/permissions.js";
+import { invalidRecordingFiltersSchema, recordingSchema } from "@telecom-etl/platform/recording.js";
+import type { PlatformResource } from "@telecom-etl/platform/resource.js";
+import { SCAFFOLDED_RESOURCES } from "@telecom-etl/platform/scaffolded-resources.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import { hostRequestSchema, sipTrunkSchema, sipTrunkSummarySchema } from "@telecom-etl/platform/sip-trunk.js";
+import { subAccountSchema } from "@telecom-etl/platform/sub-account.js";
 import {
   tenDlcAppealSchema,
   tenDlcBrandSchema,
   tenDlcCampaignSummarySchema,
-} from "../../src/platform/ten-dlc.js";
-import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "../../src/platform/transaction.js";
-import { transcriptionSchema } from "../../src/platform/transcription.js";
-import { numberValidationResultSchema, validationResponseSchema } from "../../src/platform/validation.js";
-import { widgetTokenSchema } from "../../src/platform/widget-token.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
+} from "@telecom-etl/platform/ten-dlc.js";
+import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "@telecom-etl/platform/transaction.js";
+import { transcriptionSchema } from "@telecom-etl/platform/transcription.js";
+import { numberValidationResultSchema, validationResponseSchema } from "@telecom-etl/platform/validation.js";
+import { widgetTokenSchema } from "@telecom-etl/platform/widget-token.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

@@ -1,4 +1,4 @@
-import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 import { exchangeDigest } from "./sandbox-client.js";
 

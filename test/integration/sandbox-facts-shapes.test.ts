@@ -1,6 +1,6 @@
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
-import type { ApiRevision } from "../../src/platform/api-revision.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { messagesStream } from "../../src/streams/messages.js";
 import { recordingsStream } from "../../src/streams/recordings.js";
 import type { RequestContext, StreamDefinition, StreamRequest } from "../../src/streams/stream-definition.js";
@@ -19,7 +19,7 @@ import { ndjson, platform, sandboxTest } from "./sandbox-client.js";
  * The date-windowed lists and the per-call lookup the loader reads answer the platform's published
  * shapes (platform-facts.md, "Lists and lookups the interface document does not show" and
  * "Messages"), on both API revisions. The envelope keys and item fields below are copied from the
- * facts file, not from the schemas in src/platform, so a schema or a sandbox that drifts from the
+ * facts file, not from the schemas in packages/platform/src, so a schema or a sandbox that drifts from the
  * facts fails here; the paths and queries are the loader's own requests, so a request the loader
  * sends and the sandbox does not answer in that shape fails too.
  */

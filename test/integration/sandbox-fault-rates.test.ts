@@ -1,10 +1,10 @@
 import { request } from "node:http";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { CDR_DISPOSITIONS, cdrSchema } from "../../src/platform/cdr.js";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import { BUILT_IN_PROFILES, type FaultProfile } from "../../src/sandbox/faults/fault-profile.js";
-import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { CDR_DISPOSITIONS, cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox";
+import { BUILT_IN_PROFILES, type FaultProfile } from "@telecom-etl/sandbox/faults/fault-profile.js";
 import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

@@ -1,9 +1,9 @@
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { cdrDetailSchema, cdrSchema } from "../../src/platform/cdr.js";
-import { ERROR_MESSAGES, errorBodySchema } from "../../src/platform/common.js";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { cdrDetailSchema, cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { ERROR_MESSAGES, errorBodySchema } from "@telecom-etl/platform/common.js";
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

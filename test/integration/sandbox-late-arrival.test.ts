@@ -1,6 +1,6 @@
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { cdrSchema } from "../../src/platform/cdr.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

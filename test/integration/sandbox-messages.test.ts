@@ -1,16 +1,16 @@
-import { describe, expect } from "vitest";
-import { apiKeySchema } from "../../src/platform/api-key.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { ERROR_MESSAGES, paginationSchema } from "../../src/platform/common.js";
+import { apiKeySchema } from "@telecom-etl/platform/api-key.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { ERROR_MESSAGES, paginationSchema } from "@telecom-etl/platform/common.js";
 import {
   FINAL_MESSAGE_STATUSES,
   MESSAGE_STATUSES,
   type Message,
   messageBodySchema,
   messageSchema,
-} from "../../src/platform/message.js";
-import { PERMISSION_RESOURCES } from "../../src/platform/permissions.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
+} from "@telecom-etl/platform/message.js";
+import { PERMISSION_RESOURCES } from "@telecom-etl/platform/permissions.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
+import { describe, expect } from "vitest";
 import { answered } from "../helpers/catalogue-schemas.js";
 import { admin, exchangeDigest, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";
 

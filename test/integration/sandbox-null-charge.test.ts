@@ -1,5 +1,5 @@
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
 import { describe, expect } from "vitest";
-import { cdrSchema } from "../../src/platform/cdr.js";
 import {
   faultCount,
   type Malformed,

@@ -1,9 +1,9 @@
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { cdrSchema } from "../../src/platform/cdr.js";
-import { errorBodySchema } from "../../src/platform/common.js";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { errorBodySchema } from "@telecom-etl/platform/common.js";
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox";
 import { answered, published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

@@ -1,5 +1,5 @@
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
 import { describe, expect } from "vitest";
-import type { ApiRevision } from "../../src/platform/api-revision.js";
 import { numbersStream } from "../../src/streams/numbers.js";
 import { sipTrunksStream } from "../../src/streams/sip-trunks.js";
 import type { StreamDefinition } from "../../src/streams/stream-definition.js";
@@ -14,7 +14,7 @@ import { platform, sandboxTest } from "./sandbox-client.js";
  * The routes the loader reads for owned numbers and SIP trunks answer the platform's published
  * shapes (platform-facts.md, "Lists and lookups the interface document does not show"), on both API
  * revisions: the envelope's keys, and each item's fields. The field lists below are copied from the
- * facts file, not taken from the schemas in src/platform, so a schema that drifts from the facts
+ * facts file, not taken from the schemas in packages/platform/src, so a schema that drifts from the facts
  * fails here. The paths are the loader's own (each stream's requests), so a path the loader asks
  * and the sandbox does not serve fails too.
  */

@@ -1,10 +1,10 @@
-import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { cdrSchema } from "../../src/platform/cdr.js";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { FINAL_MESSAGE_STATUSES, messageSchema } from "../../src/platform/message.js";
-import { validationResponseSchema } from "../../src/platform/validation.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { callTranscriptionSchema } from "@telecom-etl/platform/call-transcription.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { FINAL_MESSAGE_STATUSES, messageSchema } from "@telecom-etl/platform/message.js";
+import { validationResponseSchema } from "@telecom-etl/platform/validation.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { published } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 

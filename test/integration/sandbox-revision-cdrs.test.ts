@@ -1,6 +1,6 @@
+import { cdrDetailSchema, cdrSchema } from "@telecom-etl/platform/cdr.js";
+import type { SandboxOptions } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
-import { cdrDetailSchema, cdrSchema } from "../../src/platform/cdr.js";
-import type { SandboxOptions } from "../../src/sandbox/index.js";
 import { exchangeDigest, listAllCdrs, ndjson, ndjsonLines, platform, sandboxTest } from "./sandbox-client.js";
 
 /**

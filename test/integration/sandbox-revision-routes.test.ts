@@ -1,14 +1,14 @@
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import { callTranscriptionSchema } from "@telecom-etl/platform/call-transcription.js";
+import { CATALOGUE, catalogueEntries, type ResourceName } from "@telecom-etl/platform/catalogue.js";
+import { cdrDetailSchema } from "@telecom-etl/platform/cdr.js";
+import { ERROR_MESSAGES, pendingBodySchema } from "@telecom-etl/platform/common.js";
+import { didSchema } from "@telecom-etl/platform/numbers.js";
+import { PLATFORM_ROUTES, type PlatformRoute, routesOf } from "@telecom-etl/platform/permissions.js";
+import { type Recording, recordingSchema } from "@telecom-etl/platform/recording.js";
+import { validationResponseSchema } from "@telecom-etl/platform/validation.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { describe, expect } from "vitest";
-import type { ApiRevision } from "../../src/platform/api-revision.js";
-import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
-import { CATALOGUE, catalogueEntries, type ResourceName } from "../../src/platform/catalogue.js";
-import { cdrDetailSchema } from "../../src/platform/cdr.js";
-import { ERROR_MESSAGES, pendingBodySchema } from "../../src/platform/common.js";
-import { didSchema } from "../../src/platform/numbers.js";
-import { PLATFORM_ROUTES, type PlatformRoute, routesOf } from "../../src/platform/permissions.js";
-import { type Recording, recordingSchema } from "../../src/platform/recording.js";
-import { validationResponseSchema } from "../../src/platform/validation.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { answered, published } from "../helpers/catalogue-schemas.js";
 import { admin, ndjson, platform, sandboxTest } from "./sandbox-client.js";
 

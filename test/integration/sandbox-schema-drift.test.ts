@@ -1,7 +1,7 @@
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
 import { describe, expect } from "vitest";
-import { cdrSchema } from "../../src/platform/cdr.js";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
 import {
   admin,
   faultCount,

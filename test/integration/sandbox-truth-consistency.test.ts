@@ -1,11 +1,11 @@
-import type { ApiRevision } from "../../src/platform/api-revision.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { CDR_TYPES } from "../../src/platform/cdr.js";
-import { resourcePath } from "../../src/platform/resource.js";
-import { BUILT_IN_PROFILES, PAGE_FAULTS, REQUEST_FAULTS } from "../../src/sandbox/faults/fault-profile.js";
-import type { RunningSandbox, SandboxOptions } from "../../src/sandbox/index.js";
-import { TRUTH_STREAMS, type TruthStream } from "../../src/sandbox/truth.js";
-import { TRUTH_REFERENCES } from "../../src/sandbox/truth-references.js";
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { CDR_TYPES } from "@telecom-etl/platform/cdr.js";
+import { resourcePath } from "@telecom-etl/platform/resource.js";
+import type { RunningSandbox, SandboxOptions } from "@telecom-etl/sandbox";
+import { BUILT_IN_PROFILES, PAGE_FAULTS, REQUEST_FAULTS } from "@telecom-etl/sandbox/faults/fault-profile.js";
+import { TRUTH_STREAMS, type TruthStream } from "@telecom-etl/sandbox/truth.js";
+import { TRUTH_REFERENCES } from "@telecom-etl/sandbox/truth-references.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { admin, listAllRows, type Malformed, ndjson, platform } from "./sandbox-client.js";
 

@@ -1,8 +1,8 @@
-import { callTranscriptionSchema } from "../../src/platform/call-transcription.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { type Cdr, cdrSchema } from "../../src/platform/cdr.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { callTranscriptionSchema } from "@telecom-etl/platform/call-transcription.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { type Cdr, cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox";
 import { answered } from "../helpers/catalogue-schemas.js";
 import { describe, expect, it as fixtureTest } from "../helpers/fixtures.js";
 

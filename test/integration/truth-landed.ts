@@ -1,5 +1,5 @@
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { expect } from "vitest";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { listRejects } from "../../src/warehouse/state/rejects.js";
 import {

@@ -1,6 +1,6 @@
+import { cdrSchema, invoiceSchema, shortLinkMetricSchema } from "@telecom-etl/platform";
 import { sql } from "kysely";
 import { SliceError } from "../../src/core/errors.js";
-import { cdrSchema, invoiceSchema, shortLinkMetricSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { type LoadRow, toLoadRow } from "../../src/streams/load-row.js";

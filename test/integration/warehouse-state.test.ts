@@ -1,4 +1,4 @@
-import { cdrSchema } from "../../src/platform/index.js";
+import { cdrSchema } from "@telecom-etl/platform";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { toLoadRow } from "../../src/streams/load-row.js";

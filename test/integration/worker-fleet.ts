@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { RunningSandbox } from "../../src/sandbox/start-sandbox.js";
+import type { RunningSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { type CliOptions, type CliResult, collect, spawnCli, stderrLine } from "../helpers/cli.js";
 
 /** The environment variable that holds the key of the sandbox's account number `index` in a fleet's config. */

@@ -1,5 +1,5 @@
+import { parseJsonExact } from "@telecom-etl/platform/exact-number.js";
 import { describe, expect, it } from "vitest";
-import { parseJsonExact } from "../../src/core/exact-number.js";
 import {
   bitsPerCharacter,
   holdsSecretValue,

@@ -8,9 +8,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const require = createRequire(import.meta.url);
 const config = require(path.join(ROOT, ".dependency-cruiser.cjs")) as { forbidden: IForbiddenRuleType[] };
 
-/** The rule names the project's layer rules find in `dir` (a tree with a `src` of its own). */
+/** The rule names the project's layer rules find in `dir` (a tree with a `src` and `packages` of its own). */
 async function violationsIn(dir: string): Promise<string[]> {
-  const result: IReporterOutput = await cruise(["src"], {
+  const result: IReporterOutput = await cruise(["src", "packages"], {
     baseDir: dir,
     ruleSet: { forbidden: config.forbidden },
     validate: true,
@@ -25,5 +25,18 @@ describe("the layer check (make lint)", () => {
     const found = await violationsIn(path.join(ROOT, "test/fixtures/layers"));
     expect(found).toContain("no-upward-from-warehouse: src/warehouse/upward.ts -> src/pipeline/run-plan.ts");
     expect(found).toContain("no-circular: src/api/first.ts -> src/api/second.ts");
+  }, 30_000);
+
+  it("fails on the workspace packages' imports: the contract on the sandbox, the sandbox on the loader, the loader on the sandbox", async () => {
+    const found = await violationsIn(path.join(ROOT, "test/fixtures/layers"));
+    expect(found).toContain(
+      "platform-on-nothing-of-ours: packages/platform/src/reaches-sandbox.ts -> packages/sandbox/src/reaches-loader.ts",
+    );
+    expect(found).toContain(
+      "sandbox-on-contract-only: packages/sandbox/src/reaches-loader.ts -> src/pipeline/run-plan.ts",
+    );
+    expect(found).toContain(
+      "product-without-sandbox: src/report/uses-sandbox.ts -> packages/sandbox/src/reaches-loader.ts",
+    );
   }, 30_000);
 });

@@ -1,6 +1,7 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { SCAFFOLDED_RESOURCE_NAMES } from "@telecom-etl/platform/scaffolded-resources.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RECOUNT, defaultFileSettings, loadConfig, redactedConfig } from "../../src/config/config.js";
 import { settledDeletionHold } from "../../src/pipeline/holds/window-holds.js";
@@ -9,7 +10,6 @@ import { formatRecountSummary } from "../../src/pipeline/run/format-summary.js";
 import { recountOutcome } from "../../src/pipeline/run/run-outcome.js";
 import type { PipelineResult } from "../../src/pipeline/run/run-pipeline.js";
 import { newTally, type StreamSummary } from "../../src/pipeline/run/run-stream.js";
-import { SCAFFOLDED_RESOURCE_NAMES } from "../../src/platform/scaffolded-resources.js";
 import { isRecounted, recountParts } from "../../src/streams/recount-parts.js";
 import { STREAM_NAMES, STREAMS } from "../../src/streams/registry.js";
 

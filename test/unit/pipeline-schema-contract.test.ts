@@ -1,4 +1,7 @@
 import { readFileSync } from "node:fs";
+import { resolveFaultProfile } from "@telecom-etl/sandbox/faults/fault-profile.js";
+import { applyDrift } from "@telecom-etl/sandbox/faults/schema-drift.js";
+import { serveRow } from "@telecom-etl/sandbox/faults/served-row.js";
 import { describe, expect, it } from "vitest";
 import {
   configFileSchema,
@@ -14,9 +17,6 @@ import {
   TYPE_CONFLICT,
   UNKNOWN_FIELD,
 } from "../../src/pipeline/extract/schema-contract.js";
-import { resolveFaultProfile } from "../../src/sandbox/faults/fault-profile.js";
-import { applyDrift } from "../../src/sandbox/faults/schema-drift.js";
-import { serveRow } from "../../src/sandbox/faults/served-row.js";
 import { getStream } from "../../src/streams/registry.js";
 import { EVOLVED_COLUMN_TYPES } from "../../src/warehouse/state/schema-changes.js";
 

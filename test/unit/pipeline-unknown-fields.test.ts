@@ -33,7 +33,7 @@ describe("fields the schema does not know", () => {
         window: "2026-08-01..2026-08-02",
       }),
     ).toBe(
-      'account acme, stream cdrs, window 2026-08-01..2026-08-02: the platform sends a new field "fwd_fee" (string, in 2,391 row(s)) that the loader\'s schema does not know: kept in _extra; map it in src/platform/ if it should be a column (telecom-etl schema lists every such field)',
+      'account acme, stream cdrs, window 2026-08-01..2026-08-02: the platform sends a new field "fwd_fee" (string, in 2,391 row(s)) that the loader\'s schema does not know: kept in _extra; map it in packages/platform/src/ if it should be a column (telecom-etl schema lists every such field)',
     );
   });
 });

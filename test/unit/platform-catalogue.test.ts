@@ -1,4 +1,3 @@
-import { describe, expect, it } from "vitest";
 import {
   answerSchema,
   CATALOGUE,
@@ -10,7 +9,8 @@ import {
   routesOf,
   rowsOf,
   windowQuery,
-} from "../../src/platform/index.js";
+} from "@telecom-etl/platform";
+import { describe, expect, it } from "vitest";
 import { STREAMS } from "../../src/streams/registry.js";
 import type { RequestContext } from "../../src/streams/stream-definition.js";
 

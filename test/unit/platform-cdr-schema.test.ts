@@ -1,5 +1,5 @@
+import { cdrDetailSchema, cdrSchema } from "@telecom-etl/platform/cdr.js";
 import { describe, expect, it } from "vitest";
-import { cdrDetailSchema, cdrSchema } from "../../src/platform/cdr.js";
 
 /** The shared CDR schema reads rows of both API revisions: 2024 `uuid`, 2026 `call_id` (with or without `uuid`). */
 

@@ -1,6 +1,6 @@
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { recordingSchema } from "@telecom-etl/platform/recording.js";
 import { describe, expect, it } from "vitest";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { recordingSchema } from "../../src/platform/recording.js";
 import { recordingsStream } from "../../src/streams/recordings.js";
 import { answered } from "../helpers/catalogue-schemas.js";
 

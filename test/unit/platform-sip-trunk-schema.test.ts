@@ -1,8 +1,8 @@
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { parseJsonExact } from "@telecom-etl/platform/exact-number.js";
 import { describe, expect, it } from "vitest";
-import { parseJsonExact } from "../../src/core/exact-number.js";
 import { KnownSecrets } from "../../src/core/known-secrets.js";
 import { parseRow } from "../../src/pipeline/extract/parse-rows.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
 import { sipTrunksStream } from "../../src/streams/sip-trunks.js";
 import type { StreamDefinition } from "../../src/streams/stream-definition.js";
 

@@ -1,5 +1,5 @@
+import { BoundedDayCache } from "@telecom-etl/sandbox/bounded-day-cache.js";
 import { describe, expect, it } from "vitest";
-import { BoundedDayCache } from "../../src/sandbox/bounded-day-cache.js";
 
 describe("the sandbox's bounded day cache", () => {
   it("keeps the most recently used days within the row bound, never evicting the day just added", () => {

@@ -1,12 +1,12 @@
+import { clicksOn, conversionsOn, FunnelStore, pureFunnel } from "@telecom-etl/sandbox/campaign-funnel.js";
+import { CdrStore, rowJson } from "@telecom-etl/sandbox/cdr-store.js";
+import { type CdrCall, generateCdrDay, regenerateCall } from "@telecom-etl/sandbox/generate-cdr-day.js";
+import { messageCostMicros } from "@telecom-etl/sandbox/generate-message.js";
+import { generateMessageDay, messageDayCostMicros } from "@telecom-etl/sandbox/generate-message-day.js";
+import { DAY_MS, resolveSandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import { serializeCdr } from "@telecom-etl/sandbox/serialize-cdr.js";
+import { buildWorld } from "@telecom-etl/sandbox/world.js";
 import { describe, expect, it } from "vitest";
-import { clicksOn, conversionsOn, FunnelStore, pureFunnel } from "../../src/sandbox/campaign-funnel.js";
-import { CdrStore, rowJson } from "../../src/sandbox/cdr-store.js";
-import { type CdrCall, generateCdrDay, regenerateCall } from "../../src/sandbox/generate-cdr-day.js";
-import { messageCostMicros } from "../../src/sandbox/generate-message.js";
-import { generateMessageDay, messageDayCostMicros } from "../../src/sandbox/generate-message-day.js";
-import { DAY_MS, resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import { serializeCdr } from "../../src/sandbox/serialize-cdr.js";
-import { buildWorld } from "../../src/sandbox/world.js";
 
 const world = buildWorld(resolveSandboxOptions({ seed: 19, days: 14, callsPerDay: 500 }));
 const master = world.accounts[0]!;

@@ -1,14 +1,14 @@
+import { CATALOGUE, catalogueEntries } from "@telecom-etl/platform/catalogue.js";
+import { SCAFFOLDED_RESOURCE_NAMES } from "@telecom-etl/platform/scaffolded-resources.js";
+import { ParamError } from "@telecom-etl/sandbox/http/http-kit.js";
+import { optionalWindow, rejectReversed, requiredWindow } from "@telecom-etl/sandbox/http/list-window.js";
+import { catalogueHandlers } from "@telecom-etl/sandbox/routes/catalogue-routes.js";
+import { listShapeOf } from "@telecom-etl/sandbox/routes/page-body.js";
+import { PLATFORM_HANDLERS } from "@telecom-etl/sandbox/routes/platform-handlers.js";
+import type { RouteContext } from "@telecom-etl/sandbox/routes/route-types.js";
+import { SANDBOX_LISTS, type SandboxListName, TRUTH_LISTS } from "@telecom-etl/sandbox/sandbox-lists.js";
+import { TRUTH_STREAMS } from "@telecom-etl/sandbox/truth.js";
 import { describe, expect, it } from "vitest";
-import { CATALOGUE, catalogueEntries } from "../../src/platform/catalogue.js";
-import { SCAFFOLDED_RESOURCE_NAMES } from "../../src/platform/scaffolded-resources.js";
-import { ParamError } from "../../src/sandbox/http/http-kit.js";
-import { optionalWindow, rejectReversed, requiredWindow } from "../../src/sandbox/http/list-window.js";
-import { catalogueHandlers } from "../../src/sandbox/routes/catalogue-routes.js";
-import { listShapeOf } from "../../src/sandbox/routes/page-body.js";
-import { PLATFORM_HANDLERS } from "../../src/sandbox/routes/platform-handlers.js";
-import type { RouteContext } from "../../src/sandbox/routes/route-types.js";
-import { SANDBOX_LISTS, type SandboxListName, TRUTH_LISTS } from "../../src/sandbox/sandbox-lists.js";
-import { TRUTH_STREAMS } from "../../src/sandbox/truth.js";
 import { STREAMS } from "../../src/streams/registry.js";
 
 const DAY = 86_400_000;

@@ -1,21 +1,21 @@
-import { describe, expect, it } from "vitest";
-import type { z } from "zod";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { cdrSchema } from "../../src/platform/cdr.js";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { messageSchema } from "../../src/platform/message.js";
-import { recordingSchema } from "../../src/platform/recording.js";
-import type { PlatformResource } from "../../src/platform/resource.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import { FaultInjector } from "../../src/sandbox/faults/fault-injector.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { messageSchema } from "@telecom-etl/platform/message.js";
+import { recordingSchema } from "@telecom-etl/platform/recording.js";
+import type { PlatformResource } from "@telecom-etl/platform/resource.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import { FaultInjector } from "@telecom-etl/sandbox/faults/fault-injector.js";
 import {
   BUILT_IN_PROFILES,
   ROW_FAULTS,
   resolveFaultProfile,
-} from "../../src/sandbox/faults/fault-profile.js";
-import { RateLimiter } from "../../src/sandbox/faults/rate-limiter.js";
-import { corruptRow, isRejected, rowFaultOf } from "../../src/sandbox/faults/row-faults.js";
-import { type HandListStream, LIST_STREAMS } from "../../src/sandbox/list-streams.js";
+} from "@telecom-etl/sandbox/faults/fault-profile.js";
+import { RateLimiter } from "@telecom-etl/sandbox/faults/rate-limiter.js";
+import { corruptRow, isRejected, rowFaultOf } from "@telecom-etl/sandbox/faults/row-faults.js";
+import { type HandListStream, LIST_STREAMS } from "@telecom-etl/sandbox/list-streams.js";
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 
 const CDR =
   '{"date":"2026-08-01T10:00:00Z","from":"12125550100","to":"442071234567","disposition":"answered","duration":61,' +

@@ -1,14 +1,14 @@
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
+import { shortLinkMetricSchema } from "@telecom-etl/platform/short-link-metric.js";
+import { decodeCallUuid } from "@telecom-etl/sandbox/call-uuid.js";
+import { CdrStore, rowJson } from "@telecom-etl/sandbox/cdr-store.js";
+import { generateCdrDay } from "@telecom-etl/sandbox/generate-cdr-day.js";
+import { generateShortLinkDay } from "@telecom-etl/sandbox/generate-short-link-metrics.js";
+import { formatMicros, parseMicros } from "@telecom-etl/sandbox/money.js";
+import { DAY_MS, resolveSandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import { serializeCdr } from "@telecom-etl/sandbox/serialize-cdr.js";
+import { buildWorld } from "@telecom-etl/sandbox/world.js";
 import { describe, expect, it } from "vitest";
-import { cdrSchema } from "../../src/platform/cdr.js";
-import { shortLinkMetricSchema } from "../../src/platform/short-link-metric.js";
-import { decodeCallUuid } from "../../src/sandbox/call-uuid.js";
-import { CdrStore, rowJson } from "../../src/sandbox/cdr-store.js";
-import { generateCdrDay } from "../../src/sandbox/generate-cdr-day.js";
-import { generateShortLinkDay } from "../../src/sandbox/generate-short-link-metrics.js";
-import { formatMicros, parseMicros } from "../../src/sandbox/money.js";
-import { DAY_MS, resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import { serializeCdr } from "../../src/sandbox/serialize-cdr.js";
-import { buildWorld } from "../../src/sandbox/world.js";
 
 const options = resolveSandboxOptions({ seed: 7, days: 10, callsPerDay: 400 });
 const world = buildWorld(options);

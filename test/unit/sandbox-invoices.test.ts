@@ -1,14 +1,14 @@
+import { invoiceSchema } from "@telecom-etl/platform/invoice.js";
+import { CdrStore } from "@telecom-etl/sandbox/cdr-store.js";
+import { generateCdrDay } from "@telecom-etl/sandbox/generate-cdr-day.js";
+import { messageCostMicros } from "@telecom-etl/sandbox/generate-message.js";
+import { generateMessageDay } from "@telecom-etl/sandbox/generate-message-day.js";
+import { InvoiceBook } from "@telecom-etl/sandbox/invoice-book.js";
+import { MessageStore } from "@telecom-etl/sandbox/message-store.js";
+import { parseMicros } from "@telecom-etl/sandbox/money.js";
+import { DAY_MS, resolveSandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import { buildWorld } from "@telecom-etl/sandbox/world.js";
 import { describe, expect, it } from "vitest";
-import { invoiceSchema } from "../../src/platform/invoice.js";
-import { CdrStore } from "../../src/sandbox/cdr-store.js";
-import { generateCdrDay } from "../../src/sandbox/generate-cdr-day.js";
-import { messageCostMicros } from "../../src/sandbox/generate-message.js";
-import { generateMessageDay } from "../../src/sandbox/generate-message-day.js";
-import { InvoiceBook } from "../../src/sandbox/invoice-book.js";
-import { MessageStore } from "../../src/sandbox/message-store.js";
-import { parseMicros } from "../../src/sandbox/money.js";
-import { DAY_MS, resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import { buildWorld } from "../../src/sandbox/world.js";
 
 const world = buildWorld(resolveSandboxOptions({ seed: 3, start: "2026-08-01", days: 62, callsPerDay: 150 }));
 const store = new CdrStore(world, 10_000);

@@ -1,14 +1,14 @@
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { parseJsonExact } from "@telecom-etl/platform/exact-number.js";
+import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "@telecom-etl/platform/transaction.js";
+import { CdrStore } from "@telecom-etl/sandbox/cdr-store.js";
+import { InvoiceBook, monthsOf } from "@telecom-etl/sandbox/invoice-book.js";
+import { LedgerBook, type LedgerProduct } from "@telecom-etl/sandbox/ledger-book.js";
+import { formatUnits, numericText, unitsOfMicros, unitsOfText } from "@telecom-etl/sandbox/ledger-decimal.js";
+import { MessageStore } from "@telecom-etl/sandbox/message-store.js";
+import { DAY_MS, resolveSandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import { buildWorld } from "@telecom-etl/sandbox/world.js";
 import { describe, expect, it } from "vitest";
-import { parseJsonExact } from "../../src/core/exact-number.js";
-import { CATALOGUE } from "../../src/platform/catalogue.js";
-import { TRANSACTION_EXACT_NUMBERS, transactionSchema } from "../../src/platform/transaction.js";
-import { CdrStore } from "../../src/sandbox/cdr-store.js";
-import { InvoiceBook, monthsOf } from "../../src/sandbox/invoice-book.js";
-import { LedgerBook, type LedgerProduct } from "../../src/sandbox/ledger-book.js";
-import { formatUnits, numericText, unitsOfMicros, unitsOfText } from "../../src/sandbox/ledger-decimal.js";
-import { MessageStore } from "../../src/sandbox/message-store.js";
-import { DAY_MS, resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import { buildWorld } from "../../src/sandbox/world.js";
 import { answered } from "../helpers/catalogue-schemas.js";
 
 // Two months (August and September 2026), two accounts: the master and one sub-account.

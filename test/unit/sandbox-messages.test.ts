@@ -1,10 +1,10 @@
+import { type Message, messageSchema } from "@telecom-etl/platform/message.js";
+import { MESSAGE_FINAL_WITHIN_MS } from "@telecom-etl/sandbox/generate-message.js";
+import { generateMessageDay } from "@telecom-etl/sandbox/generate-message-day.js";
+import { DAY_MS, resolveSandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
+import { messageAt, serializeMessage } from "@telecom-etl/sandbox/serialize-message.js";
+import { buildWorld } from "@telecom-etl/sandbox/world.js";
 import { describe, expect, it } from "vitest";
-import { type Message, messageSchema } from "../../src/platform/message.js";
-import { MESSAGE_FINAL_WITHIN_MS } from "../../src/sandbox/generate-message.js";
-import { generateMessageDay } from "../../src/sandbox/generate-message-day.js";
-import { DAY_MS, resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
-import { messageAt, serializeMessage } from "../../src/sandbox/serialize-message.js";
-import { buildWorld } from "../../src/sandbox/world.js";
 
 const world = buildWorld(resolveSandboxOptions({ seed: 12, days: 10, callsPerDay: 800 }));
 const firstDay = world.startMs / DAY_MS;

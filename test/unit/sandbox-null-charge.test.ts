@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { cdrSchema } from "../../src/platform/cdr.js";
+import { cdrSchema } from "@telecom-etl/platform/cdr.js";
 import {
   BUILT_IN_PROFILES,
   ROW_FAULTS,
   resolveFaultProfile,
-} from "../../src/sandbox/faults/fault-profile.js";
-import { rowFaultOf } from "../../src/sandbox/faults/row-faults.js";
-import { altersRows, isValidRow, serveRow } from "../../src/sandbox/faults/served-row.js";
+} from "@telecom-etl/sandbox/faults/fault-profile.js";
+import { rowFaultOf } from "@telecom-etl/sandbox/faults/row-faults.js";
+import { altersRows, isValidRow, serveRow } from "@telecom-etl/sandbox/faults/served-row.js";
+import { describe, expect, it } from "vitest";
 
 const ANSWERED =
   '{"date":"2026-08-01T10:00:00Z","from":"12125550100","to":"442071234567","disposition":"answered","duration":61,' +

@@ -1,7 +1,7 @@
+import { purchasableNumberSchema } from "@telecom-etl/platform/numbers.js";
+import { US_CITIES } from "@telecom-etl/sandbox/catalog.js";
+import { availableNumbers } from "@telecom-etl/sandbox/number-catalog.js";
 import { describe, expect, it } from "vitest";
-import { purchasableNumberSchema } from "../../src/platform/numbers.js";
-import { US_CITIES } from "../../src/sandbox/catalog.js";
-import { availableNumbers } from "../../src/sandbox/number-catalog.js";
 
 const SEED = 5;
 const at = (iso: string) => Date.parse(iso);

@@ -1,5 +1,5 @@
+import { resolveSandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
 import { describe, expect, it } from "vitest";
-import { resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
 
 describe("sandbox options", () => {
   it("applies the documented defaults", () => {

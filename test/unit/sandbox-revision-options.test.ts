@@ -1,9 +1,9 @@
+import { API_REVISIONS } from "@telecom-etl/platform/api-revision.js";
+import { PLATFORM_ROUTES, routesOf } from "@telecom-etl/platform/permissions.js";
+import { Router } from "@telecom-etl/sandbox/http/router.js";
+import { PLATFORM_HANDLERS } from "@telecom-etl/sandbox/routes/platform-handlers.js";
+import { resolveSandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
 import { describe, expect, it } from "vitest";
-import { API_REVISIONS } from "../../src/platform/api-revision.js";
-import { PLATFORM_ROUTES, routesOf } from "../../src/platform/permissions.js";
-import { Router } from "../../src/sandbox/http/router.js";
-import { PLATFORM_HANDLERS } from "../../src/sandbox/routes/platform-handlers.js";
-import { resolveSandboxOptions } from "../../src/sandbox/sandbox-options.js";
 
 describe("sandbox API revision options", () => {
   it("serves revision 2024 with every field by default", () => {

@@ -1,7 +1,7 @@
+import { BUILT_IN_PROFILES, resolveFaultProfile } from "@telecom-etl/sandbox/faults/fault-profile.js";
+import { applyDrift, type DriftRule } from "@telecom-etl/sandbox/faults/schema-drift.js";
+import { altersRows, isValidRow, serveRow } from "@telecom-etl/sandbox/faults/served-row.js";
 import { describe, expect, it } from "vitest";
-import { BUILT_IN_PROFILES, resolveFaultProfile } from "../../src/sandbox/faults/fault-profile.js";
-import { applyDrift, type DriftRule } from "../../src/sandbox/faults/schema-drift.js";
-import { altersRows, isValidRow, serveRow } from "../../src/sandbox/faults/served-row.js";
 
 const ANSWERED =
   '{"date":"2026-08-01T10:00:00Z","from":"12125550100","to":"442071234567","disposition":"answered","duration":61,' +

@@ -1,14 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { CATALOGUE, catalogueEntries, SCAFFOLDED_RESOURCE_NAMES } from "@telecom-etl/platform";
+import { defineResource } from "@telecom-etl/platform/resource.js";
+import { ROW_FAULTS } from "@telecom-etl/sandbox/faults/fault-profile.js";
+import { isRejected } from "@telecom-etl/sandbox/faults/row-faults.js";
+import { schemaCorruptions } from "@telecom-etl/sandbox/faults/schema-corruptions.js";
+import { LIST_STREAMS } from "@telecom-etl/sandbox/list-streams.js";
+import { SANDBOX_LISTS } from "@telecom-etl/sandbox/sandbox-lists.js";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
-import { CATALOGUE, catalogueEntries, SCAFFOLDED_RESOURCE_NAMES } from "../../src/platform/index.js";
-import { defineResource } from "../../src/platform/resource.js";
-import { ROW_FAULTS } from "../../src/sandbox/faults/fault-profile.js";
-import { isRejected } from "../../src/sandbox/faults/row-faults.js";
-import { schemaCorruptions } from "../../src/sandbox/faults/schema-corruptions.js";
-import { LIST_STREAMS } from "../../src/sandbox/list-streams.js";
-import { SANDBOX_LISTS } from "../../src/sandbox/sandbox-lists.js";
 import { listStreamOf } from "../../src/streams/list-stream-of.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import {

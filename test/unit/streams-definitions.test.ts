@@ -1,8 +1,8 @@
+import { cdrSchema, shortLinkMetricSchema } from "@telecom-etl/platform";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/core/errors.js";
 import { lastDayOf, parseSliceLabel, sliceLabel } from "../../src/core/slices.js";
 import { addDays } from "../../src/core/utc-days.js";
-import { cdrSchema, shortLinkMetricSchema } from "../../src/platform/index.js";
 import { cdrsStream } from "../../src/streams/cdrs.js";
 import { invoicesStream } from "../../src/streams/invoices.js";
 import { toLoadRow } from "../../src/streams/load-row.js";

@@ -5,14 +5,15 @@
  * exist there). Whether the 2026 platform still answers the 2024 paths is not documented, so the
  * newer revision is preferred whenever it is there. The choice is logged.
  */
+
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
+import { CATALOGUE } from "@telecom-etl/platform/catalogue.js";
+import { resourcePath, windowQuery } from "@telecom-etl/platform/resource.js";
 import type { ApiClient } from "../../api/http-client.js";
 import type { ApiRevisionSetting } from "../../config/config.js";
 import { AuthError, describeError, PermissionError, SliceError } from "../../core/errors.js";
 import type { Logger } from "../../core/log.js";
 import { addDays } from "../../core/utc-days.js";
-import type { ApiRevision } from "../../platform/api-revision.js";
-import { CATALOGUE } from "../../platform/catalogue.js";
-import { resourcePath, windowQuery } from "../../platform/resource.js";
 
 /**
  * The request auto-detection sends: the 2026 CDR list, one row of `today` (with `revision`, the

@@ -1,5 +1,5 @@
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
 import { type AccountConfig, sourcesOf } from "../../config/config.js";
-import type { ApiRevision } from "../../platform/api-revision.js";
 import type { RequestContext } from "../../streams/stream-definition.js";
 
 /**

@@ -5,12 +5,13 @@
  * keeps them in memory only, in a Secret: never logged, never stored (the `sub_accounts` stream
  * stores the record without its key).
  */
+
+import { CATALOGUE, resourcePath, subAccountSchema } from "@telecom-etl/platform";
 import type { ApiClient } from "../../api/http-client.js";
 import { type AccountConfig, sourcesOf } from "../../config/config.js";
 import { AuthError, describeError, EtlError } from "../../core/errors.js";
 import { Secret } from "../../core/secret.js";
 import { subAccountName } from "../../core/sub-account-name.js";
-import { CATALOGUE, resourcePath, subAccountSchema } from "../../platform/index.js";
 import { getStream } from "../../streams/registry.js";
 
 /**

@@ -110,7 +110,7 @@ export function contractRefusal(
       return {
         path: field,
         code: UNKNOWN_FIELD,
-        message: `field "${field}" is not in the schema of stream ${stream.name}, whose schema_contract is freeze: map it in src/platform/, or set stream_options.${stream.name}.schema_contract to evolve or discard`,
+        message: `field "${field}" is not in the schema of stream ${stream.name}, whose schema_contract is freeze: map it in packages/platform/src/, or set stream_options.${stream.name}.schema_contract to evolve or discard`,
       };
     };
   }

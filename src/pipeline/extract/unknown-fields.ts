@@ -61,7 +61,8 @@ export interface NewField extends FieldSighting {
 
 /** What happened to a new field, as its line says it. */
 export function fateText(field: Pick<NewField, "fate">): string {
-  if (field.fate === undefined) return "kept in _extra; map it in src/platform/ if it should be a column";
+  if (field.fate === undefined)
+    return "kept in _extra; map it in packages/platform/src/ if it should be a column";
   if (field.fate === "discarded")
     return "discarded (schema_contract discard: dropped from every row, not stored)";
   return `added as column ${field.fate.column} (${field.fate.columnType}) by schema_contract evolve`;

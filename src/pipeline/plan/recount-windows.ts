@@ -7,6 +7,8 @@
  * that lied consistently (a total equal to its rows, a page boundary that looked like the end), a
  * row the platform moved into a settled day or removed from one: the count tells, the re-read fixes.
  */
+
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
 import pLimit from "p-limit";
 import { type ApiClient, newRequestTally, type RequestTally } from "../../api/http-client.js";
 import type { AccountConfig, RecountConfig } from "../../config/config.js";
@@ -14,7 +16,6 @@ import { AuthError, describeError, PermissionError, SliceError } from "../../cor
 import type { Logger } from "../../core/log.js";
 import { type DateWindow, sliceLabel } from "../../core/slices.js";
 import { addDays } from "../../core/utc-days.js";
-import type { ApiRevision } from "../../platform/api-revision.js";
 import { isRecounted, type RecountPart, recountParts } from "../../streams/recount-parts.js";
 import type { RequestContext, StreamDefinition, StreamRequest } from "../../streams/stream-definition.js";
 import type { Warehouse } from "../../warehouse/connection/connect-warehouse.js";

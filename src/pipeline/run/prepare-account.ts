@@ -3,10 +3,11 @@
  * re-count of its settled windows, and a job per selected stream with the windows planned for it
  * (or, for an account or sub-account that cannot be read, the reason each stream fails).
  */
+
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
 import type { ApiClient } from "../../api/http-client.js";
 import { DEFAULT_RECOUNT, settingsOf } from "../../config/config.js";
 import { AuthError } from "../../core/errors.js";
-import type { ApiRevision } from "../../platform/api-revision.js";
 import { getStream } from "../../streams/registry.js";
 import type { StreamDefinition } from "../../streams/stream-definition.js";
 import type { StreamLocks } from "../../warehouse/coordination/stream-locks.js";

@@ -5,8 +5,9 @@
  * key; replace_window streams (rows without ids) append them to their days beside the rows already
  * there, and the next normal load of such a window replaces all of it with what the platform serves.
  */
+
+import { parseJsonExact } from "@telecom-etl/platform/exact-number.js";
 import { describeError } from "../../core/errors.js";
-import { parseJsonExact } from "../../core/exact-number.js";
 import { EXIT, type ExitCode } from "../../core/exit-codes.js";
 import { KnownSecrets } from "../../core/known-secrets.js";
 import type { Logger } from "../../core/log.js";
@@ -28,7 +29,7 @@ import type { RunOutcome } from "./run-outcome.js";
 /**
  * A reject of a schema contract that still stands: a row `freeze` refused for an unknown field,
  * or one whose value's type an evolved column does not take, while it still carries a field the
- * schema does not know (once the field is mapped in src/platform/, it loads).
+ * schema does not know (once the field is mapped in packages/platform/src/, it loads).
  */
 function stillRefusedByContract(reject: RejectRecord, row: LoadRow): boolean {
   const first: unknown = Array.isArray(reject.issues) ? reject.issues[0] : undefined;

@@ -4,6 +4,8 @@
  * went wrong decides what stops: a 401 stops the account, a 403 skips the stream for this account,
  * anything else fails this window only (recorded, left open) while the others go on.
  */
+
+import type { ApiRevision } from "@telecom-etl/platform/api-revision.js";
 import { type ApiClient, newRequestTally, type RequestTally } from "../../api/http-client.js";
 import type { AccountConfig, RetentionConfig, StreamSettings } from "../../config/config.js";
 import {
@@ -17,7 +19,6 @@ import type { KnownSecrets } from "../../core/known-secrets.js";
 import type { Logger } from "../../core/log.js";
 import type { Clock } from "../../core/ports.js";
 import { sliceLabel } from "../../core/slices.js";
-import type { ApiRevision } from "../../platform/api-revision.js";
 import type { LoadRow } from "../../streams/load-row.js";
 import type { Slice, StreamDefinition } from "../../streams/stream-definition.js";
 import { retentionHorizon } from "../../warehouse/admin/partition-retention.js";
