@@ -183,12 +183,21 @@ describe("incremental marts", () => {
     const upgraded = await readMarts(database.warehouse);
     expect(upgraded.fct_calls).toEqual(full.fct_calls);
     for (const mart of GRAIN_KEYED) expect(upgraded[mart], mart).toEqual(full[mart]);
+    console.info(
+      `upgrade to grain_key, rows equal to the full refresh: ${GRAIN_KEYED.map((m) => `${m} ${upgraded[m]?.length}`).join(", ")}`,
+    );
     const { rows: keys } = await sql<{ mart: string }>`
       SELECT c.conrelid::regclass::text AS mart FROM pg_catalog.pg_constraint c
       WHERE c.contype = 'p' AND c.connamespace = 'analytics_marts'::regnamespace
         AND c.conkey = ARRAY[(SELECT attnum FROM pg_catalog.pg_attribute
                               WHERE attrelid = c.conrelid AND attname = 'grain_key')]
       ORDER BY 1`.execute(database.warehouse.db);
-    expect(keys.map((k) => k.mart).sort()).toEqual(GRAIN_KEYED.map((m) => `analytics_marts.${m}`).sort());
+    const keyed = GRAIN_KEYED.map((m) => `analytics_marts.${m}`);
+    expect(
+      keys
+        .map((k) => k.mart)
+        .filter((m) => keyed.includes(m))
+        .sort(),
+    ).toEqual(keyed.sort());
   });
 });
