@@ -1,5 +1,6 @@
 {#- The primary key of a fact, dimension or report mart, on the grain its yml's unique_combination
-    states (a report whose grain can hold NULL has none: its yml's meta no_primary_key says why), for
+    states (a report whose grain can hold NULL, "no value", keys its grain's hash instead: macro
+    grain_key), for
     a post_hook run outside the model's transaction: `{sql: "{{ primary_key(this, ['account', 'call_uuid']) }}", transaction: false}`.
     BI tools (Metabase, Superset) read a table's grain and its joinable columns from the primary key,
     and the database then refuses a duplicate row (23505) instead of a test finding it after the
@@ -24,4 +25,20 @@
         end if;
     end
     $primary_key$
+{%- endmacro %}
+
+{#- The column a report whose grain can hold NULL ("no value" stays NULL for BI) is keyed on:
+    `{{ grain_key(['call_date', 'account', 'placing_trunk_name']) }}` in the select list gives
+    `grain_key`, dbt_utils.generate_surrogate_key of the grain's columns (an md5 of their text, NULL
+    as a fixed token, so a NULL group has its key and differs from every named one), and the
+    post_hook `{{ primary_key(this, [grain_key_column()]) }}` makes it the primary key. The grain's
+    own columns stay as they are (its unique_combination test stays on them). -#}
+{% macro grain_key(columns) -%}
+    {{ dbt_utils.generate_surrogate_key(columns) }} as {{ grain_key_column() }}
+{%- endmacro %}
+
+{#- The name of macro grain_key's column, for the primary_key post_hook and settle_window_start's
+    `requires` (an incremental report built before it had the column re-builds every day once). -#}
+{% macro grain_key_column() -%}
+    {{- return('grain_key') -}}
 {%- endmacro %}

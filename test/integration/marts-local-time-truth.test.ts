@@ -516,15 +516,17 @@ describe("local time and account concurrency against the sandbox's truth", () =>
     figures.push(
       `data tests of the local reports ${built.localTestSeconds.toFixed(2)} s; the UTC twins (5 reports) ${built.twinSeconds.toFixed(2)} s`,
     );
-    // The new reports have their grain as primary key (sentiment's grain has nulls: none).
+    // Every local report has a primary key (those whose grain holds NULL on grain_key, its hash).
     const keys = await rows(
       warehouse,
       sql<{ name: string }>`SELECT conrelid::regclass::text AS name FROM pg_catalog.pg_constraint
         WHERE contype = 'p' AND conrelid::regclass::text LIKE 'analytics_marts.rpt_%_daily_local' ORDER BY 1`,
     );
     expect(keys.map((k) => k.name)).toEqual([
+      "analytics_marts.rpt_call_kpis_daily_local",
       "analytics_marts.rpt_campaign_daily_local",
       "analytics_marts.rpt_messages_daily_local",
+      "analytics_marts.rpt_sentiment_daily_local",
       "analytics_marts.rpt_usage_daily_local",
     ]);
     figures.push(

@@ -15,7 +15,7 @@
         unique_key='call_date',
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
-        post_hook='analyze {{ this }}',
+        post_hook=['analyze {{ this }}', {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
         indexes=[{'columns': ['call_date']}],
     )
 }}
@@ -28,9 +28,10 @@ select
     count(*) filter (where is_answered)             as answered_legs,
     sum(duration_seconds)                           as duration_seconds,
     sum(billed_minutes)                             as billed_minutes,
-    {{ call_cost_measures(cost='total_cost_usd') | indent(4) | trim }}
+    {{ call_cost_measures(cost='total_cost_usd') | indent(4) | trim }},
+    {{ grain_key(['account', 'call_date', 'direction', 'destination']) }}
 from {{ ref('fct_calls') }}
 {% if is_incremental() %}
-where call_date >= {{ settle_window_start(this, requires=['partial_cost_legs']) }}
+where call_date >= {{ settle_window_start(this, requires=['partial_cost_legs', grain_key_column()]) }}
 {% endif %}
 group by 1, 2, 3, 4

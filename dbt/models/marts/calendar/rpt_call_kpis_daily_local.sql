@@ -19,13 +19,13 @@
         unique_key='call_local_date',
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
-        post_hook='analyze {{ this }}',
+        post_hook=['analyze {{ this }}', {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
         indexes=[{'columns': ['call_local_date']}],
     )
 }}
 {%- set rebuild_all = is_incremental() and time_zones_changed_since(this) -%}
 {%- if is_incremental() and not rebuild_all -%}
-{%- set window_start = settle_window_start(this, 'call_local_date', days=var('settle_days', 3) + 2, requires=['partial_cost_legs', 'is_partial_local_day']) -%}
+{%- set window_start = settle_window_start(this, 'call_local_date', days=var('settle_days', 3) + 2, requires=['partial_cost_legs', 'is_partial_local_day', grain_key_column()]) -%}
 {%- endif %}
 with calls as (
     select
@@ -53,6 +53,7 @@ days as (
 select
     d.*,
     {{ is_partial_local_day('d.call_local_date', 'd.time_zone') }} as is_partial_local_day,
-    '{{ run_started_at.isoformat() }}'::timestamptz                 as built_at
+    '{{ run_started_at.isoformat() }}'::timestamptz                 as built_at,
+    {{ grain_key(['d.call_local_date', 'd.account', 'd.direction', 'd.destination_country', 'd.placing_trunk_name']) }}
 from days as d
 left join ({{ loaded_ranges_of(['cdrs']) }}) as loaded using (account)

@@ -17,12 +17,12 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_local_date']}],
-        post_hook=[{'sql': "{{ primary_key(this, ['submitted_local_date', 'account', 'country_iso2', 'carrier', 'status', 'direction', 'kind', 'channel']) }}", 'transaction': false}],
+        post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
     )
 }}
 {%- set rebuild_all = is_incremental() and time_zones_changed_since(this) -%}
 {%- if is_incremental() and not rebuild_all -%}
-{%- set window_start = settle_window_start(this, 'submitted_local_date', days=var('settle_days', 3) + 2) -%}
+{%- set window_start = settle_window_start(this, 'submitted_local_date', days=var('settle_days', 3) + 2, requires=[grain_key_column()]) -%}
 {%- endif %}
 with days as (
     select
@@ -46,6 +46,7 @@ with days as (
 select
     d.*,
     {{ is_partial_local_day('d.submitted_local_date', 'd.time_zone') }} as is_partial_local_day,
-    '{{ run_started_at.isoformat() }}'::timestamptz                     as built_at
+    '{{ run_started_at.isoformat() }}'::timestamptz                     as built_at,
+    {{ grain_key(['d.submitted_local_date', 'd.account', 'd.country_iso2', 'd.carrier', 'd.status', 'd.direction', 'd.kind', 'd.channel']) }}
 from days as d
 left join ({{ loaded_ranges_of(['messages']) }}) as loaded using (account)

@@ -4,6 +4,7 @@
 -- call is not loaded), the same measures (macro sentiment_measures). is_partial_local_day: the
 -- local day is only partly inside the UTC range the cdrs stream was read for (the calls the
 -- transcriptions belong to; macro is_partial_local_day). A table, as rpt_sentiment_daily.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}]) }}
 with transcriptions as (
     select
         t.*,
@@ -26,6 +27,7 @@ days as (
 )
 select
     d.*,
-    {{ is_partial_local_day('d.call_local_date', 'd.time_zone') }} as is_partial_local_day
+    {{ is_partial_local_day('d.call_local_date', 'd.time_zone') }} as is_partial_local_day,
+    {{ grain_key(['d.call_local_date', 'd.account', 'd.direction', 'd.trunk_name', 'd.account_number']) }}
 from days as d
 left join ({{ loaded_ranges_of(['cdrs']) }}) as loaded using (account)

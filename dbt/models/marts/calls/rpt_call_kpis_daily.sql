@@ -17,7 +17,7 @@
         unique_key='call_date',
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
-        post_hook='analyze {{ this }}',
+        post_hook=['analyze {{ this }}', {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
         indexes=[{'columns': ['call_date']}],
     )
 }}
@@ -27,7 +27,7 @@ with calls as (
         not is_child_leg                                        as is_root
     from {{ ref('fct_calls') }}
     {% if is_incremental() %}
-    where call_date >= {{ settle_window_start(this, requires=['partial_cost_legs']) }}
+    where call_date >= {{ settle_window_start(this, requires=['partial_cost_legs', grain_key_column()]) }}
     {% endif %}
 )
 select
@@ -36,6 +36,7 @@ select
     direction,
     destination_country,
     placing_trunk_name,
-    {{ call_kpi_measures() | indent(4) | trim }}
+    {{ call_kpi_measures() | indent(4) | trim }},
+    {{ grain_key(['call_date', 'account', 'direction', 'destination_country', 'placing_trunk_name']) }}
 from calls
 group by 1, 2, 3, 4, 5

@@ -18,12 +18,12 @@
         unique_key='call_date',
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
-        post_hook='analyze {{ this }}',
+        post_hook=['analyze {{ this }}', {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
         indexes=[{'columns': ['call_date']}],
     )
 }}
 {%- if is_incremental() -%}
-{%- set window_start = settle_window_start(this, filter='legs > 0') -%}
+{%- set window_start = settle_window_start(this, filter='legs > 0', requires=[grain_key_column()]) -%}
 {%- set window_start_at -%}
     ({{ window_start }})::timestamp at time zone 'UTC'
 {%- endset -%}
@@ -110,7 +110,8 @@ select
     h.call_seconds,
     h.call_seconds / 60.0                                       as minutes,
     h.call_seconds / 3600.0                                     as erlangs,
-    greatest(h.carried_in_legs, coalesce(p.peak, 0))            as peak_concurrent_legs
+    greatest(h.carried_in_legs, coalesce(p.peak, 0))            as peak_concurrent_legs,
+    {{ grain_key(['h.hour_start_at', 'h.account', 'h.trunk_name']) }}
 from hours as h
 left join event_peaks as p
     on p.account = h.account and p.trunk_name is not distinct from h.trunk_name and p.hour_start_at = h.hour_start_at

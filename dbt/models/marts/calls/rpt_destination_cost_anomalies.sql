@@ -25,10 +25,10 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['call_date']}, {'columns': ['account', 'call_date']}],
-        post_hook=[{'sql': "{{ primary_key(this, ['call_date', 'account', 'destination_country']) }}", 'transaction': false}],
+        post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
     )
 }}
-{%- set window_start = settle_window_start(this, 'call_date') if is_incremental() else none %}
+{%- set window_start = settle_window_start(this, 'call_date', requires=[grain_key_column()]) if is_incremental() else none %}
 with daily as (
     select
         account, destination_country, call_date, sum(cost_usd) as cost_usd, sum(leg_attempts) as call_legs,
@@ -125,7 +125,8 @@ select
         and cost_usd >= {{ var('anomaly_min_cost_usd', 10.00) }}
         and cost_usd > trailing_mean_usd + 3 * coalesce(trailing_stddev_usd, 0),
         false
-    )                                                           as is_anomaly
+    )                                                           as is_anomaly,
+    {{ grain_key(['call_date', 'account', 'destination_country']) }}
 from with_history
 {%- if is_incremental() %}
 where call_date >= {{ window_start }}

@@ -5,12 +5,14 @@
 -- scored_calls; mean trajectory = trajectory_sum / trajectory_calls; silence_ratio = 1 −
 -- talk_ms / call_ms; transcription cost per minute = transcription_charge_usd /
 -- transcription_billed_minutes.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}]) }}
 select
     call_date,
     account,
     direction,
     trunk_name,
     account_number,
-    {{ sentiment_measures() | indent(4) | trim }}
+    {{ sentiment_measures() | indent(4) | trim }},
+    {{ grain_key(['call_date', 'account', 'direction', 'trunk_name', 'account_number']) }}
 from {{ ref('fct_call_transcriptions') }}
 group by 1, 2, 3, 4, 5

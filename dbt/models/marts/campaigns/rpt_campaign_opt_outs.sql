@@ -11,6 +11,7 @@
 -- a message keeps its own sender (null: of every sender) under a null campaign, so the opt-outs
 -- per sender stay complete; a campaign without opt-outs has its row with 0.
 -- A table rebuilt whole each build: opt-outs are a few per hundred delivered messages.
+{{ config(post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}]) }}
 {%- set attribution_hours = var('opt_out_attribution_window_hours', 168) %}
 with opt_outs as (
     select
@@ -89,6 +90,7 @@ select
     sum(opt_outs)::bigint                                as opt_outs,
     sum(all_sender_opt_outs)::bigint                     as all_sender_opt_outs,
     min(first_opt_out_at)                                as first_opt_out_at,
-    max(last_opt_out_at)                                 as last_opt_out_at
+    max(last_opt_out_at)                                 as last_opt_out_at,
+    {{ grain_key(['account', 'campaign', 'sender']) }}
 from both_sides
 group by 1, 2, 3

@@ -14,7 +14,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['transaction_date']}, {'columns': ['ledger_account', 'transaction_date']}],
-        post_hook=[{'sql': "{{ primary_key(this, ['transaction_date', 'ledger_account', 'product']) }}", 'transaction': false}],
+        post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
     )
 }}
 select
@@ -26,9 +26,10 @@ select
     coalesce(sum(amount_usd) filter (where not is_reverted and amount_usd > 0), 0)      as credited_usd,
     count(*) filter (where not is_reverted)                                              as ledger_lines,
     coalesce(sum(-amount_usd) filter (where is_reverted), 0)                            as reverted_usd,
-    count(*) filter (where is_reverted)                                                  as reverted_lines
+    count(*) filter (where is_reverted)                                                  as reverted_lines,
+    {{ grain_key(['transaction_date', 'ledger_account', 'product']) }}
 from {{ ref('fct_ledger_transactions') }}
 {%- if is_incremental() %}
-where transaction_date >= {{ settle_window_start(this, 'transaction_date') }}
+where transaction_date >= {{ settle_window_start(this, 'transaction_date', requires=[grain_key_column()]) }}
 {%- endif %}
 group by 1, 2, 3

@@ -11,7 +11,7 @@
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
         indexes=[{'columns': ['submitted_date']}],
-        post_hook=[{'sql': "{{ primary_key(this, ['submitted_date', 'account', 'country_iso2', 'carrier', 'status', 'direction', 'kind', 'channel']) }}", 'transaction': false}],
+        post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
     )
 }}
 select
@@ -23,9 +23,10 @@ select
     direction,
     kind,
     channel,
-    {{ message_measures() | indent(4) | trim }}
+    {{ message_measures() | indent(4) | trim }},
+    {{ grain_key(['submitted_date', 'account', 'country_iso2', 'carrier', 'status', 'direction', 'kind', 'channel']) }}
 from {{ ref('fct_messages') }}
 {% if is_incremental() %}
-where submitted_date >= {{ settle_window_start(this, 'submitted_date', requires=['all_messages_delivery_rate']) }}
+where submitted_date >= {{ settle_window_start(this, 'submitted_date', requires=['all_messages_delivery_rate', grain_key_column()]) }}
 {% endif %}
 group by 1, 2, 3, 4, 5, 6, 7, 8
