@@ -13,6 +13,7 @@ import { parseSemanticLayer, queryMetrics, semanticLayerFolder } from "../../src
 import { runDbt, WITHOUT_UNIT_TESTS } from "../../src/transform/run-dbt.js";
 import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
+import { sweepByDay } from "../helpers/concurrency-truth.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 
@@ -35,7 +36,6 @@ import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
  */
 const START = "2026-08-01";
 const DAYS = 7;
-const DAY_MS = 86_400_000;
 /** The streams loaded, and the landing tables the marts are built from. */
 const STREAMS = ["cdrs", "sip_trunks", "messages", "short_link_metrics", "transcriptions"];
 /** What the run loads: the streams, and numbers, which transcriptions needs (not built from here). */
@@ -96,45 +96,6 @@ function legsOf(cdrs: readonly Json[], trunkNames: ReadonlySet<string>): Leg[] {
       trunk: sipTrunk ?? (destination !== null && trunkNames.has(destination) ? destination : "(none)"), // the key of a NULL trunk_name (no trunk)
     };
   });
-}
-
-/**
- * Per UTC day: the most legs in progress at one instant ([start, end): an end sorts before a start
- * at the same instant; a leg without talk time occupies nothing), legs carried in over midnight
- * included, and the day's talk seconds.
- */
-function sweepByDay(legs: readonly Leg[]): Map<string, { peak: number; talkSeconds: number }> {
-  const talking = legs.filter((l) => l.endMs > l.startMs);
-  const events = talking.flatMap((l): [number, number][] => [
-    [l.startMs, 1],
-    [l.endMs, -1],
-  ]);
-  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const out = new Map<string, { peak: number; talkSeconds: number }>();
-  const dayOf = (day: string) => {
-    let row = out.get(day);
-    if (row === undefined) {
-      const dayStart = Date.parse(`${day}T00:00:00Z`);
-      const carried = talking.filter((l) => l.startMs < dayStart && l.endMs > dayStart).length;
-      row = { peak: carried, talkSeconds: 0 };
-      out.set(day, row);
-    }
-    return row;
-  };
-  for (const l of talking) {
-    for (let d = Math.floor(l.startMs / DAY_MS) * DAY_MS; d < l.endMs; d += DAY_MS) {
-      dayOf(utcDay(d)).talkSeconds += (Math.min(l.endMs, d + DAY_MS) - Math.max(l.startMs, d)) / 1000;
-    }
-  }
-  let level = 0;
-  for (const [at, delta] of events) {
-    level += delta;
-    if (delta === 1) {
-      const row = dayOf(utcDay(at));
-      row.peak = Math.max(row.peak, level);
-    }
-  }
-  return out;
 }
 
 async function rows<T>(warehouse: Warehouse, query: ReturnType<typeof sql<T>>): Promise<T[]> {

@@ -15,6 +15,7 @@ import {
 import { dbtEnvironment, projectRoot } from "../../src/transform/run-dbt.js";
 import { recordAccountTimeZones } from "../../src/warehouse/admin/account-time-zones.js";
 import { runCli } from "../helpers/cli.js";
+import { sweepByDay } from "../helpers/concurrency-truth.js";
 import { describe, expect, it } from "../helpers/fixtures.js";
 import { runAt, sandboxConfig, truthRecords } from "./pipeline-harness.js";
 
@@ -67,7 +68,6 @@ function countBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, nu
   return out;
 }
 
-const DAY_MS = 86_400_000;
 const micros = (value: unknown): number =>
   value === null || value === undefined ? 0 : Math.round(Number(value) * 1e6);
 const instantMs = (value: unknown): number => {
@@ -95,45 +95,6 @@ function legsOf(cdrs: readonly Json[], trunkNames: ReadonlySet<string>): Leg[] {
       trunk: sipTrunk ?? (destination !== null && trunkNames.has(destination) ? destination : "(none)"),
     };
   });
-}
-
-/**
- * Per UTC day: the most legs in progress at one instant (an end sorts before a start at the same
- * instant; legs without talk time occupy nothing; legs carried in over midnight count), and the
- * day's talk seconds.
- */
-function sweepByDay(legs: readonly Leg[]): Map<string, { peak: number; talkSeconds: number }> {
-  const talking = legs.filter((l) => l.endMs > l.startMs);
-  const events = talking.flatMap((l): [number, number][] => [
-    [l.startMs, 1],
-    [l.endMs, -1],
-  ]);
-  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const out = new Map<string, { peak: number; talkSeconds: number }>();
-  const dayOf = (day: string) => {
-    let row = out.get(day);
-    if (row === undefined) {
-      const dayStart = Date.parse(`${day}T00:00:00Z`);
-      row = {
-        peak: talking.filter((l) => l.startMs < dayStart && l.endMs > dayStart).length,
-        talkSeconds: 0,
-      };
-      out.set(day, row);
-    }
-    return row;
-  };
-  const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  for (const l of talking) {
-    for (let d = Math.floor(l.startMs / DAY_MS) * DAY_MS; d < l.endMs; d += DAY_MS) {
-      dayOf(dayText(d)).talkSeconds += (Math.min(l.endMs, d + DAY_MS) - Math.max(l.startMs, d)) / 1000;
-    }
-  }
-  let level = 0;
-  for (const [at, delta] of events) {
-    level += delta;
-    if (delta === 1) dayOf(dayText(at)).peak = Math.max(dayOf(dayText(at)).peak, level);
-  }
-  return out;
 }
 
 /** A turn's sentiment as a 1–5 score (the data model's rule); undefined when unscored. */
