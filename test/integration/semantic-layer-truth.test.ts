@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { pino } from "pino";
 import { onTestFinished } from "vitest";
@@ -199,6 +200,12 @@ describe("semantic layer: MetricFlow's answers against the sandbox's truth", () 
       const day = mfDay(r.metric_time__day);
       expect(Number(r.answered_calls), day).toBe(answered.get(day) ?? 0);
       expect(Number(r.asr), day).toBeCloseTo((answered.get(day) ?? 0) / attempts.get(day)!, 12);
+      // Divided in numeric, not double precision: exactly Postgres' quotient of the truth's counts.
+      const exact = await sql<{ same: boolean }>`
+        SELECT ${r.asr}::numeric = ${answered.get(day) ?? 0}::numeric / ${attempts.get(day)!} AS same`.execute(
+        database.warehouse.db,
+      );
+      expect(exact.rows[0]!.same, `${day}: asr ${r.asr} is not the numeric quotient`).toBe(true);
     }
 
     // Sentiment per day of the call: average score and negative share (score ≤ 3), scored calls only.

@@ -6,7 +6,7 @@ import { parse } from "yaml";
  * The dbt project's MetricFlow metrics and the marts' columns, read from its YAML (the semantic
  * manifest's sources) for the test that a metric and a mart column of the same name are one
  * formula: each simple metric resolved to its measure's aggregation over the semantic model's
- * table, each ratio to its numerator and denominator metrics.
+ * table, each ratio (a derived metric, see ratioOf) to its numerator and denominator metrics.
  */
 
 /** A semantic model: the mart it reads, the names it can be grouped by (dimensions, entities), its metric_time. */
@@ -60,15 +60,25 @@ function metricOf(raw: Yaml): Metric {
   const params = (raw.type_params ?? {}) as Yaml;
   const name = String(raw.name);
   if (raw.type === "simple") return { kind: "simple", name, measure: String(params.measure) };
-  if (raw.type === "ratio") {
-    return {
-      kind: "ratio",
-      name,
-      numerator: String(params.numerator),
-      denominator: String(params.denominator),
-    };
-  }
+  if (raw.type === "derived") return ratioOf(name, params);
+  if (raw.type === "ratio")
+    throw new Error(`metric ${name}: write a ratio as a derived metric (see ratioOf)`);
   throw new Error(`metric ${name}: type ${String(raw.type)} is not read by this test; teach it`);
+}
+
+/**
+ * A ratio is a derived metric of exactly two metrics, `cast(N as numeric) / nullif(D, 0)`: numeric
+ * division (a `type: ratio` metric makes MetricFlow divide in double precision), NULL for a zero
+ * denominator. Any other derived metric is refused, so a new formula is taught here first.
+ */
+function ratioOf(name: string, params: Yaml): Metric {
+  const inputs = list(params.metrics).map((m) => String(m.name));
+  const [numerator, denominator] = inputs;
+  const expected = `cast(${numerator} as numeric) / nullif(${denominator}, 0)`;
+  if (inputs.length !== 2 || String(params.expr) !== expected) {
+    throw new Error(`metric ${name}: a derived metric must be a ratio, expr ${expected}`);
+  }
+  return { kind: "ratio", name, numerator: numerator!, denominator: denominator! };
 }
 
 function grainOf(model: Yaml): readonly string[] | undefined {
