@@ -31,7 +31,7 @@ import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
 import { type RunningSandbox, startSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { test as base } from "vitest";
 import { type FaultRule, startFaultProxy } from "../integration/fault-proxy.js";
-import { createTestDatabase, fileDatabaseName, type TestDatabase } from "./test-database.js";
+import { createTestDatabase, type TestDatabase } from "./test-database.js";
 
 export { describe, expect } from "vitest";
 
@@ -65,9 +65,9 @@ export const test = base
   .extend("databaseOptions", { scope: "file" }, {} as TestDatabaseOptions)
   /** A rule for a fault proxy between the rig's accounts and its sandbox; none by default. */
   .extend("faultRule", { scope: "file" }, (): FaultRule | undefined => undefined)
-  /** One database for the whole file (named per worker, see fileDatabaseName), dropped after its last test. */
+  /** One database for the whole file, dropped after its last test. */
   .extend("database", { scope: "file" }, async ({ databaseOptions }, { onCleanup }) => {
-    const database = await createTestDatabase({ name: fileDatabaseName(), ...databaseOptions });
+    const database = await createTestDatabase(databaseOptions);
     onCleanup(() => database.drop());
     return database;
   })

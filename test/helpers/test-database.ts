@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
 import { silentLogger } from "../../src/core/log.js";
-import { biReaderRoleFor, setUpBiReaderRole } from "../../src/warehouse/admin/bi-reader-role.js";
+import { setUpBiReaderRole } from "../../src/warehouse/admin/bi-reader-role.js";
 import { connectWarehouse, type Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import { migrateToLatest } from "../../src/warehouse/connection/migrate.js";
 import { adminQuery as adminQueryOn } from "./template-database.js";
@@ -35,37 +35,12 @@ export function testDatabaseUrl(name: string): string {
 }
 
 /**
- * The name of a test file's own database (the `database` fixture): one per vitest worker and run,
- * `t_w<VITEST_POOL_ID>_<the run's template's suffix>`, made again for every file the worker runs (one
- * at a time). dbt's saved parse of the project is valid for one connection only (host, port,
- * database: dbt parses the whole project again, 8–11 s here, when it changes), so a name kept from
- * file to file lets the next file's dbt calls reuse it (see marts-build.ts); the run's suffix keeps
- * two runs on one server (TEST_DATABASE_URL) apart. Random outside a vitest worker.
- */
-export function fileDatabaseName(): string {
-  const pool = process.env.VITEST_POOL_ID;
-  const run = /^t_template_(\w+)$/.exec(inject("templateDatabase"))?.[1];
-  return pool !== undefined && /^\d+$/.test(pool) && run !== undefined
-    ? `t_w${pool}_${run}`
-    : randomDatabaseName();
-}
-
-function randomDatabaseName(): string {
-  return `t_${randomBytes(6).toString("hex")}`;
-}
-
-/**
  * Creates a database and opens it: migrated by default, as a copy of the run's template (migrated
- * once by the global setup), or empty with `migrate: false` (for tests of the migrations). `name`
- * (default random) is dropped first when a database of that name is left (see fileDatabaseName).
+ * once by the global setup), or empty with `migrate: false` (for tests of the migrations).
  */
-export async function createTestDatabase(
-  options: { migrate?: boolean; name?: string } = {},
-): Promise<TestDatabase> {
-  const name = options.name ?? randomDatabaseName();
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const name = `t_${randomBytes(6).toString("hex")}`;
   const migrate = options.migrate !== false;
-  // As if new: an earlier file's database of this name, and the BI role it made, are dropped.
-  if (options.name !== undefined) await dropDatabaseAndRole(name, biReaderRoleFor(name));
   await adminQuery(`CREATE DATABASE ${name}${migrate ? ` TEMPLATE ${inject("templateDatabase")}` : ""}`);
   const url = testDatabaseUrl(name);
   const warehouse = await connectWarehouse(url);
