@@ -31,7 +31,7 @@ import type { SandboxOptions } from "@telecom-etl/sandbox/sandbox-options.js";
 import { type RunningSandbox, startSandbox } from "@telecom-etl/sandbox/start-sandbox.js";
 import { test as base } from "vitest";
 import { type FaultRule, startFaultProxy } from "../integration/fault-proxy.js";
-import { createTestDatabase, type TestDatabase } from "./test-database.js";
+import { claimFileDatabaseName, createTestDatabase, type TestDatabase } from "./test-database.js";
 
 export { describe, expect } from "vitest";
 
@@ -65,10 +65,22 @@ export const test = base
   .extend("databaseOptions", { scope: "file" }, {} as TestDatabaseOptions)
   /** A rule for a fault proxy between the rig's accounts and its sandbox; none by default. */
   .extend("faultRule", { scope: "file" }, (): FaultRule | undefined => undefined)
-  /** One database for the whole file, dropped after its last test. */
+  /** One database for the whole file (named by slot, see claimFileDatabaseName), dropped after its last test. */
   .extend("database", { scope: "file" }, async ({ databaseOptions }, { onCleanup }) => {
-    const database = await createTestDatabase(databaseOptions);
-    onCleanup(() => database.drop());
+    const claimed = await claimFileDatabaseName();
+    const database = await createTestDatabase({ name: claimed.name, ...databaseOptions }).catch(
+      async (error: unknown) => {
+        await claimed.release();
+        throw error;
+      },
+    );
+    onCleanup(async () => {
+      try {
+        await database.drop();
+      } finally {
+        await claimed.release();
+      }
+    });
     return database;
   })
   /** One sandbox for the whole file, started with `sandboxOptions`, closed after its last test. */

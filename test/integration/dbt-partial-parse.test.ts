@@ -40,6 +40,8 @@ const it = fixtureTest
   /** Two nightlies in a row, as two nights' cron jobs run them (dbt's folder for them removed after the file). */
   .extend("nights", { scope: "file" }, async ({ env, rig }, { onCleanup }): Promise<CliResult[]> => {
     onCleanup(() => rm(dbtFolderOf(rig.db.url), { recursive: true, force: true }));
+    // The file's database is named by slot: an earlier file's nightly may have left its folder.
+    await rm(dbtFolderOf(rig.db.url), { recursive: true, force: true });
     const nights: CliResult[] = [];
     for (let night = 0; night < 2; night++)
       nights.push(await runCli(["nightly"], { env, timeoutMs: TIMEOUT_MS }));
