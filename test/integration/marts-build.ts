@@ -8,6 +8,7 @@ import { pino } from "pino";
 import { buildAndPublishMarts } from "../../src/transform/build-marts.js";
 import type { Publication } from "../../src/transform/publish-marts.js";
 import { runDbt, WITHOUT_UNIT_TESTS, warehouseFolder } from "../../src/transform/run-dbt.js";
+import { databaseOfUrl } from "../../src/warehouse/admin/bi-reader-role.js";
 import type { Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import type { Database } from "../../src/warehouse/connection/database.js";
 import { expect } from "../helpers/fixtures.js";
@@ -127,7 +128,7 @@ async function dbtFolder(
   kind: "build" | "in-place",
   args: readonly string[],
 ): Promise<{ workDir: string; done: () => Promise<void> }> {
-  const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const database = databaseOfUrl(databaseUrl);
   if (!isSlotDatabaseName(database)) {
     const workDir = await mkdtemp(path.join(tmpdir(), `marts-${kind}-dbt-`));
     return { workDir, done: () => rm(workDir, { recursive: true, force: true }) };
