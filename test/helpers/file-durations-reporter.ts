@@ -41,9 +41,40 @@ export function slowestFilesLines(files: readonly FileDuration[], count = SLOWES
   ];
 }
 
+/** A test that failed, then passed when run again (vitest's `retry`): listed at the end of a run. */
+export interface FlakyTest {
+  readonly file: string;
+  readonly name: string;
+  /** Runs that failed before the one that passed. */
+  readonly retries: number;
+}
+
+/** The tests of `testModules` that passed only on a retry. */
+export function flakyTests(testModules: ReadonlyArray<TestModule>): FlakyTest[] {
+  return testModules.flatMap((module) =>
+    [...module.children.allTests()].flatMap((test) => {
+      const diagnostic = test.diagnostic();
+      return diagnostic?.flaky
+        ? [{ file: module.relativeModuleId, name: test.fullName, retries: diagnostic.retryCount }]
+        : [];
+    }),
+  );
+}
+
+/**
+ * One line per flaky test, so a run that passed only thanks to a retry says so at its end, where a CI
+ * log is read (a flaky test is a bug to mend, in the test or in the product: decision 0114).
+ */
+export function flakyTestLines(tests: readonly FlakyTest[]): string[] {
+  return tests.map(
+    ({ file, name, retries }) =>
+      `flaky: ${file} > ${name} (failed ${retries} time${retries === 1 ? "" : "s"}, then passed)`,
+  );
+}
+
 /**
  * Ends every run (vitest.config.ts names it after the default reporter) with the 10 slowest test
- * files, and writes each file's duration to a JSON array (FILE_DURATIONS_OUTPUT, else
+ * files and every test that passed only on a retry, and writes each file's duration to a JSON array (FILE_DURATIONS_OUTPUT, else
  * {@link FILE_DURATIONS_FILE}). The JSON reporter's per-file times are only the span of the file's
  * tests. A default export too, because vitest loads a reporter named on its command line
  * (`--reporter=<path>`, as scripts/run-tests.sh does) by it.
@@ -61,6 +92,7 @@ export class FileDurationsReporter implements Reporter {
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, `${JSON.stringify(files, null, 1)}\n`);
     for (const line of slowestFilesLines(files)) this.log(line);
+    for (const line of flakyTestLines(flakyTests(testModules))) this.log(line);
   }
 }
 

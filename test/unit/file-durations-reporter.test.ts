@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type FileDuration,
+  flakyTestLines,
   SLOWEST_FILES_SHOWN,
   slowestFilesLines,
 } from "../helpers/file-durations-reporter.js";
@@ -28,6 +29,20 @@ describe("the slowest files listed at the end of a run", () => {
       "    3.0 s  test/f3.test.ts (3 tests)",
       "    2.0 s  test/f2.test.ts (2 tests)",
       "    1.0 s  test/f1.test.ts (1 test)",
+    ]);
+  });
+});
+
+describe("the flaky tests listed at the end of a run", () => {
+  it("names each test that passed only on a retry, with how often it failed first", () => {
+    expect(
+      flakyTestLines([
+        { file: "test/integration/a.test.ts", name: "locks > a rival waits", retries: 1 },
+        { file: "test/integration/b.test.ts", name: "publishes", retries: 2 },
+      ]),
+    ).toEqual([
+      "flaky: test/integration/a.test.ts > locks > a rival waits (failed 1 time, then passed)",
+      "flaky: test/integration/b.test.ts > publishes (failed 2 times, then passed)",
     ]);
   });
 });
