@@ -115,6 +115,27 @@ describe("acquireStreamLocks", () => {
     await foreign.release();
   });
 
+  it("hands its connection back to the pool with the listeners it had, however many runs use it", async ({
+    database,
+  }) => {
+    // The pool gives back the connection released last: every run below holds the same one.
+    const errorListeners = async () => {
+      const client = await database.warehouse.pool.connect();
+      const count = { error: client.listenerCount("error"), end: client.listenerCount("end") };
+      client.release();
+      return count;
+    };
+    const before = await errorListeners();
+    for (let run = 0; run < 12; run++) {
+      const held = await acquireStreamLocks(database.warehouse, [{ account: "acme", stream: "reuse" }], {
+        timeoutMs: 0,
+        runId: 70 + run,
+      });
+      await held.release();
+    }
+    expect(await errorListeners()).toEqual(before);
+  });
+
   it("survives the server dropping its lock connection, and release() still returns", async ({
     database,
     other,

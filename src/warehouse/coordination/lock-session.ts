@@ -191,12 +191,10 @@ class WatchedLocks implements StreamLocks {
     clearInterval(this.#timer);
     this.#client.off("end", this.#onEnd);
     this.#client.off("error", this.#onError);
-    if (wasHeld) {
-      // The pooled connection outlives this run: hand it back with only closeSession's own guard,
-      // never this watcher's listener (one more per run was a leak: MaxListenersExceededWarning).
-      this.#client.on("error", ignore);
-      await closeSession(this.#client);
-    }
+    // The pooled connection outlives this run: it goes back with only the guard prepareSession
+    // attached (closeSession removes it), never this watcher's listeners. Adding a guard here too
+    // left one more listener on the connection per run (MaxListenersExceededWarning after ten).
+    if (wasHeld) await closeSession(this.#client);
   }
 
   #adopt(client: pg.PoolClient): Promise<number> {
