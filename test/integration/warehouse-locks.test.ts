@@ -1,6 +1,7 @@
 import net from "node:net";
 import { hostname } from "node:os";
 import type { PoolClient } from "pg";
+import { vi } from "vitest";
 import { LockHeldError } from "../../src/core/errors.js";
 import { connectWarehouse, type Warehouse } from "../../src/warehouse/connection/connect-warehouse.js";
 import {
@@ -53,6 +54,14 @@ async function startCuttableRelay(databaseUrl: string) {
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The 'error' and 'end' listeners of the connection the pool hands out next (the one released last). */
+async function pooledListeners(warehouse: Warehouse): Promise<{ error: number; end: number }> {
+  const client = await warehouse.pool.connect();
+  const count = { error: client.listenerCount("error"), end: client.listenerCount("end") };
+  client.release();
+  return count;
 }
 
 describe("acquireStreamLocks", () => {
@@ -119,13 +128,7 @@ describe("acquireStreamLocks", () => {
     database,
   }) => {
     // The pool gives back the connection released last: every run below holds the same one.
-    const errorListeners = async () => {
-      const client = await database.warehouse.pool.connect();
-      const count = { error: client.listenerCount("error"), end: client.listenerCount("end") };
-      client.release();
-      return count;
-    };
-    const before = await errorListeners();
+    const before = await pooledListeners(database.warehouse);
     for (let run = 0; run < 12; run++) {
       const held = await acquireStreamLocks(database.warehouse, [{ account: "acme", stream: "reuse" }], {
         timeoutMs: 0,
@@ -133,7 +136,34 @@ describe("acquireStreamLocks", () => {
       });
       await held.release();
     }
-    expect(await errorListeners()).toEqual(before);
+    expect(await pooledListeners(database.warehouse)).toEqual(before);
+  });
+
+  it("guards the session it takes its locks again on as the first one, and hands it back as it found it", async ({
+    database,
+    other,
+  }) => {
+    const before = await pooledListeners(database.warehouse);
+    const held = await acquireStreamLocks(database.warehouse, [{ account: "acme", stream: "retaken" }], {
+      timeoutMs: 0,
+      runId: 90,
+    });
+    // Released however the test ends: a watcher left holding would try to take its locks again
+    // while the file's database is dropped.
+    try {
+      const retaken = new Promise<PoolClient>((resolve) => database.warehouse.pool.once("acquire", resolve));
+      await other.pool.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'telecom-etl run 90 %'",
+      );
+      const client = await retaken;
+      await vi.waitFor(() => expect(held.sessions).toBe(2), { timeout: 10_000 });
+      // The session's own guard and the watcher's listener: release() removes the watcher's before it
+      // closes the session, and the guard keeps an error meanwhile from being an unhandled event.
+      expect(client.listenerCount("error")).toBe(before.error + 2);
+    } finally {
+      await held.release();
+    }
+    expect(await pooledListeners(database.warehouse)).toEqual(before);
   });
 
   it("survives the server dropping its lock connection, and release() still returns", async ({

@@ -274,7 +274,8 @@ class WatchedLocks implements StreamLocks {
       client = await prepareSession(this.#warehouse, this.#applicationName);
       const blocked = await tryLockAll(client, this.#entries);
       if (blocked === undefined) {
-        client.off("error", ignore);
+        // prepareSession's guard stays until closeSession, as on the first session: release()
+        // removes the watcher's listeners first, and the connection is never without one.
         this.#backendPid = this.#adopt(client);
         this.#sessions++;
         this.#state = "held";
