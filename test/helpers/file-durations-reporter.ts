@@ -74,8 +74,8 @@ export function flakyTestLines(tests: readonly FlakyTest[]): string[] {
 
 /**
  * Ends every run (vitest.config.ts names it after the default reporter) with the 10 slowest test
- * files and every test that passed only on a retry, and writes each file's duration to a JSON array (FILE_DURATIONS_OUTPUT, else
- * {@link FILE_DURATIONS_FILE}). The JSON reporter's per-file times are only the span of the file's
+ * files and every test that passed only on a retry, and writes each file's duration to a JSON array
+ * (FILE_DURATIONS_OUTPUT, else {@link FILE_DURATIONS_FILE}). The JSON reporter's per-file times are only the span of the file's
  * tests. A default export too, because vitest loads a reporter named on its command line
  * (`--reporter=<path>`, as scripts/run-tests.sh does) by it.
  */
