@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { enableCompileCache } from "node:module";
 import { EXIT } from "../core/exit-codes.js";
 
 // Node 22.12 is the minimum: its JSON.parse hands a reviver each number's source text, which the
@@ -18,6 +19,11 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0);
   throw error;
 });
+
+// V8's compiled code of every module, cached on disk (the OS's temporary folder, or
+// $NODE_COMPILE_CACHE): a command starts in about 0.48 s instead of 0.62 (decision 0115). A
+// folder it cannot write only leaves the cache off; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+enableCompileCache();
 
 const { main } = await import("./main.js");
 const code = await main(process.argv.slice(2));
