@@ -76,7 +76,7 @@ export async function followUnits(
   try {
     while (units.some((u) => !isFinal(u.state))) {
       if (deps.signal.aborted) {
-        await cancelUnits(queue, units, (u) => u.state === "created" || u.state === "retry", outage);
+        await cancelUnstarted(deps, queue, runId, units, outage);
         if (units.every((u) => isFinal(u.state) || u.state !== "active")) break;
       }
       if (await readStates(deps, queue, runId, units, outage)) lastActivity = clock.now();
@@ -149,6 +149,26 @@ async function cancelUnits(
   );
   for (const unit of open) unit.state = "cancelled";
   return open.length;
+}
+
+/**
+ * On an interruption: cancels the units no worker has taken, read afresh first. The states the loop
+ * read are up to a poll old, and pg-boss cancels a unit in hand as readily as a waiting one: a unit
+ * a worker took since the last read was cancelled under it and stopped at the worker's next
+ * heartbeat, a few windows later, contrary to "units in hand finish on their workers" and after
+ * the coordinator had counted what was left. Only a unit taken between this read and the cancel
+ * (milliseconds) can still meet that.
+ */
+async function cancelUnstarted(
+  deps: PipelineDeps,
+  queue: UnitQueue,
+  runId: number,
+  units: readonly FollowedUnit[],
+  outage: OutageOptions,
+): Promise<void> {
+  if (!units.some((u) => u.state === "created" || u.state === "retry")) return;
+  await readStates(deps, queue, runId, units, outage);
+  await cancelUnits(queue, units, (u) => u.state === "created" || u.state === "retry", outage);
 }
 
 /**
