@@ -47,6 +47,11 @@ export function outageOptions(deps: PipelineDeps): OutageOptions {
   };
 }
 
+/** True while no worker has the unit: not taken yet, or back in the queue for another attempt. */
+function isWaiting(unit: FollowedUnit): boolean {
+  return unit.state === "created" || unit.state === "retry";
+}
+
 /** True once a unit will change no more. */
 export function isFinal(state: FollowedUnit["state"]): boolean {
   return state === "completed" || state === "failed" || state === "cancelled";
@@ -80,7 +85,7 @@ export async function followUnits(
         if (units.every((u) => isFinal(u.state) || u.state !== "active")) break;
       }
       if (await readStates(deps, queue, runId, units, outage)) lastActivity = clock.now();
-      const waiting = units.every((u) => u.state === "created" || u.state === "retry");
+      const waiting = units.every(isWaiting);
       if (!warned && waiting && clock.now() - lastActivity > limits.idleWarningMs) {
         warned = true;
         deps.log.warn(
@@ -166,9 +171,9 @@ async function cancelUnstarted(
   units: readonly FollowedUnit[],
   outage: OutageOptions,
 ): Promise<void> {
-  if (!units.some((u) => u.state === "created" || u.state === "retry")) return;
+  if (!units.some(isWaiting)) return;
   await readStates(deps, queue, runId, units, outage);
-  await cancelUnits(queue, units, (u) => u.state === "created" || u.state === "retry", outage);
+  await cancelUnits(queue, units, isWaiting, outage);
 }
 
 /**
