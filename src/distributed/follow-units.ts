@@ -12,6 +12,7 @@ import type { RunTarget } from "../pipeline/plan/select-targets.js";
 import type { PipelineDeps } from "../pipeline/run/run-pipeline.js";
 import type { ProgressReporter } from "../pipeline/run/run-progress.js";
 import { acrossOutage, type OutageOptions } from "../warehouse/connection/warehouse-outage.js";
+import { cancelWaitingUnits } from "./cancel-waiting.js";
 import { failureReason, type UnitOutcome } from "./unit-outcome.js";
 import type { UnitQueue } from "./unit-queue.js";
 import type { WorkUnit } from "./work-unit.js";
@@ -81,8 +82,9 @@ export async function followUnits(
   try {
     while (units.some((u) => !isFinal(u.state))) {
       if (deps.signal.aborted) {
-        await cancelUnstarted(deps, queue, runId, units, outage);
-        if (units.every((u) => isFinal(u.state) || u.state !== "active")) break;
+        await cancelUnstarted(deps, queue, units, outage);
+        await readStates(deps, queue, runId, units, outage);
+        if (units.every((u) => isFinal(u.state))) break;
       }
       if (await readStates(deps, queue, runId, units, outage)) lastActivity = clock.now();
       const waiting = units.every(isWaiting);
@@ -157,23 +159,34 @@ async function cancelUnits(
 }
 
 /**
- * On an interruption: cancels the units no worker has taken, read afresh first. The states the loop
- * read are up to a poll old, and pg-boss cancels a unit in hand as readily as a waiting one: a unit
- * a worker took since the last read was cancelled under it and stopped at the worker's next
- * heartbeat, a few windows later, contrary to "units in hand finish on their workers" and after
- * the coordinator had counted what was left. Only a unit taken between this read and the cancel
- * (milliseconds) can still meet that.
+ * On an interruption: cancels the units no worker has taken. The states the loop read are up to a
+ * poll old, and pg-boss cancels a unit in hand as readily as a waiting one, so every unit not
+ * ended is offered and the queue itself decides which are still waiting, in the transaction that
+ * cancels them (cancelWaitingUnits): a unit a worker took since the last read finishes on its
+ * worker, as the docs promise, and the count of what was left is right. Called at every poll until
+ * all have ended, so a unit that fails over to `retry` in the meantime is cancelled too.
  */
 async function cancelUnstarted(
   deps: PipelineDeps,
   queue: UnitQueue,
-  runId: number,
   units: readonly FollowedUnit[],
   outage: OutageOptions,
 ): Promise<void> {
-  if (!units.some(isWaiting)) return;
-  await readStates(deps, queue, runId, units, outage);
-  await cancelUnits(queue, units, isWaiting, outage);
+  const open = units.filter((u) => !isFinal(u.state));
+  if (open.length === 0) return;
+  const cancelled = new Set(
+    await acrossOutage(
+      "cancelling work units",
+      () =>
+        cancelWaitingUnits(
+          deps.warehouse,
+          queue,
+          open.map((u) => u.id),
+        ),
+      outage,
+    ),
+  );
+  for (const unit of open) if (cancelled.has(unit.id)) unit.state = "cancelled";
 }
 
 /**

@@ -27,6 +27,7 @@ import { acrossOutage } from "../warehouse/connection/warehouse-outage.js";
 import { refreshPlannerStatistics } from "../warehouse/load/refresh-statistics.js";
 import { readUnitRuns } from "../warehouse/state/run-history.js";
 import { recordFinishedStreams, recordPlannedStreams } from "../warehouse/state/run-streams.js";
+import { cancelWaitingUnits } from "./cancel-waiting.js";
 import { type FollowedUnit, followUnits, outageOptions } from "./follow-units.js";
 import { requireSameSchema } from "./schema-version.js";
 import { openUnitQueue, type UnitQueue } from "./unit-queue.js";
@@ -179,12 +180,15 @@ async function cancelOrphanedUnits(deps: PipelineDeps, queue: UnitQueue): Promis
     deps.warehouse.db,
   );
   if (orphans.rows.length === 0) return;
-  await queue.boss.cancel(
-    queue.name,
+  // A worker may take one of them between the read above and the cancel: it is then left to finish.
+  const cancelled = await cancelWaitingUnits(
+    deps.warehouse,
+    queue,
     orphans.rows.map((r) => r.id),
   );
+  if (cancelled.length === 0) return;
   deps.log.warn(
-    { units: orphans.rows.length, queue: queue.name },
+    { units: cancelled.length, queue: queue.name },
     "cancelled waiting work units of distributed runs that ended without them (their coordinator was stopped)",
   );
 }
