@@ -16,7 +16,8 @@ import { buildMarts, loadMartStreamsAt } from "./marts-build.js";
  * messages and clicks check the landed rows of their fact's settle window (where config
  * `__window_of:<fact>:<column>__`, macro get_where_subquery), every row on a `--full-refresh`; the
  * campaign reports' test compares the whole-life totals of the campaigns the nightly re-built,
- * counting their clickers from the settled state plus the clicks after it. Each is shown to fail
+ * counting their clickers from the settled state plus the clicks after it; the tests of
+ * fct_link_clicks read the clicks of its latest build (`__latest_build__`). Each is shown to fail
  * on a broken row it must see, and the staging test to pass over a broken row older than the
  * window that the full refresh still catches.
  */
@@ -51,7 +52,7 @@ async function build(
   return { ok: dbt.ok, tail: dbt.tail.join("\n") };
 }
 
-/** `dbt test --select <test>` on the published marts (in place): whether it passed. */
+/** `dbt test --select <tests>` (names separated by spaces) on the published marts (in place): whether it passed. */
 async function testInPlace(databaseUrl: string, test: string): Promise<{ ok: boolean; tail: string }> {
   const workDir = await mkdtemp(path.join(tmpdir(), "windowed-tests-"));
   try {
@@ -59,7 +60,7 @@ async function testInPlace(databaseUrl: string, test: string): Promise<{ ok: boo
       databaseUrl,
       log: pino({ level: "silent" }),
       workDir,
-      args: ["test", "--select", test],
+      args: ["test", "--select", ...test.split(" ")],
     });
     return { ok: dbt.ok, tail: dbt.tail.join("\n") };
   } finally {
@@ -127,15 +128,37 @@ describe("tests bounded to what a nightly re-built", () => {
     const afterRefresh = await build(warehouse, refreshDir, []);
     expect(afterRefresh.ok, afterRefresh.tail).toBe(true);
 
+    // The clicks' tests read the rows of the fact's latest build: a click written by an earlier
+    // build (the full refresh) with a rule no build writes passes them; one of the latest build fails.
+    const clickWithRule = async (latest: boolean) => {
+      const found = await sql<{ n: number }>`
+        UPDATE analytics_marts.fct_link_clicks SET callback_attribution_rule = 'not-a-rule'
+        WHERE (account, click_date, click_ordinal) = (
+          SELECT account, click_date, click_ordinal FROM analytics_marts.fct_link_clicks
+          WHERE (built_at = (SELECT max(built_at) FROM analytics_marts.fct_link_clicks)) = ${latest}
+          ORDER BY click_date, click_ordinal LIMIT 1)
+        RETURNING 1 AS n`.execute(warehouse.db);
+      expect(found.rows).toHaveLength(1);
+    };
+    await clickWithRule(false);
     // The campaign test after that nightly: passes, and fails on a live campaign's clickers.
-    expect((await testInPlace(database.url, "campaign_reports_match_facts")).ok).toBe(true);
+    const passing = await testInPlace(
+      database.url,
+      "campaign_reports_match_facts column_rules_fct_link_clicks",
+    );
+    expect(passing.ok, passing.tail).toBe(true);
+    await clickWithRule(true);
     const { rows } = await sql<{ campaign: string }>`
       UPDATE analytics_marts.rpt_campaign_totals SET unique_clickers = unique_clickers + 1
       WHERE campaign = (SELECT min(campaign) FROM analytics_marts.rpt_campaign_totals WHERE unique_clickers > 0)
       RETURNING campaign`.execute(warehouse.db);
     expect(rows).toHaveLength(1);
-    const broken = await testInPlace(database.url, "campaign_reports_match_facts");
+    const broken = await testInPlace(
+      database.url,
+      "campaign_reports_match_facts column_rules_fct_link_clicks",
+    );
     expect(broken.ok).toBe(false);
     expect(broken.tail).toMatch(/campaign_reports_match_facts/);
+    expect(broken.tail).toMatch(/column_rules_fct_link_clicks/);
   });
 });

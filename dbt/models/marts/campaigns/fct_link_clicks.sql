@@ -19,7 +19,11 @@
 -- callback credited to a click before the window precedes those credited to the window's clicks,
 -- so a clicker converted before the window has a converted click there. Partitioned by month of
 -- click_date (macros month_partitions); a click's key holds its day, so it never moves to another
--- month.
+-- month. built_at stamps the rows a build wrote (dbt's run_started_at: every row of the window's
+-- days, every row on a `--full-refresh`); the tests read only those (`where: __latest_build__`, by
+-- the built_at index), as fct_calls' do: older days were tested by the build that wrote them and
+-- have not changed since, and the primary key keeps (account, click_date, click_ordinal) unique
+-- across every build.
 {%- set window_hours = var('click_to_call_window_hours', 24) %}
 {%- set attribution_hours = var('click_attribution_window_hours', 168) %}
 {%- set rule = callback_attribution_rule() %}
@@ -30,7 +34,7 @@
         incremental_strategy='month_partitioned_delete_insert',
         partitioned_by_month=('click_date' if var('partition_facts', true) else none),
         on_schema_change='sync_all_columns',
-        indexes=[{'columns': ['click_date']}, {'columns': ['clicker_phone']}],
+        indexes=[{'columns': ['click_date']}, {'columns': ['clicker_phone']}, {'columns': ['built_at']}],
         post_hook=[
             {'sql': "{{ primary_key(this, ['account', 'click_date', 'click_ordinal']) }}", 'transaction': false},
             {'sql': "{{ name_month_partitions(this) }}", 'transaction': false},
@@ -157,7 +161,8 @@ select
     {{ window_hours }}                                           as conversion_window_hours,
     coalesce(k.callbacks, 0)::integer                            as callbacks,
     f.click_ordinal is not null                                  as is_first_conversion,
-    '{{ rule }}'::text                                           as callback_attribution_rule
+    '{{ rule }}'::text                                           as callback_attribution_rule,
+    '{{ run_started_at.isoformat() }}'::timestamptz              as built_at
 from clicks as c
 left join click_callbacks as k using (account, click_date, click_ordinal)
 left join first_conversions as f using (account, click_date, click_ordinal)
