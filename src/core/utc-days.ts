@@ -144,3 +144,21 @@ export function commonTimestampMs(text: string): number | undefined {
 export function commonTimestampDay(text: string): string | null | undefined {
   return commonTimeOfDayMs(text) === undefined ? undefined : dayStartOf(text.slice(0, 10)).day;
 }
+
+/** A zone designator at the end of a timestamp (`Z`, `+02:00`, `-0500`). */
+const ZONE = /(?:[zZ]|[+-]\d\d(?::?\d\d)?)$/;
+
+/**
+ * The UTC day of a window column's value (`YYYY-MM-DD` for a date; a timestamp without a zone is
+ * read as UTC, as the load's `TimeZone = 'UTC'` reads it); null when there is none to tell.
+ */
+export function utcDayOfValue(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString().slice(0, 10);
+  if (typeof value !== "string" || value.length < 10) return null;
+  if (DAY_PATTERN.test(value)) return value;
+  const common = commonTimestampDay(value);
+  if (common !== undefined) return common;
+  const text = value.includes("T") ? value : value.replace(" ", "T");
+  const ms = Date.parse(ZONE.test(text) ? text : `${text}Z`);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString().slice(0, 10);
+}

@@ -167,6 +167,32 @@ describe("landing tables partitioned by month", () => {
     expect(again).toMatchObject({ inserted: 0, updated: 1, unchanged: 0 });
   });
 
+  it("keeps a key once when a new window's read serves it dated outside that window (a shifted day)", async ({
+    database,
+  }) => {
+    const account = "moves-outside";
+    await load(
+      database,
+      account,
+      day("2026-08-10", "2026-08-11"),
+      cdrRows([cdr("k", { date: "2026-08-10T09:00:00Z" })]),
+    );
+    // The read of September 1st (no rows yet) serves "k" re-dated to August 31st, outside the
+    // window: a merge stream loads it under its own day (max_outside_window_share above 0), and
+    // its copy of August 10th must go, as a merge through the stage does.
+    const moved = await load(
+      database,
+      account,
+      day("2026-09-01", "2026-09-02"),
+      cdrRows([cdr("k", { date: "2026-08-31T23:30:00Z" }), cdr("n", { date: "2026-09-01T02:00:00Z" })]),
+    );
+    expect(moved).toMatchObject({ inserted: 1, updated: 1 });
+    expect(await rowsByPartition(database, account)).toEqual([
+      { partition: "platform.cdrs_p2026_08", uuid: "k", date: "2026-08-31T23:30:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "n", date: "2026-09-01T02:00:00.000Z" },
+    ]);
+  });
+
   it("finds a key filed under a later month, past an empty month, when a new window's COPY holds it", async ({
     database,
   }) => {

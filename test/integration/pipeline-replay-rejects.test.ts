@@ -10,7 +10,7 @@ import { landingTables } from "../../src/streams/registry.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
 import { loadSlice } from "../../src/warehouse/load/load-slice.js";
-import { pendingRejects } from "../../src/warehouse/state/rejects.js";
+import { markReplayed, pendingRejects } from "../../src/warehouse/state/rejects.js";
 import { finishRun, startRun } from "../../src/warehouse/state/run-records.js";
 import { recordFailedSlice } from "../../src/warehouse/state/slice-records.js";
 import { streamStatus } from "../../src/warehouse/state/stream-state.js";
@@ -171,6 +171,73 @@ describe("rejects replay of a replace_window stream", () => {
       ["2026-08-02..2026-08-03", run2, "HTTP 503 after 6 attempts"],
     ]);
     expect(status).toMatchObject({ completedWindows: 0, rows: 2, lastRun: { runId: replay.runId } });
+  });
+
+  it("appends a replay once: the same load again (a retry after a COMMIT whose answer was lost) writes nothing", async ({
+    database,
+  }) => {
+    const db = database.warehouse.db;
+    const account = "replay-retried";
+    const late = click("2026-08-01 12:00:00.000Z", 7);
+    const run1 = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+    await loadSlice(database.warehouse, {
+      stream: shortLinkMetricsStream,
+      account,
+      runId: run1,
+      extractedAt: new Date(),
+      slice: AUG1,
+      rows: [loadRow(click("2026-08-01 09:00:00.000Z", 6))],
+      rejects: [{ raw: late, issues: [{ path: "user_id", code: "custom", message: "old schema" }] }],
+      stats,
+      completeWindow: true,
+    });
+    const [pending] = await pendingRejects(db, { stream: "short_link_metrics", account });
+    const replayRun = await startRun(db, { command: "rejects replay", arguments: {}, host: "test", pid: 1 });
+    const replay = {
+      stream: shortLinkMetricsStream,
+      account,
+      runId: replayRun,
+      extractedAt: new Date(),
+      slice: AUG1,
+      rows: [loadRow(late)],
+      rejects: [],
+      stats,
+      completeWindow: false,
+      append: true,
+      replayedRejectIds: [pending!.id],
+    };
+    expect(await loadSlice(database.warehouse, replay)).toMatchObject({ inserted: 1 });
+    // The retry of a transaction that did commit: its rejects are replayed already, so it writes nothing.
+    expect(await loadSlice(database.warehouse, replay)).toMatchObject({ inserted: 0 });
+    const users = await sql<{ user_id: number }>`
+      SELECT user_id::int AS user_id FROM platform.short_link_metrics WHERE _account = ${account}
+      ORDER BY user_id`.execute(db);
+    expect(users.rows.map((r) => r.user_id)).toEqual([6, 7]);
+
+    // Two rejects, one of them replayed by another process meanwhile: nothing is written.
+    const more = [click("2026-08-01 13:00:00.000Z", 8), click("2026-08-01 14:00:00.000Z", 9)];
+    await loadSlice(database.warehouse, {
+      ...replay,
+      runId: run1,
+      // Another window's read (an empty one: replacing August 1st would empty it).
+      slice: { kind: "window", window: { start: "2026-08-02", end: "2026-08-03" } },
+      rows: [],
+      rejects: more.map((raw) => ({
+        raw,
+        issues: [{ path: "user_id", code: "custom", message: "old schema" }],
+      })),
+      append: false,
+      replayedRejectIds: [],
+    });
+    const ids = (await pendingRejects(db, { stream: "short_link_metrics", account })).map((r) => r.id);
+    expect(ids).toHaveLength(2);
+    await markReplayed(db, [ids[0]!]);
+    await expect(
+      loadSlice(database.warehouse, { ...replay, rows: more.map(loadRow), replayedRejectIds: ids }),
+    ).rejects.toThrow(/1 of the 2 rejects this replay loads were replayed by another process meanwhile/);
+    const after = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM platform.short_link_metrics WHERE _account = ${account}`.execute(db);
+    expect(after.rows[0]!.n).toBe(2);
   });
 
   it("refuses an append that would complete the window", async ({ database }) => {

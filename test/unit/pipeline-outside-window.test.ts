@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { utcDayOfValue } from "../../src/core/utc-days.js";
 import {
   OUTSIDE_WINDOW,
   outsideWindowCheck,
   tooManyOutsideWindow,
-  utcDayOfValue,
 } from "../../src/pipeline/extract/outside-window.js";
 
 const window = { start: "2026-08-02", end: "2026-08-03" };

@@ -8,30 +8,12 @@
  */
 
 import type { DateWindow } from "../../core/slices.js";
-import { commonTimestampDay } from "../../core/utc-days.js";
+import { utcDayOfValue } from "../../core/utc-days.js";
 import type { LoadRow } from "../../streams/load-row.js";
 import type { RejectedRow, RowIssue } from "./parse-rows.js";
 
 /** The quality count of a slice's rows outside its window, and the code of their rejects' issue. */
 export const OUTSIDE_WINDOW = "outside_window";
-
-/** A zone designator at the end of a timestamp (`Z`, `+02:00`, `-0500`). */
-const ZONE = /(?:[zZ]|[+-]\d\d(?::?\d\d)?)$/;
-
-/**
- * The UTC day of a window column's value (`YYYY-MM-DD` for a date; a timestamp without a zone is
- * read as UTC, as the load's `TimeZone = 'UTC'` reads it); null when there is none to tell.
- */
-export function utcDayOfValue(value: unknown): string | null {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString().slice(0, 10);
-  if (typeof value !== "string" || value.length < 10) return null;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
-  const common = commonTimestampDay(value);
-  if (common !== undefined) return common;
-  const text = value.includes("T") ? value : value.replace(" ", "T");
-  const ms = Date.parse(ZONE.test(text) ? text : `${text}Z`);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString().slice(0, 10);
-}
 
 /**
  * A check of a row against `window` by `column`: null when the row belongs to it (or its day

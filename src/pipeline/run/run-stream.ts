@@ -435,6 +435,8 @@ async function loadRead(
       extractedAt: facts.startedAt,
       slice: planned.slice,
       rows: parsed.rows,
+      // Rows outside the window are in `rows` only when they were not rejected for it (a merge).
+      rowsOutsideWindow: outside.rejected ? 0 : outside.count,
       rejects: parsed.rejects,
       stats: {
         requests: facts.http.requests,

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { DateWindow, Slice } from "../../core/slices.js";
+import { utcDayOfValue } from "../../core/utc-days.js";
 import { type LandingTable, type LoadRow, monthPartitionColumn } from "../connection/landing-table.js";
 import { quoteIdent, quoteTable, sameColumns } from "../connection/sql-names.js";
 import { copyRows } from "./copy-rows.js";
@@ -40,6 +41,23 @@ async function windowHasRows(
   return found.rows[0].found === true;
 }
 
+/**
+ * Whether a row of a window's read lies outside that window (a platform whose day is shifted: a
+ * merge stream loads it under its own day) or its day cannot be told. The fast path's probe for
+ * moved rows looks at the window's rows only, so such a read merges through the stage, whose probe
+ * looks at every row: its copy under another day is then deleted, not kept beside it.
+ */
+function someRowOutside(landing: LandingTable, slice: Slice, rows: readonly LoadRow[]): boolean {
+  const column = landing.windowColumn;
+  if (slice.kind !== "window" || column === undefined) return false;
+  const { start, end } = slice.window;
+  for (const row of rows) {
+    const day = utcDayOfValue(row.columns[column]);
+    if (day === null || day < start || day >= end) return true;
+  }
+  return false;
+}
+
 /** What a new window receives. */
 export interface NewWindowRows {
   readonly slice: Slice;
@@ -50,6 +68,8 @@ export interface NewWindowRows {
    * RunWrittenKeys); only they are probed for a copy outside the window. Undefined: every row is.
    */
   readonly writtenBefore?: readonly LoadRow[] | undefined;
+  /** How many of `rows` lie outside the window, when the caller counted them (else counted here). */
+  readonly outside?: number | undefined;
 }
 
 /**
@@ -64,9 +84,11 @@ export async function insertIntoNewWindow(
   client: pg.PoolClient,
   landing: LandingTable,
   provenance: RowProvenance,
-  { slice, rows, writtenBefore }: NewWindowRows,
+  { slice, rows, writtenBefore, outside }: NewWindowRows,
 ): Promise<MergeCounts | null> {
-  if (rows.length === 0 || (await windowHasRows(client, landing, provenance.account, slice))) return null;
+  if (rows.length === 0) return null;
+  if (outside === undefined ? someRowOutside(landing, slice, rows) : outside > 0) return null;
+  if (await windowHasRows(client, landing, provenance.account, slice)) return null;
   const text = fieldEncoder("text");
   const constants = {
     before: `${text(provenance.account)}\t`,

@@ -62,6 +62,12 @@ export interface LoadSliceInput {
    */
   readonly insertFastPath?: boolean;
   /**
+   * How many of `rows` lie outside the slice's window by their window column, as the caller counted
+   * them (the pipeline does, for its holds); undefined: counted here when it matters. A new window
+   * with such rows merges through the stage (see insertIntoNewWindow).
+   */
+  readonly rowsOutsideWindow?: number;
+  /**
    * The keys the run has written into the account's tables partitioned by month: a first load's
    * fast path probes only the rows it may have written under another window (see RunWrittenKeys).
    * Without it every row COPYed into a new window is probed.
@@ -186,7 +192,12 @@ async function writeRows(
     const writtenBefore = await input.writtenKeys?.rowsWrittenBefore(client, table, rows);
     if (input.insertFastPath !== false) {
       // A window without rows yet: nothing stored to delete either.
-      const counts = await insertIntoNewWindow(client, table, provenance, { slice, rows, writtenBefore });
+      const counts = await insertIntoNewWindow(client, table, provenance, {
+        slice,
+        rows,
+        writtenBefore,
+        outside: input.rowsOutsideWindow,
+      });
       if (counts !== null) return counts;
     }
     const staged = await stageRows(client, table.columns, rows);
@@ -420,9 +431,9 @@ async function writeSlice(
 }
 
 /**
- * What the open transaction records of a written slice: its rejects (not for a replay's append),
- * replayed rejects, a lookup's new states, the slice's record, and the window completed, or opened
- * again when the read is held.
+ * What the open transaction records of a written slice: its rejects (not for a replay's append;
+ * a replay's own rejects were marked replayed before it wrote), a lookup's new states, the slice's
+ * record, and the window completed, or opened again when the read is held.
  */
 async function recordSlice(
   client: pg.PoolClient,
@@ -436,7 +447,6 @@ async function recordSlice(
   if (input.append !== true) {
     await run(client, syncRejectsQuery(warehouse.db, { ...identity, rejects: input.rejects }));
   }
-  await run(client, markReplayedQuery(warehouse.db, input.replayedRejectIds ?? []));
   if (input.tracked !== undefined && input.held === undefined) {
     const { kind, updates } = input.tracked;
     await run(
@@ -471,6 +481,41 @@ async function recordSlice(
   }
 }
 
+/**
+ * A replay marks its rejects replayed first, in its transaction, and writes only when it marked
+ * every one: when none is left to mark, an earlier attempt of this load committed (its COMMIT's
+ * answer was lost, and the load was tried again) and its rows are in, so writing them again would
+ * append them twice; when only some are, another process replayed the others meanwhile, and the
+ * load stops with nothing written.
+ */
+async function claimReplayedRejects(
+  client: pg.PoolClient,
+  warehouse: Warehouse,
+  input: LoadSliceInput,
+): Promise<"claimed" | "loaded before"> {
+  const ids = input.replayedRejectIds ?? [];
+  const query = markReplayedQuery(warehouse.db, ids);
+  if (query === null) return "claimed";
+  const marked = (await client.query(query.sql, [...query.parameters])).rowCount ?? 0;
+  if (marked === ids.length) return "claimed";
+  if (marked === 0) return "loaded before";
+  throw new Error(
+    `${ids.length - marked} of the ${ids.length} rejects this replay loads were replayed by another process meanwhile: nothing was written; run rejects replay again`,
+  );
+}
+
+/** The result of a load that wrote nothing (its rows were in already). */
+function writtenNothing(input: LoadSliceInput): SliceLoadResult {
+  return {
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    deleted: 0,
+    outsideWindow: 0,
+    rejected: input.rejects.length,
+  };
+}
+
 /** One attempt of {@link loadSlice} on one connection. */
 async function loadOnce(
   warehouse: Warehouse,
@@ -491,7 +536,10 @@ async function loadOnce(
     // Dates compare with timestamps at UTC midnight, whatever the server's time zone.
     await client.query("SET LOCAL TimeZone = 'UTC'");
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
-    const result = await writeSlice(client, input, provenance);
+    const result =
+      (await claimReplayedRejects(client, warehouse, input)) === "loaded before"
+        ? writtenNothing(input)
+        : await writeSlice(client, input, provenance);
     await recordSlice(client, warehouse, input, result);
     await input.fence?.(client);
     await client.query("COMMIT");
