@@ -419,15 +419,7 @@ async function writeSlice(
     const asChild = { ...input, insertFastPath: false, settledWindow: undefined };
     await writeRows(client, asChild, child.stream, child.rows, provenance);
   }
-  return {
-    inserted: 0,
-    updated: 0,
-    unchanged: 0,
-    deleted: 0,
-    outsideWindow: 0,
-    ...written,
-    rejected: input.rejects.length,
-  };
+  return { ...writtenNothing(input), ...written, rejected: input.rejects.length };
 }
 
 /**
@@ -504,7 +496,7 @@ async function claimReplayedRejects(
   );
 }
 
-/** The result of a load that wrote nothing (its rows were in already). */
+/** The counts of a load that wrote nothing (its rows were in already; or before its writes count). */
 function writtenNothing(input: LoadSliceInput): SliceLoadResult {
   return {
     inserted: 0,
