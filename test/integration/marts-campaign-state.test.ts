@@ -41,13 +41,14 @@ const CAMPAIGN_MARTS: Readonly<Record<string, string>> = {
 
 /**
  * Every row of the campaign state and reports as text, in key order; without a state row's
- * settled_before (the fold a campaign was last touched by; the state's boundary is compared apart).
+ * settled_before (the fold a campaign was last touched by; the state's boundary is compared apart)
+ * and a fact's built_at (the build that wrote the row).
  */
 async function readCampaignMarts(warehouse: Warehouse): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const [mart, key] of Object.entries(CAMPAIGN_MARTS)) {
     const { rows } = await sql<{ line: string }>`
-      SELECT (to_jsonb(m) - 'settled_before')::text AS line FROM ${sql.table(`${MARTS}.${mart}`)} AS m
+      SELECT (to_jsonb(m) - 'settled_before' - 'built_at')::text AS line FROM ${sql.table(`${MARTS}.${mart}`)} AS m
       ORDER BY ${sql.raw(key)}`.execute(warehouse.db);
     out[mart] = rows.map((r) => r.line);
   }
