@@ -240,6 +240,35 @@ describe("rejects replay of a replace_window stream", () => {
     expect(after.rows[0]!.n).toBe(2);
   });
 
+  it("a read of today's grown window takes over the pending rejects of its narrower reads: one pending copy, none once the row loads", async ({
+    database,
+  }) => {
+    const db = database.warehouse.db;
+    const account = "grown-window";
+    const bad = click("2026-08-01 15:00:00.000Z", 11);
+    const issues = [{ path: "user_id", code: "custom", message: "old schema" }];
+    const read = async (end: string, rejected: boolean) => {
+      const runId = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
+      await loadSlice(database.warehouse, {
+        stream: shortLinkMetricsStream,
+        account,
+        runId,
+        extractedAt: new Date(),
+        slice: { kind: "window", window: { start: "2026-08-01", end } },
+        rows: rejected ? [] : [loadRow(bad)],
+        rejects: rejected ? [{ raw: bad, issues }] : [],
+        stats,
+        completeWindow: false,
+      });
+      return (await pendingRejects(db, { stream: "short_link_metrics", account })).map((r) => r.slice);
+    };
+    // Today's window of a 4-day grid, on August 2nd and 3rd: rejected both times, pending once.
+    expect(await read("2026-08-03", true)).toEqual(["2026-08-01..2026-08-03"]);
+    expect(await read("2026-08-04", true)).toEqual(["2026-08-01..2026-08-04"]);
+    // On August 4th the platform serves it right: it loads, and no pending copy is left to replay.
+    expect(await read("2026-08-05", false)).toEqual([]);
+  });
+
   it("refuses an append that would complete the window", async ({ database }) => {
     const runId = await startRun(database.warehouse.db, {
       command: "rejects replay",

@@ -40,7 +40,11 @@ export interface RejectRecord {
  * transaction's client: a row rejected again keeps its id and first `received_at` (its run and
  * issues are refreshed), a row no longer rejected leaves the pending set, a new one is added, and
  * the same row on two pages is stored once. Re-reading a window (the nightly lookback) therefore
- * converges instead of piling up copies. Replayed rejects are history and are never touched.
+ * converges instead of piling up copies. A window's read also takes over the pending rejects of
+ * the windows it covers: today's window grows by a day each run (`window_days` > 1), so a row
+ * rejected under yesterday's label that loads today must not stay pending (a replay would append
+ * it a second time), nor be pending under two labels. Replayed rejects are history and are never
+ * touched.
  */
 export function syncRejectsQuery(
   db: Kysely<Database>,
@@ -54,6 +58,7 @@ export function syncRejectsQuery(
     })),
   );
   const label = sliceLabel(input.slice);
+  const window = input.slice.kind === "window" ? input.slice.window : null;
   return sql`
     WITH incoming AS (
       SELECT DISTINCT ON (r -> 'raw', NULLIF(r -> 'implied', 'null'::jsonb))
@@ -63,18 +68,25 @@ export function syncRejectsQuery(
     ),
     pending AS (
       SELECT id, raw, implied FROM etl.rejects
-      WHERE account = ${input.account} AND stream = ${input.stream} AND slice = ${label} AND replayed_at IS NULL
+      WHERE account = ${input.account} AND stream = ${input.stream} AND replayed_at IS NULL
+        AND (slice = ${label} OR (
+          ${window !== null}::boolean AND slice ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[.][.][0-9]{4}-[0-9]{2}-[0-9]{2}$'
+          AND split_part(slice, '..', 1) >= ${window?.start ?? ""} AND split_part(slice, '..', 2) <= ${window?.end ?? ""}))
     ),
     gone AS (
       DELETE FROM etl.rejects WHERE id IN (
         SELECT p.id FROM pending p
         WHERE NOT EXISTS (SELECT 1 FROM incoming i WHERE i.raw = p.raw AND i.implied IS NOT DISTINCT FROM p.implied)
+           OR EXISTS (SELECT 1 FROM pending q
+                      WHERE q.raw = p.raw AND q.implied IS NOT DISTINCT FROM p.implied AND q.id < p.id)
       )
     ),
     again AS (
-      UPDATE etl.rejects t SET run_id = ${input.runId}::bigint, issues = i.issues
+      UPDATE etl.rejects t SET run_id = ${input.runId}::bigint, issues = i.issues, slice = ${label}
       FROM pending p JOIN incoming i ON i.raw = p.raw AND i.implied IS NOT DISTINCT FROM p.implied
       WHERE t.id = p.id
+        AND NOT EXISTS (SELECT 1 FROM pending q
+                        WHERE q.raw = p.raw AND q.implied IS NOT DISTINCT FROM p.implied AND q.id < p.id)
     )
     INSERT INTO etl.rejects (run_id, account, stream, slice, raw, issues, implied)
     SELECT ${input.runId}::bigint, ${input.account}, ${input.stream}, ${label}, i.raw, i.issues, i.implied
