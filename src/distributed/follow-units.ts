@@ -81,12 +81,9 @@ export async function followUnits(
   let warned = false;
   try {
     while (units.some((u) => !isFinal(u.state))) {
-      if (deps.signal.aborted) {
-        await cancelUnstarted(deps, queue, units, outage);
-        await readStates(deps, queue, runId, units, outage);
-        if (units.every((u) => isFinal(u.state))) break;
-      }
+      if (deps.signal.aborted) await cancelUnstarted(deps, queue, units, outage);
       if (await readStates(deps, queue, runId, units, outage)) lastActivity = clock.now();
+      if (units.every((u) => isFinal(u.state))) break;
       const waiting = units.every(isWaiting);
       if (!warned && waiting && clock.now() - lastActivity > limits.idleWarningMs) {
         warned = true;
@@ -97,7 +94,7 @@ export async function followUnits(
       }
       if (limits.noWorkerTimeoutMs !== null && clock.now() - started >= limits.noWorkerTimeoutMs)
         await requireLiveWorker(deps, queue, units, limits.noWorkerTimeoutMs, outage);
-      if (units.some((u) => !isFinal(u.state))) await (deps.sleep ?? realSleep)(POLL_MS).catch(() => {});
+      await (deps.sleep ?? realSleep)(POLL_MS).catch(() => {});
     }
   } finally {
     progress?.end();

@@ -496,7 +496,7 @@ async function claimReplayedRejects(
   );
 }
 
-/** The counts of a load that wrote nothing (its rows were in already; or before its writes count). */
+/** The counts of a load that wrote nothing: a replay whose rows were in already, and what a written slice's counts start from. */
 function writtenNothing(input: LoadSliceInput): SliceLoadResult {
   return {
     inserted: 0,

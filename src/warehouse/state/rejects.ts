@@ -67,7 +67,10 @@ export function syncRejectsQuery(
       ORDER BY r -> 'raw', NULLIF(r -> 'implied', 'null'::jsonb), n
     ),
     pending AS (
-      SELECT id, raw, implied FROM etl.rejects
+      -- A row pending under two labels (before a read took over the narrower one) is kept once.
+      SELECT id, raw, implied,
+             row_number() OVER (PARTITION BY raw, implied ORDER BY id) > 1 AS later_copy
+      FROM etl.rejects
       WHERE account = ${input.account} AND stream = ${input.stream} AND replayed_at IS NULL
         AND (slice = ${label} OR (
           ${window !== null}::boolean AND slice ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[.][.][0-9]{4}-[0-9]{2}-[0-9]{2}$'
@@ -76,17 +79,14 @@ export function syncRejectsQuery(
     gone AS (
       DELETE FROM etl.rejects WHERE id IN (
         SELECT p.id FROM pending p
-        WHERE NOT EXISTS (SELECT 1 FROM incoming i WHERE i.raw = p.raw AND i.implied IS NOT DISTINCT FROM p.implied)
-           OR EXISTS (SELECT 1 FROM pending q
-                      WHERE q.raw = p.raw AND q.implied IS NOT DISTINCT FROM p.implied AND q.id < p.id)
+        WHERE p.later_copy
+           OR NOT EXISTS (SELECT 1 FROM incoming i WHERE i.raw = p.raw AND i.implied IS NOT DISTINCT FROM p.implied)
       )
     ),
     again AS (
       UPDATE etl.rejects t SET run_id = ${input.runId}::bigint, issues = i.issues, slice = ${label}
       FROM pending p JOIN incoming i ON i.raw = p.raw AND i.implied IS NOT DISTINCT FROM p.implied
-      WHERE t.id = p.id
-        AND NOT EXISTS (SELECT 1 FROM pending q
-                        WHERE q.raw = p.raw AND q.implied IS NOT DISTINCT FROM p.implied AND q.id < p.id)
+      WHERE t.id = p.id AND NOT p.later_copy
     )
     INSERT INTO etl.rejects (run_id, account, stream, slice, raw, issues, implied)
     SELECT ${input.runId}::bigint, ${input.account}, ${input.stream}, ${label}, i.raw, i.issues, i.implied
