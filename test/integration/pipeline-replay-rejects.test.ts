@@ -9,7 +9,7 @@ import { toLoadRow } from "../../src/streams/load-row.js";
 import { landingTables } from "../../src/streams/registry.js";
 import { shortLinkMetricsStream } from "../../src/streams/short-link-metrics.js";
 import type { Slice } from "../../src/streams/stream-definition.js";
-import { loadSlice } from "../../src/warehouse/load/load-slice.js";
+import { type LoadSliceInput, loadSlice } from "../../src/warehouse/load/load-slice.js";
 import { markReplayed, pendingRejects } from "../../src/warehouse/state/rejects.js";
 import { finishRun, startRun } from "../../src/warehouse/state/run-records.js";
 import { recordFailedSlice } from "../../src/warehouse/state/slice-records.js";
@@ -38,6 +38,34 @@ function click(createdAt: string, userId: number) {
 
 const loadRow = (raw: ReturnType<typeof click>) =>
   toLoadRow(shortLinkMetricsStream, shortLinkMetricSchema.parse(raw), {});
+
+/** A click as an older schema rejected it. */
+const oldSchemaReject = (raw: ReturnType<typeof click>) => ({
+  raw,
+  issues: [{ path: "user_id", code: "custom", message: "old schema" }],
+});
+
+/** The load of short-link metrics of `account` by a new run of `command`: nothing loaded or rejected unless `fields` say so. */
+async function clicksLoad(
+  database: TestDatabase,
+  account: string,
+  fields: Partial<LoadSliceInput>,
+  command = "run",
+): Promise<LoadSliceInput> {
+  const runId = await startRun(database.warehouse.db, { command, arguments: {}, host: "test", pid: 1 });
+  return {
+    stream: shortLinkMetricsStream,
+    account,
+    runId,
+    extractedAt: new Date(),
+    slice: AUG1,
+    rows: [],
+    rejects: [],
+    stats,
+    completeWindow: false,
+    ...fields,
+  };
+}
 
 async function windowRows(database: TestDatabase) {
   const result = await sql<{ ordinal: number; user_id: number }>`
@@ -71,7 +99,7 @@ describe("rejects replay of a replace_window stream", () => {
       extractedAt: new Date(),
       slice: AUG1,
       rows: good.map(loadRow),
-      rejects: [{ raw: once, issues: [{ path: "user_id", code: "custom", message: "old schema" }] }],
+      rejects: [oldSchemaReject(once)],
       stats,
       completeWindow: true,
     });
@@ -179,33 +207,15 @@ describe("rejects replay of a replace_window stream", () => {
     const db = database.warehouse.db;
     const account = "replay-retried";
     const late = click("2026-08-01 12:00:00.000Z", 7);
-    const run1 = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
-    await loadSlice(database.warehouse, {
-      stream: shortLinkMetricsStream,
-      account,
-      runId: run1,
-      extractedAt: new Date(),
-      slice: AUG1,
+    const first = await clicksLoad(database, account, {
       rows: [loadRow(click("2026-08-01 09:00:00.000Z", 6))],
-      rejects: [{ raw: late, issues: [{ path: "user_id", code: "custom", message: "old schema" }] }],
-      stats,
+      rejects: [oldSchemaReject(late)],
       completeWindow: true,
     });
+    await loadSlice(database.warehouse, first);
     const [pending] = await pendingRejects(db, { stream: "short_link_metrics", account });
-    const replayRun = await startRun(db, { command: "rejects replay", arguments: {}, host: "test", pid: 1 });
-    const replay = {
-      stream: shortLinkMetricsStream,
-      account,
-      runId: replayRun,
-      extractedAt: new Date(),
-      slice: AUG1,
-      rows: [loadRow(late)],
-      rejects: [],
-      stats,
-      completeWindow: false,
-      append: true,
-      replayedRejectIds: [pending!.id],
-    };
+    const fields = { rows: [loadRow(late)], append: true, replayedRejectIds: [pending!.id] };
+    const replay = await clicksLoad(database, account, fields, "rejects replay");
     expect(await loadSlice(database.warehouse, replay)).toMatchObject({ inserted: 1 });
     // The retry of a transaction that did commit: its rejects are replayed already, so it writes nothing.
     expect(await loadSlice(database.warehouse, replay)).toMatchObject({ inserted: 0 });
@@ -216,19 +226,14 @@ describe("rejects replay of a replace_window stream", () => {
 
     // Two rejects, one of them replayed by another process meanwhile: nothing is written.
     const more = [click("2026-08-01 13:00:00.000Z", 8), click("2026-08-01 14:00:00.000Z", 9)];
-    await loadSlice(database.warehouse, {
-      ...replay,
-      runId: run1,
-      // Another window's read (an empty one: replacing August 1st would empty it).
-      slice: { kind: "window", window: { start: "2026-08-02", end: "2026-08-03" } },
-      rows: [],
-      rejects: more.map((raw) => ({
-        raw,
-        issues: [{ path: "user_id", code: "custom", message: "old schema" }],
-      })),
-      append: false,
-      replayedRejectIds: [],
-    });
+    await loadSlice(
+      database.warehouse,
+      await clicksLoad(database, account, {
+        // Another window's read (an empty one: replacing August 1st would empty it).
+        slice: { kind: "window", window: { start: "2026-08-02", end: "2026-08-03" } },
+        rejects: more.map(oldSchemaReject),
+      }),
+    );
     const ids = (await pendingRejects(db, { stream: "short_link_metrics", account })).map((r) => r.id);
     expect(ids).toHaveLength(2);
     await markReplayed(db, [ids[0]!]);
@@ -243,27 +248,24 @@ describe("rejects replay of a replace_window stream", () => {
   it("a read of today's grown window takes over the pending rejects of its narrower reads: one pending copy, none once the row loads", async ({
     database,
   }) => {
-    const db = database.warehouse.db;
     const account = "grown-window";
     const bad = click("2026-08-01 15:00:00.000Z", 11);
-    const issues = [{ path: "user_id", code: "custom", message: "old schema" }];
     const read = async (end: string, rejected: boolean) => {
-      const runId = await startRun(db, { command: "run", arguments: {}, host: "test", pid: 1 });
-      await loadSlice(database.warehouse, {
-        stream: shortLinkMetricsStream,
-        account,
-        runId,
-        extractedAt: new Date(),
+      const load = await clicksLoad(database, account, {
         slice: { kind: "window", window: { start: "2026-08-01", end } },
-        rows: rejected ? [] : [loadRow(bad)],
-        rejects: rejected ? [{ raw: bad, issues }] : [],
-        stats,
-        completeWindow: false,
+        ...(rejected ? { rejects: [oldSchemaReject(bad)] } : { rows: [loadRow(bad)] }),
       });
-      return (await pendingRejects(db, { stream: "short_link_metrics", account })).map((r) => r.slice);
+      await loadSlice(database.warehouse, load);
+      const pending = await pendingRejects(database.warehouse.db, { stream: "short_link_metrics", account });
+      return pending.map((r) => r.slice);
     };
     // Today's window of a 4-day grid, on August 2nd and 3rd: rejected both times, pending once.
     expect(await read("2026-08-03", true)).toEqual(["2026-08-01..2026-08-03"]);
+    expect(await read("2026-08-04", true)).toEqual(["2026-08-01..2026-08-04"]);
+    // A copy pending under the narrower label, as a read before this rule left it: kept once.
+    await sql`INSERT INTO etl.rejects (run_id, account, stream, slice, raw, issues, implied)
+      SELECT run_id, account, stream, '2026-08-01..2026-08-03', raw, issues, implied FROM etl.rejects
+      WHERE account = ${account}`.execute(database.warehouse.db);
     expect(await read("2026-08-04", true)).toEqual(["2026-08-01..2026-08-04"]);
     // On August 4th the platform serves it right: it loads, and no pending copy is left to replay.
     expect(await read("2026-08-05", false)).toEqual([]);
