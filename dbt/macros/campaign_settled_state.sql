@@ -33,6 +33,27 @@
     {{ return(date_literal("select coalesce(max(settled_before), '1970-01-01'::date) from " ~ relation)) }}
 {%- endmacro %}
 
+{#- Whether campaign state `relation` has `column` (true while parsing): a state built before it
+    was folded differently and is folded again from every settled day. -#}
+{% macro state_has_column(relation, column) -%}
+    {{- return(not execute or column in (adapter.get_columns_in_relation(relation) | map(attribute='name') | list)) -}}
+{%- endmacro %}
+
+{#- A pre_hook of a campaign state keyed by grain_key: on an incremental build of a state built
+    before `column` (keyed otherwise, so delete+insert by grain_key would keep its rows beside the
+    re-folded ones), delete its rows; nothing otherwise. -#}
+{% macro empty_state_without(relation, column) -%}
+    {%- if is_incremental() and not state_has_column(relation, column) -%}
+        delete from {{ relation }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The grain_key of a click value row (account × campaign × phone × dimension × value) of the
+    relation or alias `rows`, as int_campaign_click_values_settled stores it. -#}
+{% macro click_value_key(rows) -%}
+    {{ dbt_utils.generate_surrogate_key([rows ~ '.account', rows ~ '.campaign', rows ~ '.phone', rows ~ '.dimension', rows ~ '.value']) }}
+{%- endmacro %}
+
 {#- Per account × campaign × phone (recipient or clicker digits, null for a click without one):
     the campaign measures of the messages where `messages_where` holds, the clicks where
     `clicks_where` holds, and the distinct messages with an attributed click among the clicks where

@@ -3,6 +3,9 @@
       `built_at` is the newest), that is every row after a `--full-refresh` and the new or changed
       rows of the settle window after an incremental build. Rows outside it were tested by the
       build that wrote them and have not changed since.
+    - `__latest_fold__`: the test checks only the rows a campaign state's latest fold wrote (their
+      `settled_before` is the state's boundary, macro settled_before); the other rows were tested
+      by the fold that wrote them and have not changed since.
     - `__window_of:<fact>:<date column>__`: the first day (a date literal) the incremental mart
       <fact> re-builds in this invocation (macro settle_window_start on its table as this build
       starts from it), 1970-01-01 on a `--full-refresh` or before its first build. A test of a
@@ -14,6 +17,9 @@
     {%- if where -%}
         {%- if '__latest_build__' in where -%}
             {%- set where = where | replace('__latest_build__', 'built_at = ' ~ latest_build_at(relation)) -%}
+        {%- endif -%}
+        {%- if '__latest_fold__' in where -%}
+            {%- set where = where | replace('__latest_fold__', 'settled_before = ' ~ settled_before(relation)) -%}
         {%- endif -%}
         {%- if '__window_of:' in where -%}
             {%- set spec = where.split('__window_of:')[1].split('__')[0] -%}

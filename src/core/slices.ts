@@ -35,12 +35,23 @@ export function lastDayOf(window: DateWindow): string {
   return addDays(window.end, -1);
 }
 
+/** What separates a window label's first day from its end: `2026-08-01..2026-08-02`. */
+export const WINDOW_LABEL_SEPARATOR = "..";
+
+/**
+ * A window label, as a regular expression's source that JavaScript and PostgreSQL's `~` read
+ * alike (groups: the first day, the end); the SQL that matches labels stored in the warehouse uses
+ * it too.
+ */
+export const WINDOW_LABEL_PATTERN = "^([0-9]{4}-[0-9]{2}-[0-9]{2})[.][.]([0-9]{4}-[0-9]{2}-[0-9]{2})$";
+const WINDOW_LABEL = new RegExp(WINDOW_LABEL_PATTERN);
+
 /**
  * Text form of a slice: `2026-08-01..2026-08-02` (end exclusive) for a window, `full` for a full
  * refresh, `ids:<count>:<first id>` for a batch of lookups.
  */
 export function sliceLabel(slice: Slice): string {
-  if (slice.kind === "window") return `${slice.window.start}..${slice.window.end}`;
+  if (slice.kind === "window") return `${slice.window.start}${WINDOW_LABEL_SEPARATOR}${slice.window.end}`;
   if (slice.kind === "ids") return `ids:${slice.items.length}:${slice.items[0]?.id ?? ""}`;
   return "full";
 }
@@ -51,7 +62,7 @@ export function parseSliceLabel(label: string): Slice {
   // A batch of lookups is recorded by its size and first id only: enough for a replay's records.
   const batch = /^ids:\d+:(.*)$/.exec(label);
   if (batch) return { kind: "ids", items: [{ id: batch[1]!, implied: {} }] };
-  const match = /^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$/.exec(label);
+  const match = WINDOW_LABEL.exec(label);
   if (!match || match[1]! >= match[2]!) throw new Error(`not a slice label: ${JSON.stringify(label)}`);
   return { kind: "window", window: { start: match[1]!, end: match[2]! } };
 }

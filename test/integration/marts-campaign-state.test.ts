@@ -35,20 +35,21 @@ const CAMPAIGN_MARTS: Readonly<Record<string, string>> = {
   fct_link_clicks: "account, click_date, click_ordinal",
   int_campaign_phones_settled: "account, campaign, phone",
   int_campaign_click_values_settled: "account, campaign, phone, dimension, value",
+  int_campaign_click_mix_settled: "account, campaign, dimension, value",
   rpt_campaign_totals: "account, campaign",
   rpt_campaign_click_mix: "account, campaign, dimension, value",
 };
 
 /**
  * Every row of the campaign state and reports as text, in key order; without a state row's
- * settled_before (the fold a campaign was last touched by; the state's boundary is compared apart)
- * and a fact's built_at (the build that wrote the row).
+ * settled_before and first_settled_before (the folds that last and first wrote it; the state's
+ * boundary is compared apart) and a fact's built_at (the build that wrote the row).
  */
 async function readCampaignMarts(warehouse: Warehouse): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const [mart, key] of Object.entries(CAMPAIGN_MARTS)) {
     const { rows } = await sql<{ line: string }>`
-      SELECT (to_jsonb(m) - 'settled_before' - 'built_at')::text AS line FROM ${sql.table(`${MARTS}.${mart}`)} AS m
+      SELECT (to_jsonb(m) - 'settled_before' - 'first_settled_before' - 'built_at')::text AS line FROM ${sql.table(`${MARTS}.${mart}`)} AS m
       ORDER BY ${sql.raw(key)}`.execute(warehouse.db);
     out[mart] = rows.map((r) => r.line);
   }
@@ -138,6 +139,11 @@ describe("campaign reports from settled state", () => {
     const first = await totalsFromFactsAndReport(warehouse);
     expect(first.report).toEqual(first.facts);
 
+    // The per-phone click state as a build before first_settled_before left it (keyed by
+    // account × campaign, no grain_key): the nightly folds it again from every settled day.
+    await sql`ALTER TABLE analytics_marts.int_campaign_click_values_settled
+                DROP COLUMN first_settled_before, DROP COLUMN grain_key`.execute(warehouse.db);
+    await sql`DROP TABLE analytics_marts.int_campaign_click_mix_settled`.execute(warehouse.db);
     await loadMartStreamsAt(sandbox, warehouse, "2026-08-07T12:00:00Z");
     await buildMarts(warehouse, []);
     const secondBoundary = await expectedBoundary(warehouse);
@@ -167,6 +173,14 @@ describe("campaign reports from settled state", () => {
         "fct_link_clicks_p2026_08",
       ]);
       expect(planned).toContain("int_campaign_phones_settled");
+      const mix = await compiledSelect("rpt_campaign_click_mix");
+      const mixPlanned = await relationsPlanned(
+        warehouse.db,
+        mix.replaceAll('"analytics_marts__build"', `"${MARTS}"`),
+      );
+      expect(mixPlanned.filter((name) => name.startsWith("fct_link_clicks_p"))).toEqual([
+        "fct_link_clicks_p2026_08",
+      ]);
     });
     expect(await settledBefore(warehouse)).toBe(await expectedBoundary(warehouse));
     expect((await settledBefore(warehouse))! >= "2026-08-01").toBe(true);
@@ -176,6 +190,11 @@ describe("campaign reports from settled state", () => {
     expect(counts.facts.length).toBeGreaterThan(1);
     expect(nightly.int_campaign_phones_settled!.length).toBeGreaterThan(0);
     expect(nightly.int_campaign_click_values_settled!.length).toBeGreaterThan(0);
+    // A fold re-writes the rows its clicks touch only: some rows were last written by an earlier one.
+    const { rows: folds } = await sql<{ older: number }>`
+      SELECT count(*) FILTER (WHERE settled_before < (SELECT max(settled_before) FROM analytics_marts.int_campaign_click_values_settled))::int AS older
+      FROM analytics_marts.int_campaign_click_values_settled`.execute(warehouse.db);
+    expect(folds[0]!.older).toBeGreaterThan(0);
 
     await buildMarts(warehouse, ["--full-refresh"]);
     const full = await readCampaignMarts(warehouse);

@@ -1,6 +1,5 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
-import type { Slice } from "../../core/slices.js";
-import { sliceLabel } from "../../core/slices.js";
+import { type Slice, sliceLabel, WINDOW_LABEL_PATTERN, WINDOW_LABEL_SEPARATOR } from "../../core/slices.js";
 import type { Database } from "../connection/database.js";
 
 /** A row that failed validation, as the platform sent it, with the zod issues. */
@@ -73,8 +72,9 @@ export function syncRejectsQuery(
       FROM etl.rejects
       WHERE account = ${input.account} AND stream = ${input.stream} AND replayed_at IS NULL
         AND (slice = ${label} OR (
-          ${window !== null}::boolean AND slice ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[.][.][0-9]{4}-[0-9]{2}-[0-9]{2}$'
-          AND split_part(slice, '..', 1) >= ${window?.start ?? ""} AND split_part(slice, '..', 2) <= ${window?.end ?? ""}))
+          ${window !== null}::boolean AND slice ~ ${WINDOW_LABEL_PATTERN}
+          AND split_part(slice, ${WINDOW_LABEL_SEPARATOR}, 1) >= ${window?.start ?? ""}
+          AND split_part(slice, ${WINDOW_LABEL_SEPARATOR}, 2) <= ${window?.end ?? ""}))
     ),
     gone AS (
       DELETE FROM etl.rejects WHERE id IN (

@@ -16,7 +16,7 @@
 -- callback columns (callbacks; is_converted then counted every campaign a clicker called after) is
 -- folded again from every settled day.
 {%- set boundary = campaign_settle_boundary() %}
-{%- set continues = is_incremental() and (not execute or 'callbacks' in (adapter.get_columns_in_relation(this) | map(attribute='name') | list)) %}
+{%- set continues = is_incremental() and state_has_column(this, 'callbacks') %}
 {%- set previous = settled_before(this) if continues else "'1970-01-01'::date" %}
 with folded as (
     {{ campaign_phone_rows(
