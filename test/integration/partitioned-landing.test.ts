@@ -29,6 +29,7 @@ async function load(
   rows: readonly LoadRow[],
   insertFastPath = true,
   writtenKeys?: RunWrittenKeys,
+  fence?: () => Promise<void>,
 ): Promise<SliceLoadResult> {
   const runId = await startRun(database.warehouse.db, {
     command: "test",
@@ -48,6 +49,7 @@ async function load(
     completeWindow: true,
     insertFastPath,
     ...(writtenKeys === undefined ? {} : { writtenKeys }),
+    ...(fence === undefined ? {} : { fence }),
   });
 }
 
@@ -305,6 +307,47 @@ describe("landing tables partitioned by month", () => {
     } finally {
       client.release();
     }
+  });
+
+  it("a load that narrowed its probe by the run's keys is loaded again, probing every row, when the run's locks were taken again before its commit", async ({
+    database,
+  }) => {
+    const account = "retaken";
+    let sessions = 1;
+    const run = new RunWrittenKeys(account, () => sessions);
+    const rows = (id: string, date: string) => cdrRows([cdr(id, { date })]);
+    await load(
+      database,
+      account,
+      day("2026-10-03", "2026-10-04"),
+      rows("a", "2026-10-03T05:00:00Z"),
+      true,
+      run,
+    );
+    // While the run reads September (its probe narrowed to the keys it wrote, "x" not among them),
+    // its locks are lost: another run stores "x" under October, then the locks are taken again.
+    let fenced = 0;
+    const retaken = async () => {
+      fenced += 1;
+      if (fenced > 1) return;
+      await load(database, account, day("2026-10-05", "2026-10-06"), rows("x", "2026-10-05T05:00:00Z"));
+      sessions = 2;
+    };
+    const moved = await load(
+      database,
+      account,
+      day("2026-09-05", "2026-09-06"),
+      rows("x", "2026-09-05T05:00:00Z"),
+      true,
+      run,
+      retaken,
+    );
+    expect(await rowsByPartition(database, account)).toEqual([
+      { partition: "platform.cdrs_p2026_10", uuid: "a", date: "2026-10-03T05:00:00.000Z" },
+      { partition: "platform.cdrs_p2026_09", uuid: "x", date: "2026-09-05T05:00:00.000Z" },
+    ]);
+    expect(moved).toMatchObject({ inserted: 0, updated: 1 });
+    expect(fenced).toBe(2);
   });
 
   it("retires months before the cutoff: rows counted, partition dropped or detached, the month's window states forgotten", async ({

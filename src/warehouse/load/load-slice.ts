@@ -24,7 +24,7 @@ import {
 } from "./merge-stage.js";
 import { ensureMonthPartitions, forgetKnownPartitions } from "./month-partitions.js";
 import { replaceSetFromStage } from "./replace-stage.js";
-import type { RunWrittenKeys } from "./run-written-keys.js";
+import { type RunWrittenKeys, WrittenKeysStale } from "./run-written-keys.js";
 import { stageRows } from "./stage-rows.js";
 
 /** What a load needs of a stream: its name (for the records) and its landing table. */
@@ -364,6 +364,8 @@ async function loadAttempt(
  */
 function loadRetryReason(error: unknown, connection: { lost: boolean }): string | undefined {
   if (error instanceof DeletionHeld || error instanceof LockHeldError) return undefined;
+  if (error instanceof WrittenKeysStale)
+    return "the run's locks were taken again during the load; loading the slice again, probing every row for a moved key";
   if (isStatementTimeout(error))
     return "a load statement timed out; loading the slice again on a new connection";
   if (isMissingPartition(error))
@@ -534,12 +536,14 @@ async function loadOnce(
         : await writeSlice(client, input, provenance);
     await recordSlice(client, warehouse, input, result);
     await input.fence?.(client);
+    input.writtenKeys?.confirmNarrowed(client);
     await client.query("COMMIT");
     deadline.release();
     client.off("error", onError);
     client.release();
     return result;
   } catch (error) {
+    input.writtenKeys?.forgetNarrowed(client);
     const rolledBack = deadline.expired
       ? false
       : await client.query("ROLLBACK").then(

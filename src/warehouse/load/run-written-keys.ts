@@ -21,6 +21,18 @@ interface TableKeys {
   readonly written: KeyFilter;
 }
 
+/**
+ * A load narrowed its probe by the run's written keys, and the run's locks were taken again before
+ * it committed: another run may have written a key meanwhile that the narrowed probe did not look
+ * for. The load is rolled back and tried again, probing every row.
+ */
+export class WrittenKeysStale extends Error {
+  constructor(table: string) {
+    super(`the run's locks were taken again while a load into ${table} relied on the keys the run wrote`);
+    this.name = "WrittenKeysStale";
+  }
+}
+
 /** One hash reused for every row (no allocation per row). */
 const hash = new KeyHash();
 
@@ -29,6 +41,8 @@ export class RunWrittenKeys {
   readonly #account: string;
   readonly #lockSessions: () => number;
   readonly #tables = new Map<string, TableKeys>();
+  /** Per transaction (its client) that narrowed a probe: the table and the lock sessions it relied on. */
+  readonly #narrowed = new WeakMap<pg.ClientBase, { table: string; lockSessions: number }>();
 
   /**
    * `lockSessions` counts the sessions the run's locks have been taken on: once it changes, another
@@ -56,6 +70,9 @@ export class RunWrittenKeys {
     // Rows from before the run, or locks taken again: nothing the run remembers can narrow the
     // probe for the rest of the run, so its keys are not even hashed.
     if (!(await known.emptyBefore) || known.lockSessions !== this.#lockSessions()) return undefined;
+    // The first narrowing of the transaction relied on the oldest sessions count: it is kept.
+    if (!this.#narrowed.has(client))
+      this.#narrowed.set(client, { table: table.name, lockSessions: known.lockSessions });
     const before: LoadRow[] = [];
     for (const row of rows) {
       hash.reset();
@@ -63,6 +80,24 @@ export class RunWrittenKeys {
       if (known.written.add(hash)) before.push(row);
     }
     return before;
+  }
+
+  /**
+   * Called in a load's transaction after its lock fence passed, just before its commit: throws
+   * WrittenKeysStale when the transaction narrowed its probe (rowsWrittenBefore) and the run's
+   * locks were taken again since the keys it relied on were read. The fence shows the locks are
+   * held now; the unchanged count shows they were held all along.
+   */
+  confirmNarrowed(client: pg.ClientBase): void {
+    const narrowed = this.#narrowed.get(client);
+    this.#narrowed.delete(client);
+    if (narrowed !== undefined && narrowed.lockSessions !== this.#lockSessions())
+      throw new WrittenKeysStale(narrowed.table);
+  }
+
+  /** Forgets what a transaction on `client` narrowed (it rolled back): the client goes back to the pool. */
+  forgetNarrowed(client: pg.ClientBase): void {
+    this.#narrowed.delete(client);
   }
 
   /** The table's entry, its first read started on `client` (every write of the run awaits it). */
