@@ -17,7 +17,7 @@
         unique_key='call_date',
         incremental_strategy='delete+insert',
         on_schema_change='sync_all_columns',
-        post_hook=['analyze {{ this }}', {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
+        post_hook=['{{ analyze_if_stale(this) }}', {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
         indexes=[{'columns': ['call_date']}],
     )
 }}
