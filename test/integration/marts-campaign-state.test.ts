@@ -195,6 +195,11 @@ describe("campaign reports from settled state", () => {
       SELECT count(*) FILTER (WHERE settled_before < (SELECT max(settled_before) FROM analytics_marts.int_campaign_click_values_settled))::int AS older
       FROM analytics_marts.int_campaign_click_values_settled`.execute(warehouse.db);
     expect(folds[0]!.older).toBeGreaterThan(0);
+    // The state continued from the old shape has the index the click mix's fold reads.
+    const { rows: indexes } = await sql<{ name: string }>`
+      SELECT indexname AS name FROM pg_indexes
+      WHERE schemaname = ${MARTS} AND tablename = 'int_campaign_click_values_settled'`.execute(warehouse.db);
+    expect(indexes.map((i) => i.name)).toContain("int_campaign_click_values_settled_first_settled_before");
 
     await buildMarts(warehouse, ["--full-refresh"]);
     const full = await readCampaignMarts(warehouse);

@@ -11,12 +11,16 @@
 -- row as it was, so a nightly writes one day of clicks' rows, not every live campaign's clickers.
 -- The boundary only moves forward; `--full-refresh` folds every settled day. A state built before
 -- first_settled_before (keyed by account × campaign) is emptied by the pre_hook and folded again
--- from every settled day.
+-- from every settled day; its first_settled_before index is made by the post_hook, so a state
+-- continued from the old shape gets it too (dbt's `indexes` are made with a new table only).
 {{ config(
     unique_key=[grain_key_column()],
-    indexes=[{'columns': ['settled_before']}, {'columns': ['first_settled_before']}],
+    indexes=[{'columns': ['settled_before']}],
     pre_hook="{{ empty_state_without(this, 'first_settled_before') }}",
-    post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
+    post_hook=[
+        "create index if not exists {{ this.identifier }}_first_settled_before on {{ this }} (first_settled_before)",
+        {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false},
+    ],
 ) }}
 {%- set boundary = campaign_settle_boundary() %}
 {%- set continues = is_incremental() and state_has_column(this, 'first_settled_before') %}
