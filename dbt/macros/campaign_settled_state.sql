@@ -41,17 +41,17 @@
 
 {#- A pre_hook of a campaign state keyed by grain_key: on an incremental build of a state built
     before `column` (keyed otherwise, so delete+insert by grain_key would keep its rows beside the
-    re-folded ones), delete its rows; nothing otherwise. -#}
+    re-folded ones), empty it; nothing otherwise. -#}
 {% macro empty_state_without(relation, column) -%}
     {%- if is_incremental() and not state_has_column(relation, column) -%}
-        delete from {{ relation }}
+        truncate {{ relation }}
     {%- endif -%}
 {%- endmacro %}
 
 {#- The grain_key of a click value row (account × campaign × phone × dimension × value) of the
     relation or alias `rows`, as int_campaign_click_values_settled stores it. -#}
 {% macro click_value_key(rows) -%}
-    {{ dbt_utils.generate_surrogate_key([rows ~ '.account', rows ~ '.campaign', rows ~ '.phone', rows ~ '.dimension', rows ~ '.value']) }}
+    {{ grain_hash([rows ~ '.account', rows ~ '.campaign', rows ~ '.phone', rows ~ '.dimension', rows ~ '.value']) }}
 {%- endmacro %}
 
 {#- Per account × campaign × phone (recipient or clicker digits, null for a click without one):

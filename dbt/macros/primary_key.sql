@@ -29,12 +29,19 @@
 
 {#- The column a report whose grain can hold NULL ("no value" stays NULL for BI) is keyed on:
     `{{ grain_key(['call_date', 'account', 'placing_trunk_name']) }}` in the select list gives
-    `grain_key`, dbt_utils.generate_surrogate_key of the grain's columns (an md5 of their text, NULL
-    as a fixed token, so a NULL group has its key and differs from every named one), and the
-    post_hook `{{ primary_key(this, [grain_key_column()]) }}` makes it the primary key. The grain's
-    own columns stay as they are (its unique_combination test stays on them). -#}
+    `grain_key`, macro grain_hash of the grain's columns, and the post_hook
+    `{{ primary_key(this, [grain_key_column()]) }}` makes it the primary key. The grain's own
+    columns stay as they are (its unique_combination test stays on them). -#}
 {% macro grain_key(columns) -%}
-    {{ dbt_utils.generate_surrogate_key(columns) }} as {{ grain_key_column() }}
+    {{ grain_hash(columns) }} as {{ grain_key_column() }}
+{%- endmacro %}
+
+{#- The md5 of a grain's columns (expressions) as one JSON array: each value quoted and escaped,
+    NULL as null, so two different grains never hash the same text (dbt_utils'
+    generate_surrogate_key joins the values with '-': ('master', 'sub-x') and ('master-sub', 'x')
+    hashed alike; singular test assert_grain_hash_unambiguous). -#}
+{% macro grain_hash(columns) -%}
+    md5(jsonb_build_array({{ columns | join(', ') }})::text)
 {%- endmacro %}
 
 {#- The name of macro grain_key's column, for the primary_key post_hook and settle_window_start's

@@ -3,12 +3,13 @@
 -- the settled days only, those before settled_before (the boundary int_campaign_click_values_settled
 -- was folded up to). In the marts schema so it is built, audited and published with the report.
 --
--- Incremental (delete+insert by grain_key): a build adds to the touched rows the clicks of the days
--- from its boundary to the per-phone state's (fct_link_clicks by its click_date index) and the
--- clickers the per-phone state first wrote in those folds (its first_settled_before index), so it
--- never re-reads the campaigns' clickers. It re-counts from every settled day when it has no
--- boundary yet, or when the per-phone state was re-folded whole after it (its oldest
--- first_settled_before is later than this state's boundary: the clickers' first folds are lost).
+-- Incremental (delete+insert by grain_key): a build adds to the rows it touches the clicks of the
+-- days from its boundary to the per-phone state's (fct_link_clicks by its click_date index), and as
+-- new clickers the phones of those clicks whose per-phone row holds those clicks only (no settled
+-- click of theirs with that value before: one primary-key lookup each), so it never re-reads the
+-- campaigns' clickers, and it agrees with the per-phone state however that state got there
+-- (folded night by night, again from every day, or from an older copy). A boundary later than the
+-- per-phone state's (that state re-folded to an earlier one) counts every settled day again.
 {{ config(
     unique_key=[grain_key_column()],
     indexes=[{'columns': ['settled_before']}],
@@ -17,25 +18,30 @@
 {%- set phones = ref('int_campaign_click_values_settled') %}
 {%- set boundary = settled_before(phones) %}
 {%- set previous = settled_before(this) if is_incremental() else "'1970-01-01'::date" %}
-{%- if execute and is_incremental() %}
-    {%- set oldest = date_literal("select coalesce(min(first_settled_before), '1970-01-01'::date) from " ~ phones) %}
-    {%- set refolded = run_query("select " ~ oldest ~ " > " ~ previous).columns[0].values()[0] %}
-    {%- set previous = "'1970-01-01'::date" if refolded else previous %}
+{%- if execute and is_incremental() and run_query("select " ~ previous ~ " > " ~ boundary).columns[0].values()[0] %}
+    {%- set previous = "'1970-01-01'::date" %}
 {%- endif %}
-with deltas as (
-    select account, campaign, dimension, value, clicks, 0::bigint as clickers
+with folded as (
+    -- Per account × campaign × phone × dimension × value: the clicks of the newly settled days.
+    select rows.*, {{ click_value_key('rows') }} as phone_key
     from (
         {{ campaign_click_value_rows('click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary) | indent(8) }}
-    ) as folded
-    union all
-    select account, campaign, dimension, value, 0::bigint, count(*)
-    from {{ phones }}
-    where phone is not null and first_settled_before > {{ previous }} and first_settled_before <= {{ boundary }}
+    ) as rows
+),
+
+deltas as (
+    select
+        folded.account, folded.campaign, folded.dimension, folded.value,
+        sum(folded.clicks)::bigint                                                         as clicks,
+        -- A phone is new to the value when all its settled clicks with it are these.
+        count(*) filter (where folded.phone is not null and phones.clicks = folded.clicks)::bigint as clickers
+    from folded
+    left join {{ phones }} as phones on phones.{{ grain_key_column() }} = folded.phone_key
     group by 1, 2, 3, 4
 ),
 
 keyed as (
-    select deltas.*, {{ dbt_utils.generate_surrogate_key(['account', 'campaign', 'dimension', 'value']) }} as {{ grain_key_column() }}
+    select deltas.*, {{ grain_hash(['account', 'campaign', 'dimension', 'value']) }} as {{ grain_key_column() }}
     from deltas
 ),
 
@@ -43,7 +49,7 @@ state_rows as (
     select account, campaign, dimension, value, clicks, clickers, {{ grain_key_column() }} from keyed
     {%- if is_incremental() %}
     union all
-    -- The touched rows' counts so far.
+    -- The touched rows' counts so far (none when counting every settled day again).
     select account, campaign, dimension, value, clicks, clickers, {{ grain_key_column() }}
     from {{ this }}
     where {{ previous }} > '1970-01-01'::date

@@ -2,25 +2,22 @@
 -- (digits; null for clicks without one) × dimension (operating_system, browser, language) ×
 -- value, with the clicks of the settled days only, those before settled_before (macro
 -- campaign_settle_boundary, the boundary of int_campaign_phones_settled), and the boundary whose
--- fold first wrote the row (first_settled_before: the clicker was new to that value then, which is
--- how int_campaign_click_mix_settled counts distinct clickers without re-reading this state). In
--- the marts schema so it is built, audited and published with the report it feeds.
+-- fold first wrote the row (first_settled_before: the clicker's first settled click with that
+-- value is in that fold; rpt_campaign_click_mix counts a recent clicker as new unless a row was
+-- there by its settled counts' boundary). In the marts schema so it is built, audited and
+-- published with the report it feeds.
 --
 -- Incremental (delete+insert by the row's grain_key): a build folds the click days from the
 -- boundary the state had to the new one into the rows those clicks touch, and leaves every other
 -- row as it was, so a nightly writes one day of clicks' rows, not every live campaign's clickers.
 -- The boundary only moves forward; `--full-refresh` folds every settled day. A state built before
 -- first_settled_before (keyed by account × campaign) is emptied by the pre_hook and folded again
--- from every settled day; its first_settled_before index is made by the post_hook, so a state
--- continued from the old shape gets it too (dbt's `indexes` are made with a new table only).
+-- from every settled day.
 {{ config(
     unique_key=[grain_key_column()],
     indexes=[{'columns': ['settled_before']}],
     pre_hook="{{ empty_state_without(this, 'first_settled_before') }}",
-    post_hook=[
-        "create index if not exists {{ this.identifier }}_first_settled_before on {{ this }} (first_settled_before)",
-        {'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false},
-    ],
+    post_hook=[{'sql': "{{ primary_key(this, [grain_key_column()]) }}", 'transaction': false}],
 ) }}
 {%- set boundary = campaign_settle_boundary() %}
 {%- set continues = is_incremental() and state_has_column(this, 'first_settled_before') %}
