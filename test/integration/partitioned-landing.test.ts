@@ -53,6 +53,27 @@ async function load(
   });
 }
 
+/** CDR rows of one call `id` dated `date`. */
+const callOn = (id: string, date: string) => cdrRows([cdr(id, { date })]);
+
+/**
+ * A run's written keys for `account`, its lock sessions counted in `locks.sessions` (set it to
+ * say the locks were taken again), after the run's first load: call `id` in 2026-10-03's window.
+ */
+async function runAfterFirstLoad(database: TestDatabase, account: string, id: string) {
+  const locks = { sessions: 1 };
+  const run = new RunWrittenKeys(account, () => locks.sessions);
+  await load(
+    database,
+    account,
+    day("2026-10-03", "2026-10-04"),
+    callOn(id, "2026-10-03T05:00:00Z"),
+    true,
+    run,
+  );
+  return { run, locks };
+}
+
 async function rowsByPartition(database: TestDatabase, account: string) {
   const result = await sql<{ partition: string; uuid: string; date: Date }>`
     SELECT tableoid::regclass::text AS partition, uuid, date FROM platform.cdrs
@@ -268,23 +289,13 @@ describe("landing tables partitioned by month", () => {
     database,
   }) => {
     const account = "listed";
-    let sessions = 1;
-    const run = new RunWrittenKeys(account, () => sessions);
-    const rows = (id: string, date: string) => cdrRows([cdr(id, { date })]);
-    await load(
-      database,
-      account,
-      day("2026-10-03", "2026-10-04"),
-      rows("m", "2026-10-03T05:00:00Z"),
-      true,
-      run,
-    );
+    const { run, locks } = await runAfterFirstLoad(database, account, "m");
     // Another window of the same run: "m" moved a month back. Only the listed key is probed.
     const moved = await load(
       database,
       account,
       day("2026-09-03", "2026-09-04"),
-      rows("m", "2026-09-03T05:00:00Z"),
+      callOn("m", "2026-09-03T05:00:00Z"),
       true,
       run,
     );
@@ -297,12 +308,12 @@ describe("landing tables partitioned by month", () => {
     try {
       const next = new RunWrittenKeys(account, () => 1);
       expect(
-        await next.rowsWrittenBefore(client, cdrsStream.table, rows("n", "2026-09-05T05:00:00Z")),
+        await next.rowsWrittenBefore(client, cdrsStream.table, callOn("n", "2026-09-05T05:00:00Z")),
       ).toBeUndefined();
       // Once the first run's locks were taken again, another run may have written: nothing is known.
-      sessions = 2;
+      locks.sessions = 2;
       expect(
-        await run.rowsWrittenBefore(client, cdrsStream.table, rows("p", "2026-09-06T05:00:00Z")),
+        await run.rowsWrittenBefore(client, cdrsStream.table, callOn("p", "2026-09-06T05:00:00Z")),
       ).toBeUndefined();
     } finally {
       client.release();
@@ -313,31 +324,21 @@ describe("landing tables partitioned by month", () => {
     database,
   }) => {
     const account = "retaken";
-    let sessions = 1;
-    const run = new RunWrittenKeys(account, () => sessions);
-    const rows = (id: string, date: string) => cdrRows([cdr(id, { date })]);
-    await load(
-      database,
-      account,
-      day("2026-10-03", "2026-10-04"),
-      rows("a", "2026-10-03T05:00:00Z"),
-      true,
-      run,
-    );
+    const { run, locks } = await runAfterFirstLoad(database, account, "a");
     // While the run reads September (its probe narrowed to the keys it wrote, "x" not among them),
     // its locks are lost: another run stores "x" under October, then the locks are taken again.
     let fenced = 0;
     const retaken = async () => {
       fenced += 1;
       if (fenced > 1) return;
-      await load(database, account, day("2026-10-05", "2026-10-06"), rows("x", "2026-10-05T05:00:00Z"));
-      sessions = 2;
+      await load(database, account, day("2026-10-05", "2026-10-06"), callOn("x", "2026-10-05T05:00:00Z"));
+      locks.sessions = 2;
     };
     const moved = await load(
       database,
       account,
       day("2026-09-05", "2026-09-06"),
-      rows("x", "2026-09-05T05:00:00Z"),
+      callOn("x", "2026-09-05T05:00:00Z"),
       true,
       run,
       retaken,
