@@ -48,12 +48,6 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The grain_key of a click value row (account × campaign × phone × dimension × value) of the
-    relation or alias `rows`, as int_campaign_click_values_settled stores it. -#}
-{% macro click_value_key(rows) -%}
-    {{ grain_hash([rows ~ '.account', rows ~ '.campaign', rows ~ '.phone', rows ~ '.dimension', rows ~ '.value']) }}
-{%- endmacro %}
-
 {#- Per account × campaign × phone (recipient or clicker digits, null for a click without one):
     the campaign measures of the messages where `messages_where` holds, the clicks where
     `clicks_where` holds, and the distinct messages with an attributed click among the clicks where
@@ -121,11 +115,13 @@
 {%- endmacro %}
 
 {#- Per account × campaign × clicker phone × dimension (operating_system, browser, language) ×
-    value: the clicks where `clicks_where` holds. -#}
+    value: the clicks where `clicks_where` holds, and the row's key (click_value_key: the hash of
+    those five, as int_campaign_click_values_settled stores it in grain_key). -#}
 {% macro campaign_click_value_rows(clicks_where) -%}
     {%- for dimension in ['operating_system', 'browser', 'language'] %}
     select account, campaign, clicker_phone as phone, '{{ dimension }}' as dimension, {{ dimension }} as value,
-           count(*) as clicks
+           count(*) as clicks,
+           {{ grain_hash(['account', 'campaign', 'clicker_phone', "'" ~ dimension ~ "'::text", dimension]) }} as click_value_key
     from {{ ref('fct_link_clicks') }}
     where {{ clicks_where }}
     group by 1, 2, 3, 4, 5

@@ -20,7 +20,7 @@ recent_counted as (
     select account, campaign, dimension, value, sum(clicks) as clicks,
            count(phone) filter (where not exists (
                select from {{ ref('int_campaign_click_values_settled') }} as phones
-               where phones.{{ grain_key_column() }} = {{ click_value_key('recent') }}
+               where phones.{{ grain_key_column() }} = recent.click_value_key
                  and phones.first_settled_before <= {{ settled }}
            )) as clickers
     from recent

@@ -23,10 +23,7 @@
 {%- endif %}
 with folded as (
     -- Per account × campaign × phone × dimension × value: the clicks of the newly settled days.
-    select rows.*, {{ click_value_key('rows') }} as phone_key
-    from (
-        {{ campaign_click_value_rows('click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary) | indent(8) }}
-    ) as rows
+    {{ campaign_click_value_rows('click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary) | indent(4) }}
 ),
 
 deltas as (
@@ -36,7 +33,7 @@ deltas as (
         -- A phone is new to the value when all its settled clicks with it are these.
         count(*) filter (where folded.phone is not null and phones.clicks = folded.clicks)::bigint as clickers
     from folded
-    left join {{ phones }} as phones on phones.{{ grain_key_column() }} = folded.phone_key
+    left join {{ phones }} as phones on phones.{{ grain_key_column() }} = folded.click_value_key
     group by 1, 2, 3, 4
 ),
 

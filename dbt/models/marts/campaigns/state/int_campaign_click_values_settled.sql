@@ -23,21 +23,19 @@
 {%- set continues = is_incremental() and state_has_column(this, 'first_settled_before') %}
 {%- set previous = settled_before(this) if continues else "'1970-01-01'::date" %}
 with folded as (
-    select rows.*, {{ click_value_key('rows') }} as {{ grain_key_column() }}
-    from (
-        {{ campaign_click_value_rows('click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary) | indent(8) }}
-    ) as rows
+    {{ campaign_click_value_rows('click_date >= ' ~ previous ~ ' and click_date < ' ~ boundary) | indent(4) }}
 ),
 
 state_rows as (
-    select account, campaign, phone, dimension, value, clicks, {{ boundary }} as first_settled_before, {{ grain_key_column() }}
+    select account, campaign, phone, dimension, value, clicks, {{ boundary }} as first_settled_before,
+           click_value_key as {{ grain_key_column() }}
     from folded
     {%- if continues %}
     union all
     -- The touched rows' state so far (each is re-written with the folded clicks added).
     select account, campaign, phone, dimension, value, clicks, first_settled_before, {{ grain_key_column() }}
     from {{ this }}
-    where {{ grain_key_column() }} in (select {{ grain_key_column() }} from folded)
+    where {{ grain_key_column() }} in (select click_value_key from folded)
     {%- endif %}
 )
 
