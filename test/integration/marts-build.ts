@@ -31,6 +31,7 @@ const MART_STREAMS = [
   "messages",
   "invoices",
   "transactions",
+  "message_opt_outs",
 ];
 
 /** Sets the sandbox's clock to `iso` and loads every account's mart streams (`run`), without errors. */

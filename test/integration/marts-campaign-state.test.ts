@@ -5,8 +5,9 @@ import { buildMarts, loadMartStreamsAt, relationsPlanned } from "./marts-build.j
 
 /**
  * Issue 17, a nightly flat in the history: the whole-life campaign reports (rpt_campaign_totals,
- * rpt_campaign_click_mix) are built from per-phone state of the settled days
- * (int_campaign_phones_settled, int_campaign_click_values_settled), folded forward night by night,
+ * rpt_campaign_click_mix, rpt_campaign_opt_outs' messages per sender) are built from state of the
+ * settled days (int_campaign_phones_settled, int_campaign_click_values_settled,
+ * int_campaign_senders_settled), folded forward night by night,
  * plus the facts from the state's boundary on. Nights of a world across July and August: a full
  * refresh, a nightly that copies the published marts, two more that continue from the kept ones
  * (two loads behind: each folds the days of both). Oracles: the whole-life counts computed here
@@ -36,8 +37,10 @@ const CAMPAIGN_MARTS: Readonly<Record<string, string>> = {
   int_campaign_phones_settled: "account, campaign, phone",
   int_campaign_click_values_settled: "account, campaign, phone, dimension, value",
   int_campaign_click_mix_settled: "account, campaign, dimension, value",
+  int_campaign_senders_settled: "account, campaign, sender",
   rpt_campaign_totals: "account, campaign",
   rpt_campaign_click_mix: "account, campaign, dimension, value",
+  rpt_campaign_opt_outs: "account, campaign, sender",
 };
 
 /**
@@ -120,10 +123,64 @@ async function totalsFromFactsAndReport(
     FROM analytics_marts.rpt_campaign_click_mix ORDER BY account, campaign, dimension, value`.execute(
     warehouse.db,
   );
+  // The opt-outs report's campaign messages per sender (its rows with messages).
+  const senderFacts = await sql<{ line: string }>`
+    SELECT concat_ws(' ', account, campaign, coalesce(sender, '(none)'), count(*), count(*) FILTER (WHERE is_delivered)) AS line
+    FROM analytics_marts.fct_campaign_messages
+    GROUP BY account, campaign, sender ORDER BY account, campaign, sender`.execute(warehouse.db);
+  const senderReport = await sql<{ line: string }>`
+    SELECT concat_ws(' ', account, campaign, coalesce(sender, '(none)'), messages_sent, messages_delivered) AS line
+    FROM analytics_marts.rpt_campaign_opt_outs WHERE messages_sent > 0
+    ORDER BY account, campaign, sender`.execute(warehouse.db);
+  // Every landed opt-out once, credited to the latest campaign message to its number (from its
+  // sender, or any when it opted out of all) at most 168 h before it, else to no campaign.
+  const optOutFacts = await sql<{ line: string }>`
+    WITH credited AS (
+      SELECT o._account AS account, o.sender_id, m.campaign, coalesce(m.sender, o.sender_id) AS sender
+      FROM platform.message_opt_outs AS o
+      LEFT JOIN LATERAL (
+        SELECT campaign, sender FROM analytics_marts.fct_campaign_messages AS f
+        WHERE f.account = o._account AND f.recipient_phone = regexp_replace(o.phone_number, '[^0-9]', '', 'g')
+          AND (o.sender_id IS NULL OR f.sender = o.sender_id)
+          AND f.submitted_at <= o.created_at AND f.submitted_at > o.created_at - interval '168 hours'
+        ORDER BY f.submitted_at DESC, f.message_id DESC LIMIT 1) AS m ON true)
+    SELECT concat_ws(' ', account, coalesce(campaign, '(none)'), coalesce(sender, '(none)'), 'opt-outs',
+                     count(*), count(*) FILTER (WHERE sender_id IS NULL)) AS line
+    FROM credited GROUP BY account, campaign, sender ORDER BY account, campaign, sender`.execute(
+    warehouse.db,
+  );
+  const optOutReport = await sql<{ line: string }>`
+    SELECT concat_ws(' ', account, coalesce(campaign, '(none)'), coalesce(sender, '(none)'), 'opt-outs',
+                     opt_outs, all_sender_opt_outs) AS line
+    FROM analytics_marts.rpt_campaign_opt_outs WHERE opt_outs > 0 ORDER BY account, campaign, sender`.execute(
+    warehouse.db,
+  );
   return {
-    facts: [...facts.rows, ...mixFacts.rows].map((r) => r.line),
-    report: [...report.rows, ...mixReport.rows].map((r) => r.line),
+    facts: [...facts.rows, ...mixFacts.rows, ...senderFacts.rows, ...optOutFacts.rows].map((r) => r.line),
+    report: [...report.rows, ...mixReport.rows, ...senderReport.rows, ...optOutReport.rows].map(
+      (r) => r.line,
+    ),
   };
+}
+
+/**
+ * Lands an opt-out (as the loader stores one) 30 minutes into the state's boundary day, from the
+ * recipient of the latest delivered campaign message of the day before, of that message's sender.
+ */
+async function optOutAcrossBoundary(warehouse: Warehouse): Promise<void> {
+  const { rows } = await sql<{ n: number }>`
+    INSERT INTO platform.message_opt_outs
+      (_account, created_date, phone_number, sender_id, campaign_id, created_at, _row_ordinal, _run_id, _extracted_at)
+    SELECT m.account, b.day, m.to_number, m.sender, NULL, b.day + interval '30 minutes',
+           coalesce((SELECT max(_row_ordinal) FROM platform.message_opt_outs
+                     WHERE _account = m.account AND created_date = b.day), 0) + 1,
+           (SELECT max(_run_id) FROM platform.message_opt_outs), now()
+    FROM (SELECT max(settled_before) AS day FROM analytics_marts.int_campaign_phones_settled) AS b
+    CROSS JOIN LATERAL (
+      SELECT account, to_number, sender FROM analytics_marts.fct_campaign_messages
+      WHERE submitted_date = b.day - 1 AND is_delivered ORDER BY submitted_at DESC LIMIT 1) AS m
+    RETURNING 1 AS n`.execute(warehouse.db);
+  expect(rows).toHaveLength(1);
 }
 
 describe("campaign reports from settled state", () => {
@@ -184,15 +241,34 @@ describe("campaign reports from settled state", () => {
       expect(mixPlanned.filter((name) => name.startsWith("fct_link_clicks_p"))).toEqual([
         "fct_link_clicks_p2026_08",
       ]);
+      // The opt-outs report reads the settled days from the state (its attribution of the recent
+      // opt-outs reads the messages of the window before the boundary too: July is still planned).
+      const optOuts = await compiledSelect("rpt_campaign_opt_outs");
+      const optOutsPlanned = await relationsPlanned(
+        warehouse.db,
+        optOuts.replaceAll('"analytics_marts__build"', `"${MARTS}"`),
+      );
+      expect(optOutsPlanned).toContain("int_campaign_senders_settled");
     });
     expect(await settledBefore(warehouse)).toBe(await expectedBoundary(warehouse));
     expect((await settledBefore(warehouse))! >= "2026-08-01").toBe(true);
+    // An opt-out just after the boundary from the recipient of a message just before it: the
+    // report's recent days must still credit it to that message's campaign.
+    await optOutAcrossBoundary(warehouse);
+    await buildMarts(warehouse, []);
     const nightly = await readCampaignMarts(warehouse);
     const counts = await totalsFromFactsAndReport(warehouse);
     expect(counts.report).toEqual(counts.facts);
     expect(counts.facts.length).toBeGreaterThan(1);
     expect(nightly.int_campaign_phones_settled!.length).toBeGreaterThan(0);
     expect(nightly.int_campaign_click_values_settled!.length).toBeGreaterThan(0);
+    expect(nightly.int_campaign_senders_settled!.length).toBeGreaterThan(0);
+    // Opt-outs were folded into the state (the world has some in its settled days).
+    const { rows: settledOptOuts } = await sql<{ n: number }>`
+      SELECT coalesce(sum(opt_outs), 0)::int AS n FROM analytics_marts.int_campaign_senders_settled`.execute(
+      warehouse.db,
+    );
+    expect(settledOptOuts[0]!.n).toBeGreaterThan(0);
     // A fold re-writes the rows its clicks touch only: some rows were last written by an earlier one.
     const { rows: folds } = await sql<{ older: number }>`
       SELECT count(*) FILTER (WHERE settled_before < (SELECT max(settled_before) FROM analytics_marts.int_campaign_click_values_settled))::int AS older
