@@ -9,7 +9,8 @@
  * same nights of the same world, so only the history behind them differs. Each size is measured
  * with the facts partitioned by month (the default) and as plain tables (dbt var partition_facts
  * false), each in its own warehouse: the nightly and fct_calls' own build (its merge) side by side.
- * Target: the nightly build's median at the largest size within 1.25x the smallest's.
+ * Target ({@link NIGHTLY_RATIO_TARGET}): the nightly build's median at the largest size within 1.1x the
+ * smallest's (issue 35: 30M legs, `--sizes 30,365 --copies 4`, at most 1.1x the 30-day nightly).
  * `--copies K` holds the largest history K times: after its load, every landing row of the world's
  * account from the days before night T − 30 is copied under K−1 other accounts (SQL, not the
  * loader: a year through the loader takes 15 minutes per copy), so the facts hold about K times the
@@ -52,6 +53,8 @@ const { values: args } = parseArgs({
     "largest-first": { type: "boolean", default: false },
   },
 });
+/** The largest size's nightly over the smallest's, at most (issue 35 item 7). */
+const NIGHTLY_RATIO_TARGET = 1.1;
 type Layout = "partitioned" | "plain";
 const layouts = args.layouts.split(",").map((l): Layout => {
   if (l !== "partitioned" && l !== "plain")
@@ -276,7 +279,7 @@ try {
     const mergeRatio =
       median(biggest.nodes.get("fct_calls") ?? [0]) / median(smallest.nodes.get("fct_calls") ?? [1]);
     console.log(
-      `  facts ${layout}: nightly at ${biggest.days} days ×${biggest.copies} / at ${smallest.days} days: ${ratio.toFixed(2)} for ${(biggest.factRows / smallest.factRows).toFixed(1)}x the fact rows (fct_calls' merge ${mergeRatio.toFixed(2)}); target <= 1.25: ${ratio <= 1.25 ? "met" : "NOT met"}`,
+      `  facts ${layout}: nightly at ${biggest.days} days ×${biggest.copies} / at ${smallest.days} days: ${ratio.toFixed(2)} for ${(biggest.factRows / smallest.factRows).toFixed(1)}x the fact rows (fct_calls' merge ${mergeRatio.toFixed(2)}); target <= ${NIGHTLY_RATIO_TARGET}: ${ratio <= NIGHTLY_RATIO_TARGET ? "met" : "NOT met"}`,
     );
     console.log(
       `    the nodes that grew most (median seconds at ${smallest.days} -> ${biggest.days} days): ${grewMost(smallest, biggest, 8)}`,
