@@ -21,7 +21,7 @@
 {#- The callback window (var click_to_call_window_hours) in whole days, rounded up: a callback is at
     most this many days after the day of the click it is credited to. -#}
 {% macro callback_window_days() -%}
-    {{ return((var('click_to_call_window_hours', 24) / 24) | round(0, 'ceil') | int) }}
+    {{ return(whole_days(var('click_to_call_window_hours', 24))) }}
 {%- endmacro %}
 
 {#- The order of the candidate clicks `c` (clicked_at, click_date, click_ordinal) that puts the click

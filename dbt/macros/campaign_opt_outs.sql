@@ -12,7 +12,7 @@
     has up to two: messages, opt-outs). -#}
 {% macro campaign_sender_rows(from_date, until_date=none) -%}
     {%- set attribution_hours = var('opt_out_attribution_window_hours', 168) %}
-    {%- set reach_days = (attribution_hours / 24) | round(0, 'ceil') | int + 1 %}
+    {%- set reach_days = whole_days(attribution_hours) + 1 %}
     {%- set until = '' if until_date is none else ' and {column} < ' ~ until_date %}
     with opt_outs as (
         select

@@ -24,7 +24,7 @@
 {#- The attribution window (var click_attribution_window_hours) in whole days, rounded up: a click
     is at most this many days after the day of the message it is attributed to. -#}
 {% macro click_attribution_days() -%}
-    {{ return((var('click_attribution_window_hours', 168) / 24) | round(0, 'ceil') | int) }}
+    {{ return(whole_days(var('click_attribution_window_hours', 168))) }}
 {%- endmacro %}
 
 {#- The boundary `relation` (a campaign state model) was folded up to: the latest settled_before of

